@@ -1,0 +1,66 @@
+"""The `vmem` command: global options and the command table. Each command lives in its own module."""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Annotated, Optional
+
+import typer
+
+from vmem import __version__
+from vmem.cli import blame, check, demo, init, propose, show, supersede
+from vmem.cli.common import Globals
+
+app = typer.Typer(
+    name="vmem",
+    help="Version control for what a team and its AI agents believe.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        print(f"vmem {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main_callback(
+    ctx: typer.Context,
+    store: Annotated[Optional[str], typer.Option("--store", metavar="PATH", envvar="VMEM_STORE",
+                                                 help="The store (else the nearest parent with vmem.yaml).",
+                                                 show_default=False)] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="JSON output for every command.")] = False,
+    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
+                                          help="Print the version and exit.")] = False,
+) -> None:
+    """Version control for what a team and its AI agents believe."""
+    ctx.obj = Globals(store=store, as_json=as_json)
+
+
+app.command("init")(init.init)
+app.command("propose")(propose.propose)
+app.command("supersede")(supersede.supersede)
+app.command("show")(show.show)
+app.command("list")(show.list_)
+app.command("blame")(blame.blame)
+app.command("check")(check.check)
+app.command("demo")(demo.demo)
+
+
+def main() -> None:
+    try:
+        app()
+    except KeyboardInterrupt:
+        sys.stderr.write("interrupted\n")
+        sys.exit(130)
+    except Exception as exc:  # noqa: BLE001 - a bug, not a user mistake: one line, traceback on request
+        if os.environ.get("VMEM_DEBUG"):
+            raise
+        sys.stderr.write(f"error: internal error: {type(exc).__name__}: {exc}\n"
+                         "  this is a vmem bug; rerun with VMEM_DEBUG=1 for the traceback and report it\n")
+        sys.exit(1)

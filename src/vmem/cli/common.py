@@ -1,0 +1,55 @@
+"""What every command shares: global options, opening the store, turning VmemError into output and exit codes."""
+
+from __future__ import annotations
+
+import os
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Annotated, Iterator, Optional
+
+import typer
+
+from vmem.errors import VmemError
+from vmem.output import Output
+
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object {schema_version, data}.")]
+StoreOpt = Annotated[Optional[str], typer.Option("--store", metavar="PATH", help="The store (else $VMEM_STORE, "
+                                                 "else the nearest parent with vmem.yaml).", show_default=False)]
+AsOpt = Annotated[Optional[str], typer.Option("--as", metavar="EMAIL",
+                                              help="Write as this identity (scripted imports); recorded as the author.")]
+
+
+@dataclass
+class Globals:
+    store: str | None = None
+    as_json: bool = False
+
+
+@dataclass
+class Session:
+    out: Output
+    store_path: str | None
+
+    _store = None
+
+    @property
+    def store(self):
+        if self._store is None:
+            from vmem.store.discover import open_store
+
+            self._store = open_store(self.store_path)
+        return self._store
+
+
+@contextmanager
+def session(ctx: typer.Context, as_json: bool = False, store: str | None = None) -> Iterator[Session]:
+    """Run one command body: VmemError -> one message with a hint, exit 1 (2 for usage); never a traceback."""
+    root = ctx.find_root().obj if ctx.find_root().obj is not None else Globals()
+    out = Output(as_json or root.as_json)
+    try:
+        yield Session(out, store or root.store)
+    except VmemError as exc:
+        if os.environ.get("VMEM_DEBUG"):
+            raise
+        out.error(exc.message, exc.hint)
+        raise typer.Exit(exc.exit_code) from None

@@ -1,0 +1,27 @@
+"""`vmem init [PATH]`: create a store."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from vmem.cli.common import JsonOpt, session
+
+
+def init(
+    ctx: typer.Context,
+    path: Annotated[Path, typer.Argument(help="Directory for the new store (created if missing).")] = Path("."),
+    json_: JsonOpt = False,
+) -> None:
+    """Create a new store: a git repository with vmem.yaml, the item folders and one initial commit."""
+    with session(ctx, json_) as s:
+        from vmem.ops.init import init_store
+
+        store = init_store(path)
+        head = str(store.repo.head.target)
+        s.out.result({"path": str(store.root), "commit": head}, lambda c: (
+            c.print(f"created vmem store in [bold]{store.root}[/] (commit {head[:10]})"),
+            c.print("next: add customers under entities/, then: vmem propose \"...\""),
+        ))

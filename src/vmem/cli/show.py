@@ -1,0 +1,41 @@
+"""`vmem show ID` and `vmem list`: inspect items."""
+
+from __future__ import annotations
+
+from typing import Annotated, Optional
+
+import typer
+
+from vmem.cli.common import JsonOpt, StoreOpt, session
+from vmem.cli.render import item_panel, item_table
+
+
+def show(
+    ctx: typer.Context,
+    item_id: Annotated[str, typer.Argument(metavar="ID")],
+    json_: JsonOpt = False,
+    store: StoreOpt = None,
+) -> None:
+    """Show one item as stored, plus what consumers compute from it (confidence, liveness, support tier)."""
+    with session(ctx, json_, store) as s:
+        from vmem.ops.show import show as run
+
+        data = run(s.store, item_id)
+        s.out.result(data, lambda console: item_panel(console, data))
+
+
+def list_(
+    ctx: typer.Context,
+    kind: Annotated[Optional[str], typer.Option("--kind", help="claim or knowledge.")] = None,
+    status: Annotated[Optional[str], typer.Option("--status", help="Only items with this status.")] = None,
+    json_: JsonOpt = False,
+    store: StoreOpt = None,
+) -> None:
+    """List items (oldest first); broken files are skipped with a warning."""
+    with session(ctx, json_, store) as s:
+        from vmem.ops.show import list_items
+
+        listing = list_items(s.store, kind, status)
+        for error in listing.errors:
+            s.out.warn(f"skipped {error.message}")
+        s.out.result(listing.items, lambda console: item_table(console, listing.items))

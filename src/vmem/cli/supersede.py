@@ -1,0 +1,34 @@
+"""`vmem supersede ID TEXT`: a new version of a belief."""
+
+from __future__ import annotations
+
+from typing import Annotated, Optional
+
+import typer
+
+from vmem.cli.common import AsOpt, JsonOpt, StoreOpt, session
+from vmem.cli.render import item_panel
+
+
+def supersede(
+    ctx: typer.Context,
+    item_id: Annotated[str, typer.Argument(metavar="ID", help="The item to replace.")],
+    text: Annotated[str, typer.Argument(metavar="TEXT", help="The new statement.")],
+    reason: Annotated[Optional[str], typer.Option("--reason", "-r", help="Why the belief changed.")] = None,
+    title: Annotated[Optional[str], typer.Option("--title", help="A new one-line title.")] = None,
+    as_: AsOpt = None,
+    json_: JsonOpt = False,
+    store: StoreOpt = None,
+) -> None:
+    """Replace ITEM with a new version; the old one becomes superseded (valid_to, superseded_by) in one commit."""
+    with session(ctx, json_, store) as s:
+        from vmem.ops.supersede import supersede as run
+
+        result = run(s.store, item_id, text, reason=reason, title=title, as_=as_)
+
+        def human(console) -> None:
+            item_panel(console, result.item, f"supersedes {result.previous['id']}")
+            s.out.info(f"{result.previous['id']} is now superseded; history: vmem blame {result.item['id']}")
+
+        s.out.result({"action": "superseded", "item": result.item, "previous": result.previous,
+                      "commit": result.commit}, human)

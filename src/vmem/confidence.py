@@ -1,0 +1,97 @@
+"""Effective confidence and liveness, computed at read time for every consumer (SPEC 8, 9)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+from vmem.model import parse_ts
+
+SOURCE_BASE = {
+    "admin_mandate": 1.00, "definition": 0.90, "analyst": 0.50, "session_transcript": 0.50, "import": 0.50,
+}
+VERIFICATION_BASE = {"correction": 0.90, "confirmation": 0.60}
+REVIEWED_BONUS = 0.20
+CONFIRMED_BONUS = 0.20
+EXTRA_VERIFIER_BONUS = 0.05
+HALF_LIFE_MONTHS = 12.0
+DAYS_PER_MONTH = 365.25 / 12
+
+
+def base_confidence(source_type: str, verification_kind: str | None = None) -> float:
+    if source_type == "user_verification":
+        return VERIFICATION_BASE.get(verification_kind or "confirmation", 0.60)
+    return SOURCE_BASE.get(source_type, 0.50)
+
+
+def _age_days(since: str | None, at: datetime) -> float:
+    if not since:
+        return 0.0
+    return max(0.0, (at - parse_ts(since)).total_seconds() / 86400)
+
+
+def reference_time(item: dict) -> str | None:
+    """Age counts from the newest of creation, the last review and the last verification."""
+    if item["kind"] == "knowledge":
+        return item.get("last_reinforced")
+    stamps = [item.get("created_at")]
+    if item.get("review"):
+        stamps.append(item["review"]["at"])
+    stamps += [v["at"] for v in item.get("verifications") or []]
+    return max(s for s in stamps if s)
+
+
+def age_days(item: dict, at: datetime | None = None) -> float:
+    return _age_days(reference_time(item), at or datetime.now(timezone.utc))
+
+
+def effective_confidence(item: dict, at: datetime | None = None) -> float:
+    at = at or datetime.now(timezone.utc)
+    c = float(item.get("confidence") or 0.5)
+    verifications = item.get("verifications") or []
+    if item["kind"] == "knowledge":
+        if item["status"] == "published":
+            c += REVIEWED_BONUS
+    else:
+        if item["status"] in ("approved", "mandatory") and item.get("review"):
+            c += REVIEWED_BONUS
+        if any(v["kind"] == "confirmation" for v in verifications):
+            c += CONFIRMED_BONUS
+        verifiers = {v["user"] for v in verifications}
+        c += EXTRA_VERIFIER_BONUS * max(0, len(verifiers) - 1)
+    c *= 0.5 ** (age_days(item, at) / DAYS_PER_MONTH / HALF_LIFE_MONTHS)
+    if item["status"] == "mandatory":
+        c = max(c, 0.50)
+    if verifications:
+        c = max(c, 0.40)
+    return round(min(1.0, max(0.0, c)), 4)
+
+
+def is_live(item: dict, at: datetime | None = None) -> bool:
+    """Servable now: reviewed, inside its valid time, not expired (checked here, whatever the sweep recorded)."""
+    at = at or datetime.now(timezone.utc)
+    if item["kind"] == "knowledge":
+        ok = item["status"] == "published"
+    else:
+        ok = item["status"] in ("approved", "mandatory")
+        if ok and item.get("expires_at") and parse_ts(item["expires_at"]) <= at:
+            return False
+    if ok and item.get("valid_from") and parse_ts(item["valid_from"]) > at:
+        return False
+    if ok and item.get("valid_to") and parse_ts(item["valid_to"]) <= at:
+        return False
+    return ok
+
+
+def distinct_entities(item: dict) -> int:
+    return len({e["entity"] for e in item.get("evidence") or []})
+
+
+def support_tier(item: dict, tiers: dict) -> str | None:
+    """What agents see instead of a count: emerging 3-4, established 5-9, extensive 10+."""
+    if item["kind"] != "knowledge":
+        return None
+    n = distinct_entities(item)
+    for name in ("extensive", "established", "emerging"):
+        if n >= tiers[name]:
+            return name
+    return "insufficient"

@@ -1,0 +1,67 @@
+"""The one error hierarchy: domain code raises these, only the CLI converts them."""
+
+from __future__ import annotations
+
+
+class VmemError(Exception):
+    """A failure the user can act on: a one-line message plus the next thing to try."""
+
+    exit_code = 1
+
+    def __init__(self, message: str, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+
+class UsageError(VmemError):
+    """Invalid input: a malformed id, an unknown option value, a bad file."""
+
+    exit_code = 2
+
+
+class InvalidId(UsageError):
+    """An id that does not match its grammar; never becomes a path."""
+
+
+class StoreNotFound(VmemError):
+    """No store at the given or discovered location."""
+
+
+class StoreExists(VmemError):
+    """`init` on a directory that already holds a store or other files."""
+
+
+class ItemNotFound(VmemError):
+    """An id that is well-formed but not in the store."""
+
+
+class IllegalTransition(VmemError):
+    """A status change that the lifecycle table does not allow."""
+
+
+class SchemaError(VmemError):
+    """An item or policy file that does not match its schema."""
+
+    def __init__(self, path: str, message: str, hint: str | None = None, line: int | None = None) -> None:
+        where = f"{path}:{line}" if line else path
+        super().__init__(f"{where}: {message}", hint)
+        self.path = path
+        self.line = line
+        self.detail = message
+
+
+class LockTimeout(VmemError):
+    """Another vmem process held the store lock for too long."""
+
+
+class DirtyWorkTree(VmemError):
+    """An item file vmem must rewrite has uncommitted hand edits."""
+
+
+class GateFailed(VmemError):
+    """A deterministic gate refused an action."""
+
+
+class NotAllowed(VmemError):
+    """The identity is not allowed to perform a governance action."""

@@ -1,0 +1,399 @@
+"""Item kinds, their schemas, ids, paths, and the one table of legal status transitions."""
+
+from __future__ import annotations
+
+import re
+import secrets
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any, Callable
+
+from vmem.errors import IllegalTransition, InvalidId, SchemaError
+
+# -- ids and paths ------------------------------------------------------------------
+
+ITEM_ID = re.compile(r"^[ck]-[0-9a-f]{12}$")
+NAME_ID = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
+PREFIX = {"claim": "c", "knowledge": "k"}
+KIND_OF_PREFIX = {"c": "claim", "k": "knowledge"}
+ITEM_DIRS = {"claim": "claims", "knowledge": "knowledge"}
+
+
+def new_id(kind: str) -> str:
+    return f"{PREFIX[kind]}-{secrets.token_hex(6)}"
+
+
+def check_item_id(value: str) -> str:
+    """Validate an item id before it can become part of a path."""
+    if not isinstance(value, str) or not ITEM_ID.match(value):
+        raise InvalidId(
+            f"invalid item id {value!r}",
+            "ids look like c-7b1e0d9c4a22 (claim) or k-3f1a9c2e0b11 (knowledge); see: vmem list",
+        )
+    return value
+
+
+def check_name_id(value: str, what: str = "entity") -> str:
+    if not isinstance(value, str) or not NAME_ID.match(value):
+        raise InvalidId(
+            f"invalid {what} id {value!r}",
+            f"{what} ids are 1-64 characters of a-z, 0-9, '_' and '-', starting with a letter or digit",
+        )
+    return value
+
+
+def kind_of(item_id: str) -> str:
+    return KIND_OF_PREFIX[check_item_id(item_id)[0]]
+
+
+def item_path(item_id: str) -> str:
+    """Sharded path of an item: c-7b1e0d9c4a22 -> claims/7b/c-7b1e0d9c4a22.yaml."""
+    kind = kind_of(item_id)
+    return f"{ITEM_DIRS[kind]}/{item_id[2:4]}/{item_id}.yaml"
+
+
+def entity_path(entity_id: str) -> str:
+    return f"entities/{check_name_id(entity_id)}.yaml"
+
+
+def episode_path(entity_id: str, episode_id: str) -> str:
+    return f"episodes/{check_name_id(entity_id)}/{check_name_id(episode_id, 'episode')}.yaml"
+
+
+# -- time ---------------------------------------------------------------------------
+
+_TS = re.compile(r"^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?\s*(Z|z|[+-]\d{2}:?\d{2})?)?$")
+
+
+def now() -> str:
+    return format_ts(datetime.now(timezone.utc))
+
+
+def format_ts(value: datetime) -> str:
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=timezone.utc)
+    return value.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def parse_ts(value: Any) -> datetime:
+    """Parse an ISO-8601 timestamp or date (as written by people) into an aware UTC datetime."""
+    if isinstance(value, datetime):
+        return value if value.tzinfo else value.replace(tzinfo=timezone.utc)
+    if not isinstance(value, str) or not _TS.match(value.strip()):
+        raise ValueError(f"not a timestamp: {value!r}")
+    text = value.strip().replace("z", "Z").replace(" ", "T", 1)
+    if len(text) == 10:
+        text += "T00:00:00"
+    if text.endswith("Z"):
+        text = text[:-1] + "+00:00"
+    parsed = datetime.fromisoformat(text)
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
+
+
+def normalize_ts(value: Any) -> str:
+    return format_ts(parse_ts(value))
+
+
+# -- statuses and transitions ---------------------------------------------------------
+
+CLAIM_STATUSES = ("proposed", "approved", "mandatory", "rejected", "revoked", "superseded", "expired")
+KNOWLEDGE_STATUSES = (
+    "candidate", "quarantined", "eligible", "merged", "rejected", "published", "invalidated", "superseded",
+)
+
+TRANSITIONS: dict[str, dict[str, frozenset[str]]] = {
+    "claim": {
+        "proposed": frozenset({"approved", "mandatory", "rejected", "superseded", "expired"}),
+        "approved": frozenset({"mandatory", "revoked", "superseded", "expired"}),
+        "mandatory": frozenset({"approved", "revoked", "superseded", "expired"}),
+        "rejected": frozenset(),
+        "revoked": frozenset(),
+        "superseded": frozenset(),
+        "expired": frozenset(),
+    },
+    "knowledge": {
+        "candidate": frozenset({"quarantined", "eligible", "merged", "rejected"}),
+        "quarantined": frozenset({"candidate"}),
+        "eligible": frozenset({"published", "rejected", "candidate"}),
+        "published": frozenset({"invalidated", "superseded"}),
+        "merged": frozenset(),
+        "rejected": frozenset(),
+        "invalidated": frozenset(),
+        "superseded": frozenset(),
+    },
+}
+
+_TRANSITION_HINTS = {
+    ("knowledge", "published", "rejected"): "a published item cannot be rejected; retract it with: vmem forget",
+}
+
+
+def check_transition(item: dict, target: str) -> None:
+    """Refuse a status change that the lifecycle table does not allow."""
+    kind, current = item["kind"], item["status"]
+    if target not in TRANSITIONS[kind].get(current, frozenset()):
+        allowed = sorted(TRANSITIONS[kind].get(current, frozenset()))
+        hint = _TRANSITION_HINTS.get((kind, current, target)) or (
+            f"from {current} a {kind} may become: {', '.join(allowed)}" if allowed
+            else f"{current} is final for a {kind}; propose a new item instead"
+        )
+        raise IllegalTransition(f"{item['id']} is {current}; it cannot become {target}", hint)
+
+
+# -- schemas ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Field:
+    name: str
+    check: Callable[[Any], Any]  # returns the normalised value or raises ValueError
+    required: bool = False
+    default: Any = None
+    fix: str = ""
+
+
+def _str(v: Any) -> str:
+    if isinstance(v, bool) or not isinstance(v, (str, int, float)):
+        raise ValueError("expected text")
+    return str(v)
+
+
+def _nonempty(v: Any) -> str:
+    s = _str(v).strip()
+    if not s:
+        raise ValueError("must not be empty")
+    return s
+
+
+def _opt(check: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    return lambda v: None if v is None else check(v)
+
+
+def _bool(v: Any) -> bool:
+    if not isinstance(v, bool):
+        raise ValueError("expected true or false")
+    return v
+
+
+def _number01(v: Any) -> float:
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v <= 1:
+        raise ValueError("expected a number between 0 and 1")
+    return float(v)
+
+
+def _int(v: Any) -> int:
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise ValueError("expected an integer")
+    return v
+
+
+def _ts(v: Any) -> str:
+    return normalize_ts(v)
+
+
+def _list(check: Callable[[Any], Any]) -> Callable[[Any], list]:
+    def run(v: Any) -> list:
+        if v is None:
+            return []
+        if not isinstance(v, list):
+            raise ValueError("expected a list")
+        return [check(x) for x in v]
+    return run
+
+
+def _one_of(*choices: str) -> Callable[[Any], str]:
+    def run(v: Any) -> str:
+        if v not in choices:
+            raise ValueError(f"expected one of: {', '.join(choices)}")
+        return v
+    return run
+
+
+def _item_ref(v: Any) -> str:
+    if not isinstance(v, str) or not ITEM_ID.match(v):
+        raise ValueError("expected an item id like c-7b1e0d9c4a22")
+    return v
+
+
+def _name(v: Any) -> str:
+    if not isinstance(v, str) or not NAME_ID.match(v):
+        raise ValueError("expected an id of a-z, 0-9, '_' and '-'")
+    return v
+
+
+def _scope(v: Any) -> str:
+    if v == "org":
+        return v
+    if isinstance(v, str) and v.startswith("entity:") and NAME_ID.match(v[7:]):
+        return v
+    raise ValueError("expected org or entity:<id>")
+
+
+def _audience(v: Any) -> str:
+    if v == "all":
+        return v
+    if isinstance(v, str) and v.startswith("group:") and NAME_ID.match(v[6:]):
+        return v
+    raise ValueError("expected all or group:<name>")
+
+
+def _record(fields: tuple[Field, ...]) -> Callable[[Any], dict]:
+    known = {f.name for f in fields}
+
+    def run(v: Any) -> dict:
+        if not isinstance(v, dict):
+            raise ValueError(f"expected a mapping with keys: {', '.join(f.name for f in fields)}")
+        unknown = set(v) - known
+        if unknown:
+            raise ValueError(f"unknown key {sorted(map(str, unknown))[0]!r}")
+        out = {}
+        for f in fields:
+            if f.name not in v or v[f.name] is None:
+                if f.required:
+                    raise ValueError(f"missing key {f.name!r}")
+                out[f.name] = f.default() if callable(f.default) else f.default
+            else:
+                out[f.name] = f.check(v[f.name])
+        return out
+    return run
+
+
+SOURCE = (
+    Field("type", _one_of("analyst", "admin_mandate", "user_verification", "definition", "session_transcript", "import"),
+          default="analyst"),
+    Field("user", _opt(_str)),
+    Field("episode", _opt(_name)),
+)
+VERIFICATION = (
+    Field("user", _nonempty, required=True),
+    Field("kind", _one_of("confirmation", "correction"), required=True),
+    Field("at", _ts, required=True),
+)
+REVIEW = (
+    Field("by", _nonempty, required=True),
+    Field("at", _ts, required=True),
+    Field("action", _nonempty, required=True),
+    Field("reason", _opt(_str)),
+)
+EVIDENCE = (
+    Field("entity", _name, required=True),
+    Field("writer", _nonempty, required=True),
+    Field("episode", _opt(_name)),
+    Field("at", _ts, required=True),
+    Field("tier", _int, default=2),
+)
+MERGE = (
+    Field("from", _item_ref, required=True),
+    Field("judge", _one_of("canonical", "deterministic", "command"), required=True),
+    Field("reason", _opt(_str)),
+    Field("at", _ts, required=True),
+)
+GATE_CHECKS = tuple(Field(n, _bool) for n in ("deid", "k_support", "writers", "category_floor"))
+GATE = (
+    Field("passed", _bool, required=True),
+    Field("checks", _record(GATE_CHECKS), default=dict),
+    Field("reason", _opt(_str)),
+    Field("at", _ts, required=True),
+)
+PUBLISHED = (Field("by", _nonempty, required=True), Field("at", _ts, required=True))
+
+CLASSES = ("factual", "procedural", "preference", "contextual")
+
+SCHEMAS: dict[str, tuple[Field, ...]] = {
+    "claim": (
+        Field("id", _item_ref, required=True),
+        Field("kind", _one_of("claim"), required=True),
+        Field("title", _opt(_str)),
+        Field("statement", _nonempty, required=True, fix="write the fact in one or two sentences"),
+        Field("scope", _scope, default="org"),
+        Field("class", _one_of(*CLASSES), default="factual"),
+        Field("domain", _opt(_name)),
+        Field("categories", _list(_nonempty), default=list),
+        Field("paths", _list(_nonempty), default=list),
+        Field("status", _one_of(*CLAIM_STATUSES), required=True),
+        Field("audience", _audience, default="all"),
+        Field("personal", _bool, default=False),
+        Field("source", _record(SOURCE), default=lambda: {"type": "analyst", "user": None, "episode": None}),
+        Field("confidence", _number01, default=0.5),
+        Field("verifications", _list(_record(VERIFICATION)), default=list),
+        Field("created_at", _ts, required=True),
+        Field("valid_from", _opt(_ts)),
+        Field("valid_to", _opt(_ts)),
+        Field("expires_at", _opt(_ts)),
+        Field("supersedes", _opt(_item_ref)),
+        Field("superseded_by", _opt(_item_ref)),
+        Field("review", _opt(_record(REVIEW))),
+    ),
+    "knowledge": (
+        Field("id", _item_ref, required=True),
+        Field("kind", _one_of("knowledge"), required=True),
+        Field("statement", _nonempty, required=True, fix="write the generalization in one sentence"),
+        Field("canonical", _str, required=True),
+        Field("categories", _list(_nonempty), default=list),
+        Field("status", _one_of(*KNOWLEDGE_STATUSES), required=True),
+        Field("evidence", _list(_record(EVIDENCE)), default=list),
+        Field("merges", _list(_record(MERGE)), default=list),
+        Field("gate", _opt(_record(GATE))),
+        Field("audience", _opt(_audience)),
+        Field("published", _opt(_record(PUBLISHED))),
+        Field("first_seen", _ts, required=True),
+        Field("last_reinforced", _ts, required=True),
+        Field("valid_from", _opt(_ts)),
+        Field("valid_to", _opt(_ts)),
+        Field("supersedes", _opt(_item_ref)),
+        Field("superseded_by", _opt(_item_ref)),
+        Field("merged_into", _opt(_item_ref)),
+        Field("review", _opt(_record(REVIEW))),
+    ),
+    "entity": (
+        Field("id", _name, required=True),
+        Field("name", _nonempty, required=True, fix="the customer's canonical name"),
+        Field("aliases", _list(_nonempty), default=list),
+        Field("domains", _list(_nonempty), default=list),
+        Field("people", _list(_nonempty), default=list),
+        Field("categories", _list(_nonempty), default=list),
+        Field("restricted", _list(_nonempty), default=list),
+    ),
+    "episode": (
+        Field("id", _name, required=True),
+        Field("entity", _name, required=True),
+        Field("kind", _one_of("call", "email", "note", "session"), default="note"),
+        Field("at", _opt(_ts)),
+        Field("ref", _opt(_str)),
+        Field("quotes", _list(_nonempty), default=list),
+    ),
+}
+
+FIELD_ORDER = {kind: tuple(f.name for f in fields) for kind, fields in SCHEMAS.items()}
+
+
+def validate(kind: str, data: Any, path: str, line_of: Callable[[str], int | None] = lambda key: None) -> dict:
+    """Check one parsed file against its schema; return it with defaults filled in, keys in order."""
+    fields = SCHEMAS[kind]
+    if not isinstance(data, dict):
+        raise SchemaError(path, f"expected a {kind} (a YAML mapping), found {type(data).__name__}",
+                          f"see the {kind} layout in the store README")
+    known = {f.name for f in fields}
+    for key in data:
+        if key not in known:
+            raise SchemaError(path, f"unknown field {key!r}", f"remove it or check its spelling; {kind} fields: "
+                              + ", ".join(f.name for f in fields), line=line_of(str(key)))
+    out: dict[str, Any] = {}
+    for f in fields:
+        value = data.get(f.name)
+        if value is None:
+            if f.required:
+                raise SchemaError(path, f"missing field {f.name!r}", f.fix or f"add {f.name}: to the file")
+            out[f.name] = f.default() if callable(f.default) else f.default
+            continue
+        try:
+            out[f.name] = f.check(value)
+        except ValueError as exc:
+            raise SchemaError(path, f"field {f.name!r}: {exc}", f.fix or f"correct {f.name}: in the file",
+                              line=line_of(f.name)) from None
+    return out
+
+
+def normalize_item(item: dict) -> dict:
+    """Validate an in-memory item built by vmem itself (a bug if it fails)."""
+    return validate(item["kind"], item, item.get("id", "<new item>"))

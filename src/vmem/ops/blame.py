@@ -1,0 +1,61 @@
+"""Belief history: the supersession chain both ways, and every commit that touched each version."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+from vmem import model
+from vmem.errors import SchemaError
+from vmem.store import message as messages
+from vmem.store.repo import Store, parse_blob
+
+
+def chain(store: Store, item_id: str) -> list[str]:
+    """Ids from the oldest version to the newest, following supersedes back and superseded_by forward."""
+    snapshot = store.head()
+    item = snapshot.item(model.check_item_id(item_id))
+    back, seen = [], {item_id}
+    current = item
+    while current.get("supersedes") and current["supersedes"] not in seen:
+        seen.add(current["supersedes"])
+        back.append(current["supersedes"])
+        try:
+            current = snapshot.item(current["supersedes"])
+        except Exception:  # noqa: BLE001 - a dangling link ends the chain; vmem check reports it
+            break
+    forward, current = [], item
+    while current.get("superseded_by") and current["superseded_by"] not in seen:
+        seen.add(current["superseded_by"])
+        forward.append(current["superseded_by"])
+        try:
+            current = snapshot.item(current["superseded_by"])
+        except Exception:  # noqa: BLE001
+            break
+    return [*reversed(back), item_id, *forward]
+
+
+def blame(store: Store, item_id: str) -> dict:
+    ids = chain(store, item_id)
+    events = []
+    for version in ids:
+        path = model.item_path(version)
+        kind = model.kind_of(version)
+        for commit, oid in store.path_history(path):
+            parsed = messages.parse(commit.message)
+            statement = None
+            if oid is not None:
+                try:
+                    statement = parse_blob(kind, path, oid, store.repo[oid].data)["statement"]
+                except SchemaError:
+                    statement = None
+            events.append({
+                "commit": str(commit.id),
+                "at": model.format_ts(datetime.fromtimestamp(commit.commit_time, timezone.utc)),
+                "author": f"{commit.author.name} <{commit.author.email}>",
+                "action": parsed.action if parsed else "git",
+                "item": version,
+                "statement": statement,
+                "reason": parsed.reason if parsed else messages.one_line(commit.message.splitlines()[0]),
+            })
+    events.sort(key=lambda e: (e["at"], ids.index(e["item"])))
+    return {"chain": ids, "events": events}

@@ -1,0 +1,110 @@
+"""Validate the whole store: schemas, ids vs paths, supersession links, policy, stray files."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from vmem import model
+from vmem.errors import SchemaError
+from vmem.policy import POLICY_FILE
+from vmem.store.repo import Store
+
+
+@dataclass
+class Report:
+    errors: list[dict] = field(default_factory=list)
+    warnings: list[dict] = field(default_factory=list)
+
+    def error(self, path: str, message: str) -> None:
+        self.errors.append({"path": path, "message": message})
+
+    def warn(self, path: str, message: str) -> None:
+        self.warnings.append({"path": path, "message": message})
+
+
+def check(store: Store) -> Report:
+    report = Report()
+    snapshot = store.head()
+    try:
+        policy = store.policy
+    except SchemaError as exc:
+        report.error(POLICY_FILE, exc.detail if not exc.line else f"line {exc.line}: {exc.detail}")
+        policy = None
+    if policy is not None and not policy["reviewers"]:
+        report.warn(POLICY_FILE, "reviewers: is empty, so anyone may approve and publish; list your reviewers")
+
+    items: dict[str, tuple[str, dict]] = {}
+    for kind in ("claim", "knowledge"):
+        top = model.ITEM_DIRS[kind]
+        for loaded in snapshot.files(kind):
+            if loaded.error is not None:
+                report.error(loaded.path, _where(loaded.error))
+                continue
+            item = loaded.item
+            expected = model.item_path(item["id"]) if model.ITEM_ID.match(item["id"]) else None
+            if model.kind_of(item["id"]) != kind:
+                report.error(loaded.path, f"a {model.kind_of(item['id'])} id under {top}/")
+            elif loaded.path != expected:
+                report.error(loaded.path, f"id {item['id']} belongs at {expected}")
+            elif item["id"] in items:
+                report.error(loaded.path, f"duplicate id {item['id']}")
+            items[item["id"]] = (loaded.path, item)
+
+    for item_id, (path, item) in items.items():
+        for link, back in (("supersedes", "superseded_by"), ("superseded_by", "supersedes")):
+            target = item.get(link)
+            if not target:
+                continue
+            if target not in items:
+                report.error(path, f"{link}: {target} does not exist (dangling link)")
+            elif items[target][1].get(back) != item_id and not (
+                link == "supersedes" and item["status"] == "proposed"  # a pending `propose --supersedes`
+            ):
+                report.error(path, f"{link}: {target}, but {target} has {back}: {items[target][1].get(back)} "
+                                   "(one-sided link)")
+        if item["status"] == "superseded" and not item.get("superseded_by"):
+            report.error(path, "status superseded without superseded_by")
+        if item["kind"] == "knowledge" and item["status"] == "merged" and item.get("merged_into") not in items:
+            report.error(path, f"merged_into: {item.get('merged_into')} does not exist")
+
+    entities = {}
+    for loaded in snapshot.files("entity"):
+        if loaded.error is not None:
+            report.error(loaded.path, _where(loaded.error))
+        elif loaded.path != model.entity_path(loaded.item["id"]) if model.NAME_ID.match(loaded.item["id"]) else True:
+            report.error(loaded.path, f"entity id {loaded.item['id']} does not match its file name")
+        else:
+            entities[loaded.item["id"]] = loaded.item
+    for loaded in snapshot.files("episode"):
+        if loaded.error is not None:
+            report.error(loaded.path, _where(loaded.error))
+            continue
+        episode = loaded.item
+        if loaded.path != f"episodes/{episode['entity']}/{episode['id']}.yaml":
+            report.error(loaded.path, f"episode {episode['id']} of {episode['entity']} is in the wrong place")
+        elif episode["entity"] not in entities:
+            report.error(loaded.path, f"entity {episode['entity']} does not exist")
+    for item_id, (path, item) in items.items():
+        scope = item.get("scope") or ""
+        if scope.startswith("entity:") and scope[7:] not in entities:
+            report.error(path, f"scope {scope}: no such entity")
+        for evidence in item.get("evidence") or []:
+            if evidence["entity"] not in entities:
+                report.warn(path, f"evidence from unknown entity {evidence['entity']}")
+    _check_work_tree(store, report)
+    return report
+
+
+def _where(error: SchemaError) -> str:
+    detail = error.detail if not error.line else f"line {error.line}: {error.detail}"
+    return f"{detail} ({error.hint})" if error.hint else detail
+
+
+def _check_work_tree(store: Store, report: Report) -> None:
+    """vmem reads the committed state: say so when hand edits are not committed yet."""
+    import pygit2
+
+    for path, flags in store.repo.status(untracked_files="all").items():
+        if flags & pygit2.GIT_STATUS_IGNORED:
+            continue
+        report.warn(path, "not committed: vmem reads the committed state; commit it (then run vmem check)")

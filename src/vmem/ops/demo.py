@@ -1,0 +1,107 @@
+"""The demo: replay the bundled examples through the real operations on a throwaway store."""
+
+from __future__ import annotations
+
+import tempfile
+from collections import Counter
+from importlib import resources
+from pathlib import Path
+from typing import Callable
+
+import pygit2
+
+from vmem import model
+from vmem.ops.blame import blame
+from vmem.ops.init import init_store
+from vmem.ops.propose import propose_claim, propose_learning
+from vmem.ops.supersede import supersede
+from vmem.store import codec
+from vmem.store.repo import Store
+
+Narrate = Callable[[str, str], None]
+
+
+def examples_dir() -> Path:
+    return Path(str(resources.files("vmem") / "examples"))
+
+
+def _yaml(path: Path):
+    return codec.load(path.read_bytes(), str(path))
+
+
+def seed_store(directory: Path, reviewer: tuple[str, str], reviewers: list[str]) -> Store:
+    """A new store holding the example customers and episodes, with the example team's reviewers."""
+    pygit2.init_repository(str(directory), initial_head="main")
+    config = pygit2.Repository(str(directory)).config
+    config["user.name"], config["user.email"] = reviewer
+    store = init_store(directory)
+    source = examples_dir() / "store"
+    with store.transaction("import", summary="example customers and episodes",
+                           body=["Entities and episodes from vmem's bundled examples (all fictional)."]) as tx:
+        for path in sorted(source.rglob("*.yaml")):
+            relative = path.relative_to(source).as_posix()
+            kind = "entity" if relative.startswith("entities/") else "episode"
+            tx.write_file(relative, model.validate(kind, _yaml(path), relative))
+        policy_text = (store.root / "vmem.yaml").read_text()
+        raw = codec.load(policy_text, "vmem.yaml")
+        raw["reviewers"] = reviewers
+        tx.write_file("vmem.yaml", raw)
+    store._policy = None
+    return store
+
+
+def run_demo(directory: Path | None, narrate: Narrate) -> dict:
+    root = Path(directory) if directory else Path(tempfile.mkdtemp(prefix="vmem-demo-"))
+    claims_doc = _yaml(examples_dir() / "claims.yaml")
+    learnings_doc = _yaml(examples_dir() / "learnings.yaml")
+    team = {key: f"{p['name']} <{p['email']}>" for key, p in claims_doc["team"].items()}
+    reviewer_email = claims_doc["reviewers"][0]
+    reviewer_name = next(p["name"] for p in claims_doc["team"].values() if p["email"] == reviewer_email)
+
+    narrate("vmem init", f"a new store at {root}, seeded with 8 fictional customers and their call notes")
+    store = seed_store(root, (reviewer_name, reviewer_email), claims_doc["reviewers"])
+
+    refs: dict[str, str] = {}
+    revised = []
+    for entry in claims_doc["claims"]:
+        writer = team[entry["writer"]]
+        if entry.get("supersedes"):
+            result = supersede(store, refs[entry["supersedes"]], entry["statement"], reason=entry.get("reason"),
+                               title=entry.get("title"), as_=writer)
+            revised.append((result.previous["id"], result.item["id"], entry.get("reason")))
+            refs[entry["ref"]] = result.item["id"]
+        else:
+            result = propose_claim(store, entry["statement"], about=entry.get("about"), domain=entry.get("domain"),
+                                   title=entry.get("title"), klass=entry.get("class"),
+                                   audience=entry.get("audience", "all"), personal=entry.get("personal", False),
+                                   paths=entry.get("paths"), categories=entry.get("categories"), as_=writer)
+            refs[entry["ref"]] = result.item["id"]
+    narrate(f"vmem propose ×{len(claims_doc['claims']) - len(revised)}",
+            "four analysts propose facts about tables, metrics and customers; each is one commit they author")
+    for old, new, reason in revised:
+        narrate(f"vmem supersede {old}", f"→ {new}: {reason}")
+
+    actions: Counter = Counter()
+    for entry in learnings_doc["learnings"]:
+        result = propose_learning(store, entry["statement"], entity=entry["from"], categories=entry["categories"],
+                                  episodes=[entry["episode"]] if entry.get("episode") else None,
+                                  as_=team[entry["writer"]])
+        actions[result.action] += 1
+    narrate(f"vmem propose --from ×{len(learnings_doc['learnings'])}",
+            f"learnings from customer calls: {actions['created']} new candidates, {actions['reinforced']} "
+            "reinforced an existing item with the same canonical statement (no new file)")
+
+    head = store.head()
+    statuses = Counter(f"{loaded.item['kind']} {loaded.item['status']}" for loaded in head.items() if loaded.item)
+    narrate("vmem list", ", ".join(f"{n} {key}" for key, n in sorted(statuses.items())))
+    blame_id = revised[0][1] if revised else next(iter(refs.values()))
+    history = blame(store, blame_id)
+    narrate(f"vmem blame {blame_id}", "\n  ".join(
+        f"{e['at']}  {e['author']:<45} {e['action']:<10} {e['item']}" + (f"  ({e['reason']})" if e["reason"] else "")
+        for e in history["events"]))
+    commits = sum(1 for _ in store.repo.walk(store.repo.head.target))
+    narrate("git log", f"{commits} commits, each with Vmem-Action / Vmem-Item trailers: "
+                       f"git -C {root} log --format='%s%n%(trailers:key=Vmem-Action)'")
+    return {"store": str(root), "commits": commits, "claims": len(claims_doc["claims"]),
+            "learnings": dict(actions), "statuses": dict(statuses), "blame_id": blame_id,
+            "chain": history["chain"]}

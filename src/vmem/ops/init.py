@@ -1,0 +1,44 @@
+"""Create a store from store_template/: git init, template files, one initial commit."""
+
+from __future__ import annotations
+
+import shutil
+from importlib import resources
+from pathlib import Path
+
+import pygit2
+
+from vmem.errors import StoreExists
+from vmem.policy import POLICY_FILE
+from vmem.store.message import Message
+from vmem.store.repo import Store
+
+
+def template_dir() -> Path:
+    return Path(str(resources.files("vmem") / "store_template"))
+
+
+def init_store(path: Path, branch: str = "main") -> Store:
+    root = Path(path).absolute()
+    if (root / POLICY_FILE).exists():
+        raise StoreExists(f"{root} is already a vmem store", f"use it: vmem --store {root} list")
+    if root.exists() and not root.is_dir():
+        raise StoreExists(f"{root} is a file, not a directory", "pick another path: vmem init PATH")
+    if root.exists() and any(p.name != ".git" for p in root.iterdir()):
+        raise StoreExists(f"{root} is not empty", "pick an empty or new directory: vmem init PATH")
+    root.mkdir(parents=True, exist_ok=True)
+    try:
+        repo = pygit2.Repository(str(root), pygit2.enums.RepositoryOpenFlag.NO_SEARCH)
+        if not repo.head_is_unborn:
+            raise StoreExists(f"{root} is a git repository with history", "create the store in a new directory")
+    except pygit2.GitError:
+        repo = pygit2.init_repository(str(root), initial_head=branch)
+    store = Store(root, repo)
+    identity = store.identity()  # fail before writing anything if there is no git identity
+    shutil.copytree(template_dir(), root, dirs_exist_ok=True)
+    index = repo.index
+    index.add_all()
+    index.write()
+    message = Message("init", summary="new vmem store", body=["Created from store_template by vmem init."])
+    repo.create_commit("HEAD", identity, identity, message.render(), index.write_tree(), [])
+    return store

@@ -1,0 +1,188 @@
+"""Proposals: a fact becomes a `proposed` claim; a learning becomes knowledge evidence (new or reinforcing)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from vmem import model
+from vmem.confidence import base_confidence
+from vmem.errors import IllegalTransition, UsageError
+from vmem.ops.common import expires_at
+from vmem.store.repo import Snapshot, Store
+from vmem.text import canonicalize
+
+LIVE_FOR_SUPERSEDE = ("proposed", "approved", "mandatory")
+REINFORCEABLE = ("candidate", "eligible", "published")
+
+
+@dataclass
+class Proposed:
+    action: str  # created | reinforced | unchanged | previously_rejected | quarantined
+    item: dict
+    commit: str | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+def propose_claim(
+    store: Store,
+    statement: str,
+    *,
+    about: str | None = None,
+    domain: str | None = None,
+    title: str | None = None,
+    klass: str | None = None,
+    audience: str = "all",
+    personal: bool = False,
+    paths: list[str] | None = None,
+    categories: list[str] | None = None,
+    supersedes: str | None = None,
+    as_: str | None = None,
+) -> Proposed:
+    statement = _statement(statement)
+    klass = klass or store.policy["claims"]["default_class"]
+    if klass not in model.CLASSES:
+        raise UsageError(f"unknown class {klass!r}", f"use one of: {', '.join(model.CLASSES)}")
+    if supersedes:
+        model.check_item_id(supersedes)
+    author = store.identity(as_)
+    with store.transaction("propose") as tx:
+        if about:
+            tx.snapshot.entity(model.check_name_id(about))
+        if supersedes:
+            _check_supersedable(tx.snapshot, supersedes)
+        now = model.now()
+        item = model.validate("claim", {
+            "id": model.new_id("claim"),
+            "kind": "claim",
+            "title": " ".join(title.split()) if title else None,
+            "statement": statement,
+            "scope": f"entity:{about}" if about else "org",
+            "class": klass,
+            "domain": domain,
+            "categories": categories or [],
+            "paths": paths or [],
+            "status": "proposed",
+            "audience": audience,
+            "personal": personal,
+            "source": {"type": "analyst", "user": author.email, "episode": None},
+            "confidence": base_confidence("analyst"),
+            "created_at": now,
+            "valid_from": now,
+            "expires_at": expires_at(store.policy, klass, now),
+            "supersedes": supersedes,
+        }, "the new claim")
+        tx.author = author
+        tx.message.items = [item["id"]]
+        tx.message.summary = statement
+        tx.message.supersedes = supersedes
+        tx.write(item)
+    return Proposed("created", item, tx.commit_id)
+
+
+def propose_learning(
+    store: Store,
+    statement: str,
+    *,
+    entity: str,
+    categories: list[str],
+    episodes: list[str] | None = None,
+    tier: int = 2,
+    as_: str | None = None,
+) -> Proposed:
+    statement = _statement(statement)
+    model.check_name_id(entity)
+    episodes = [model.check_name_id(e, "episode") for e in episodes or []]
+    if not categories:
+        raise UsageError("a learning needs at least one category", "add -c FACET:VALUE, e.g. -c industry:healthcare")
+    author = store.identity(as_)
+    canonical = canonicalize(statement)
+    with store.transaction("propose") as tx:
+        tx.author = author
+        result = _learning(tx, statement, canonical, entity, categories, episodes, tier, author.email)
+    result.commit = tx.commit_id
+    return result
+
+
+def _learning(tx, statement, canonical, entity, categories, episodes, tier, writer) -> Proposed:
+    tx.snapshot.entity(entity)
+    for episode in episodes:
+        tx.snapshot.episode(entity, episode)
+    now = model.now()
+    evidence = [{"entity": entity, "writer": writer, "episode": ep, "at": now, "tier": tier}
+                for ep in episodes or [None]]
+    match = find_canonical(tx.snapshot, canonical)
+    if match is not None and match["status"] == "rejected":
+        reason = (match.get("review") or {}).get("reason") or "no reason recorded"
+        return Proposed("previously_rejected", match, notes=[f"{match['id']} was rejected: {reason}"])
+    if match is not None:
+        known = {(e["entity"], e["writer"], e["episode"]) for e in match["evidence"]}
+        fresh = [e for e in evidence if (e["entity"], e["writer"], e["episode"]) not in known]
+        if not fresh:
+            return Proposed("unchanged", match, notes=["this evidence is already recorded"])
+        match["evidence"] += fresh
+        match["categories"] += [c for c in categories if c not in match["categories"]]
+        match["last_reinforced"] = now
+        tx.message.action = "reinforce"
+        tx.message.items = [match["id"]]
+        tx.message.summary = match["statement"]
+        tx.write(match)
+        return Proposed("reinforced", match)
+    item = model.validate("knowledge", {
+        "id": model.new_id("knowledge"),
+        "kind": "knowledge",
+        "statement": statement,
+        "canonical": canonical,
+        "categories": list(dict.fromkeys(categories)),
+        "status": "candidate",
+        "evidence": evidence,
+        "first_seen": now,
+        "last_reinforced": now,
+        "valid_from": now,
+    }, "the new knowledge item")
+    tx.message.items = [item["id"]]
+    tx.message.summary = statement
+    tx.write(item)
+    return Proposed("created", item)
+
+
+def find_canonical(snapshot: Snapshot, canonical: str) -> dict | None:
+    """The knowledge item with this canonical statement (following merges to the survivor), if any."""
+    by_id: dict[str, dict] = {}
+    hit = None
+    for loaded in snapshot.files("knowledge"):
+        item = loaded.item
+        if item is None:
+            continue
+        by_id[item["id"]] = item
+        if item["canonical"] == canonical and (hit is None or _rank(item) < _rank(hit)):
+            hit = item
+    seen = set()
+    while hit is not None and hit["status"] == "merged" and hit.get("merged_into") and hit["id"] not in seen:
+        seen.add(hit["id"])
+        hit = by_id.get(hit["merged_into"])
+    if hit is None or hit["status"] not in REINFORCEABLE + ("rejected",):
+        return None
+    import copy
+    return copy.deepcopy(hit)
+
+
+def _rank(item: dict) -> int:
+    order = ("published", "eligible", "candidate", "rejected", "merged")
+    return order.index(item["status"]) if item["status"] in order else len(order)
+
+
+def _check_supersedable(snapshot: Snapshot, item_id: str) -> None:
+    old = snapshot.item(item_id)
+    if old["kind"] != "claim" or old["status"] not in LIVE_FOR_SUPERSEDE:
+        raise IllegalTransition(f"{item_id} is {old['status']}; it cannot be superseded",
+                                "only proposed, approved or mandatory claims can be revised")
+
+
+def _statement(text: str) -> str:
+    text = (text or "").strip()
+    if not text:
+        raise UsageError("the statement is empty", "write the fact or learning in quotes: vmem propose \"...\"")
+    if len(text) > 4000:
+        raise UsageError(f"the statement is {len(text)} characters; the limit is 4000",
+                         "one item holds one belief; split it into several proposals")
+    return text

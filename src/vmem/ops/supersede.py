@@ -1,0 +1,65 @@
+"""Supersession: a new version of a belief and the old one marked superseded, in one commit."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from vmem import model
+from vmem.errors import IllegalTransition
+from vmem.ops.common import expires_at, require_reviewer
+from vmem.ops.propose import _statement
+from vmem.store.repo import Store
+
+GOVERNED = ("approved", "mandatory")
+
+
+@dataclass
+class Superseded:
+    item: dict
+    previous: dict
+    commit: str | None
+
+
+def supersede(store: Store, item_id: str, statement: str, *, reason: str | None = None,
+              title: str | None = None, as_: str | None = None) -> Superseded:
+    model.check_item_id(item_id)
+    statement = _statement(statement)
+    author = store.identity(as_)
+    with store.transaction("supersede", reason=reason) as tx:
+        tx.author = author
+        old = tx.snapshot.item(item_id)
+        if old["kind"] == "knowledge":
+            raise IllegalTransition(
+                f"{item_id} is a knowledge item; superseding knowledge re-runs the publish gates",
+                "propose the new learning with: vmem propose TEXT --from ENTITY -c CATEGORY",
+            )
+        model.check_transition(old, "superseded")
+        if old["status"] in GOVERNED:
+            require_reviewer(store, author.email, f"supersede an {old['status']} claim",
+                             f"propose a revision instead: vmem propose TEXT --supersedes {item_id}")
+        now = model.now()
+        new = dict(old)
+        new.update({
+            "id": model.new_id("claim"),
+            "title": " ".join(title.split()) if title else old["title"],
+            "statement": statement,
+            "status": old["status"] if old["status"] in GOVERNED else "proposed",
+            "source": {"type": "analyst", "user": author.email, "episode": None},
+            "verifications": [],
+            "created_at": now,
+            "valid_from": now,
+            "valid_to": None,
+            "expires_at": expires_at(store.policy, old["class"], now),
+            "supersedes": item_id,
+            "superseded_by": None,
+            "review": ({"by": author.email, "at": now, "action": "supersede", "reason": reason}
+                       if old["status"] in GOVERNED else None),
+        })
+        old.update({"status": "superseded", "superseded_by": new["id"], "valid_to": now})
+        tx.message.items = [new["id"], item_id]
+        tx.message.subject_item = new["id"]
+        tx.message.summary = statement
+        tx.message.supersedes = item_id
+        tx.write(new)
+        tx.write(old)
+    return Superseded(model.normalize_item(new), model.normalize_item(old), tx.commit_id)

@@ -1,0 +1,74 @@
+"""The one output object: rich for people, `{"schema_version": 1, ...}` JSON for scripts; data on stdout."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import Any, Callable
+
+SCHEMA_VERSION = 1
+_CONTROL = {c: f"^{chr(c + 64)}" for c in range(32) if chr(c) not in "\n\t"}
+_CONTROL[127] = "^?"
+_CONTROL.update({c: "\ufffd" for c in range(0x80, 0xA0)})  # C1 controls, e.g. a single-byte CSI
+
+
+def safe(text: Any) -> str:
+    """User text made harmless for a terminal: no escape sequences, no rich markup."""
+    from rich.markup import escape
+
+    return escape(str(text).translate(_CONTROL))
+
+
+class Output:
+    def __init__(self, as_json: bool = False) -> None:
+        self.as_json = as_json
+        self._out = None
+        self._err = None
+
+    @property
+    def console(self):
+        if self._out is None:
+            self._out = _console(sys.stdout)
+        return self._out
+
+    @property
+    def err(self):
+        if self._err is None:
+            self._err = _console(sys.stderr)
+        return self._err
+
+    def result(self, data: Any, human: Callable[[Any], None] | None = None) -> None:
+        if self.as_json:
+            _write_json({"schema_version": SCHEMA_VERSION, "data": data})
+        elif human is not None:
+            human(self.console)
+
+    def info(self, message: str) -> None:
+        """A hint or progress note for people: stderr, and silent under --json."""
+        if not self.as_json:
+            self.err.print(message, highlight=False, soft_wrap=True)
+
+    def warn(self, message: str) -> None:
+        self.err.print(f"[yellow]warning:[/] {message}", highlight=False)
+
+    def error(self, message: str, hint: str | None) -> None:
+        if self.as_json:
+            _write_json({"schema_version": SCHEMA_VERSION, "error": message, "hint": hint})
+            return
+        self.err.print(f"[bold red]error:[/] {safe(message)}", highlight=False)
+        if hint:
+            self.err.print(f"  {safe(hint)}", highlight=False)
+
+
+def _console(stream):
+    from rich.console import Console
+
+    width = int(os.environ["VMEM_WIDTH"]) if os.environ.get("VMEM_WIDTH", "").isdigit() else None
+    return Console(file=stream, width=width, soft_wrap=False, highlight=False,
+                   no_color=bool(os.environ.get("NO_COLOR")) or None)
+
+
+def _write_json(payload: dict) -> None:
+    sys.stdout.write(json.dumps(payload, ensure_ascii=False, indent=2) + "\n")
+    sys.stdout.flush()

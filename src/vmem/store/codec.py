@@ -1,0 +1,197 @@
+"""YAML codec: a safe, bounded, C-accelerated reader and a round-trip writer with one stable layout."""
+
+from __future__ import annotations
+
+import io
+import re
+from typing import Any
+
+import yaml
+
+from vmem.errors import SchemaError
+
+MAX_BYTES = 1 << 20  # an item is a few hundred bytes; a megabyte is already hostile
+MAX_NODES = 50_000  # bounds alias expansion ("billion laughs") and absurd nesting
+MAX_DEPTH = 32
+
+_TIMESTAMP_TAG = "tag:yaml.org,2002:timestamp"
+
+
+class _SafeLoader(yaml.CSafeLoader if yaml.__with_libyaml__ else yaml.SafeLoader):  # type: ignore[misc]
+    """libyaml's safe loader, but timestamps stay text: vmem normalises them itself."""
+
+
+_SafeLoader.yaml_implicit_resolvers = {
+    first: [r for r in resolvers if r[0] != _TIMESTAMP_TAG]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+
+
+def decode(data: bytes, path: str) -> str:
+    if len(data) > MAX_BYTES:
+        raise SchemaError(path, f"file is {len(data):,} bytes; items are limited to {MAX_BYTES:,}",
+                          "an item holds one statement; split or trim the file")
+    if b"\0" in data:
+        raise SchemaError(path, "file contains NUL bytes (binary, not YAML)", "restore the file from git")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise SchemaError(path, f"not UTF-8 (byte 0x{data[exc.start]:02x})", "re-save the file as UTF-8",
+                          line=line) from None
+
+
+def load(data: bytes | str, path: str) -> Any:
+    """Parse one store file safely: size-bounded, no object tags, bounded aliases, text timestamps."""
+    text = decode(data, path) if isinstance(data, bytes) else data
+    if len(text) > MAX_BYTES:
+        raise SchemaError(path, f"file is larger than {MAX_BYTES:,} bytes", "an item holds one statement")
+    try:
+        value = yaml.load(text, Loader=_SafeLoader)  # noqa: S506 - a safe loader subclass
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise SchemaError(path, f"malformed YAML: {problem}", "fix the syntax (or restore it: git checkout -- FILE)",
+                          line=mark.line + 1 if mark else None) from None
+    _check_bounds(value, path)
+    return value
+
+
+def _check_bounds(value: Any, path: str) -> None:
+    budget = MAX_NODES
+    stack = [(value, 0)]
+    while stack:
+        node, depth = stack.pop()
+        budget -= 1
+        if budget < 0:
+            raise SchemaError(path, f"more than {MAX_NODES:,} values (alias expansion?)",
+                              "items are small; remove YAML aliases (*name)")
+        if depth > MAX_DEPTH:
+            raise SchemaError(path, f"nested deeper than {MAX_DEPTH} levels", "flatten the file")
+        if isinstance(node, dict):
+            for k, v in node.items():
+                stack.append((v, depth + 1))
+                if not isinstance(k, (str, int, float, bool)) and k is not None:
+                    raise SchemaError(path, "mapping keys must be plain text", "use simple key: value pairs")
+        elif isinstance(node, list):
+            stack.extend((v, depth + 1) for v in node)
+
+
+def line_finder(text: str):
+    """Map a top-level key to its 1-based line, for error messages."""
+    lines = text.splitlines()
+
+    def find(key: str) -> int | None:
+        for number, line in enumerate(lines, 1):
+            if line.startswith(f"{key}:"):
+                return number
+        return None
+    return find
+
+
+# -- writing ------------------------------------------------------------------------------
+
+def _resolves_to_non_str(text: str) -> bool:
+    """Would a YAML 1.1 reader (PyYAML, libyaml users, older tools) read this plain scalar as non-text?"""
+    return _RESOLVER.resolve(yaml.ScalarNode, text, (True, False)) != "tag:yaml.org,2002:str"
+
+
+_RESOLVER = yaml.resolver.Resolver()
+
+
+_CANONICAL_TS = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$")
+_writer = None
+
+
+def _yaml():
+    global _writer
+    if _writer is None:
+        from ruamel.yaml import YAML
+        from ruamel.yaml.representer import RoundTripRepresenter
+
+        class Representer(RoundTripRepresenter):
+            def represent_str(self, data: str):  # type: ignore[override]
+                style = None
+                if "\n" in data:
+                    style = "|"
+                elif _CANONICAL_TS.match(data):
+                    # vmem's own timestamps: plain, so YAML tools see timestamps (vmem reads them as text)
+                    return self.represent_scalar("tag:yaml.org,2002:timestamp", data)
+                elif data == "" or _resolves_to_non_str(data) or data != data.strip():
+                    style = "'"
+                return self.represent_scalar("tag:yaml.org,2002:str", data, style=style)
+
+            def represent_none(self, data: Any):  # type: ignore[override]
+                return self.represent_scalar("tag:yaml.org,2002:null", "null")
+
+        Representer.add_representer(str, Representer.represent_str)
+        Representer.add_representer(type(None), Representer.represent_none)
+        writer = YAML(typ="rt")
+        writer.Representer = Representer
+        writer.width = 4096
+        writer.indent(mapping=2, sequence=2, offset=0)
+        writer.preserve_quotes = True
+        _writer = writer
+    return _writer
+
+
+def _to_rt(value: Any) -> Any:
+    """Plain Python data into ruamel's round-trip containers, block style throughout."""
+    from ruamel.yaml.comments import CommentedMap, CommentedSeq
+
+    if isinstance(value, dict):
+        out = CommentedMap()
+        for k, v in value.items():
+            out[k] = _to_rt(v)
+        return out
+    if isinstance(value, list):
+        seq = CommentedSeq(_to_rt(v) for v in value)
+        return seq
+    if isinstance(value, str):
+        return str(value)  # drop ScalarString subclasses so the representer decides quoting
+    return value
+
+
+def _plain(value: Any) -> Any:
+    """ruamel round-trip data back into plain Python data, for comparisons."""
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if isinstance(value, str):
+        return str(value)
+    if hasattr(value, "isoformat"):  # a hand-written unquoted timestamp
+        from vmem.model import format_ts
+        return format_ts(value) if hasattr(value, "hour") else value.isoformat()
+    return value
+
+
+def dump(item: dict, previous: str | None = None) -> str:
+    """Serialise an item in the stable layout; when the file exists, edit it in place to keep comments."""
+    writer = _yaml()
+    doc = None
+    if previous is not None:
+        try:
+            doc = writer.load(previous)
+        except Exception:  # noqa: BLE001 - an unreadable previous version is simply replaced
+            doc = None
+    if doc is None or not hasattr(doc, "insert"):
+        doc = _to_rt(item)
+    else:
+        for key in [k for k in doc if k not in item]:
+            del doc[key]
+        keys = list(item)
+        for position, key in enumerate(keys):
+            if key in doc:
+                if _plain(doc[key]) != item[key]:
+                    # delete + insert: plain assignment would keep the old value's quoting style
+                    at, comment = list(doc).index(key), doc.ca.items.get(key)
+                    del doc[key]
+                    doc.insert(at, key, _to_rt(item[key]))
+                    if comment is not None:
+                        doc.ca.items[key] = comment
+            else:
+                doc.insert(min(position, len(doc)), key, _to_rt(item[key]))
+    stream = io.StringIO()
+    writer.dump(doc, stream)
+    return stream.getvalue()

@@ -1,0 +1,379 @@
+"""The store: a git repository read through snapshots of its tree and written through one-commit transactions."""
+
+from __future__ import annotations
+
+import os
+from collections import defaultdict
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Iterator
+
+import pygit2
+
+from vmem import model
+from vmem.errors import DirtyWorkTree, ItemNotFound, SchemaError, StoreNotFound, VmemError
+from vmem.policy import POLICY_FILE, load_policy
+from vmem.store import codec
+from vmem.store.lock import StoreLock
+from vmem.store.message import Message
+
+PENDING_FILE = "vmem-pending"  # in .git: a commit whose files may not be in the work tree yet
+LOCK_FILE = "vmem.lock"
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """One file read from a tree: its parsed content, or the error that stopped it."""
+
+    path: str
+    oid: str
+    item: dict | None
+    error: SchemaError | None = None
+
+
+_PARSED: dict[tuple[str, str], dict] = {}  # (kind, blob id) -> validated item; blob ids are content hashes
+
+
+def parse_blob(kind: str, path: str, oid: str, data: bytes) -> dict:
+    key = (kind, oid)
+    cached = _PARSED.get(key)
+    if cached is None:
+        text = codec.decode(data, path)
+        cached = model.validate(kind, codec.load(text, path), path, codec.line_finder(text))
+        if len(_PARSED) > 200_000:
+            _PARSED.clear()
+        _PARSED[key] = cached
+    return cached
+
+
+def _copy(item: dict) -> dict:
+    """Items are shared through the parse cache; hand out copies that callers may change."""
+    import copy
+    return copy.deepcopy(item)
+
+
+class Snapshot:
+    """Read access to the store as of one commit (HEAD, or the tree at some past date)."""
+
+    def __init__(self, repo: pygit2.Repository, commit: pygit2.Commit | None) -> None:
+        self.repo = repo
+        self.commit = commit
+        self.tree = commit.tree if commit is not None else None
+
+    @property
+    def commit_id(self) -> str | None:
+        return str(self.commit.id) if self.commit is not None else None
+
+    def blob(self, path: str) -> tuple[str, bytes] | None:
+        if self.tree is None:
+            return None
+        try:
+            entry = self.tree[path]
+        except KeyError:
+            return None
+        if entry.type_str != "blob" or entry.filemode == pygit2.GIT_FILEMODE_LINK:
+            return None  # symlinks inside the store are never followed
+        return str(entry.id), self.repo[entry.id].data
+
+    def item(self, item_id: str) -> dict:
+        path = model.item_path(item_id)
+        found = self.blob(path)
+        if found is None:
+            raise ItemNotFound(f"no item {item_id} in this store", "list items with: vmem list")
+        item = parse_blob(model.kind_of(item_id), path, found[0], found[1])
+        if item["id"] != item_id:
+            raise SchemaError(path, f"file holds id {item['id']}, not {item_id}", "ids must match file names")
+        return _copy(item)
+
+    def load_file(self, kind: str, path: str) -> dict | None:
+        found = self.blob(path)
+        return None if found is None else _copy(parse_blob(kind, path, found[0], found[1]))
+
+    def _walk(self, top: str) -> Iterator[tuple[str, pygit2.Object]]:
+        if self.tree is None:
+            return
+        try:
+            root = self.tree[top]
+        except KeyError:
+            return
+        if root.type_str != "tree":
+            return
+        stack = [(top, root)]
+        while stack:
+            prefix, tree = stack.pop()
+            for entry in tree:
+                path = f"{prefix}/{entry.name}"
+                if entry.type_str == "tree":
+                    stack.append((path, entry))
+                elif entry.type_str == "blob" and entry.filemode != pygit2.GIT_FILEMODE_LINK:
+                    yield path, entry
+
+    def files(self, kind: str) -> Iterator[Loaded]:
+        """Every file of one kind, parsed; a broken file yields its error instead of stopping the rest."""
+        top = {"claim": "claims", "knowledge": "knowledge", "entity": "entities", "episode": "episodes"}[kind]
+        for path, entry in sorted(self._walk(top), key=lambda pe: pe[0]):
+            if not path.endswith(".yaml"):
+                continue
+            oid = str(entry.id)
+            try:
+                yield Loaded(path, oid, parse_blob(kind, path, oid, entry.data))
+            except SchemaError as exc:
+                yield Loaded(path, oid, None, exc)
+
+    def items(self, kinds: tuple[str, ...] = ("claim", "knowledge")) -> Iterator[Loaded]:
+        for kind in kinds:
+            yield from self.files(kind)
+
+    def entities(self) -> dict[str, dict]:
+        return {loaded.item["id"]: loaded.item for loaded in self.files("entity") if loaded.item}
+
+    def entity(self, entity_id: str) -> dict:
+        found = self.load_file("entity", model.entity_path(entity_id))
+        if found is None:
+            raise ItemNotFound(f"no entity {entity_id!r} in this store",
+                               f"add entities/{entity_id}.yaml (name, aliases, domains, people, categories)")
+        return found
+
+    def episode(self, entity_id: str, episode_id: str) -> dict:
+        found = self.load_file("episode", model.episode_path(entity_id, episode_id))
+        if found is None:
+            raise ItemNotFound(f"no episode {episode_id!r} for entity {entity_id!r}",
+                               f"add episodes/{entity_id}/{episode_id}.yaml, or leave out --episode")
+        return found
+
+
+class Store:
+    """A vmem store on disk."""
+
+    def __init__(self, root: Path, repo: pygit2.Repository) -> None:
+        self.root = root
+        self.repo = repo
+        self._policy: dict | None = None
+
+    @classmethod
+    def open(cls, root: Path) -> "Store":
+        root = Path(root).absolute()
+        if not (root / POLICY_FILE).is_file():
+            raise StoreNotFound(f"no vmem store at {root} (no {POLICY_FILE})",
+                                "create one with: vmem init, or point at one with --store PATH")
+        try:
+            repo = pygit2.Repository(str(root), pygit2.enums.RepositoryOpenFlag.NO_SEARCH)
+        except pygit2.GitError:
+            raise StoreNotFound(f"{root} has {POLICY_FILE} but is not a git repository",
+                                "run: git init && git add -A && git commit -m 'vmem store'") from None
+        if repo.is_bare or repo.workdir is None:
+            raise StoreNotFound(f"{root} is a bare repository", "clone it first: git clone URL DIR")
+        return cls(root, repo)
+
+    @property
+    def git_dir(self) -> Path:
+        return Path(self.repo.path)
+
+    @property
+    def policy(self) -> dict:
+        if self._policy is None:
+            found = self.head().blob(POLICY_FILE)
+            data = found[1] if found else (self.root / POLICY_FILE).read_bytes()
+            text = codec.decode(data, POLICY_FILE)
+            self._policy = load_policy(codec.load(text, POLICY_FILE), POLICY_FILE, codec.line_finder(text))
+        return self._policy
+
+    def head(self) -> Snapshot:
+        if self.repo.head_is_unborn:
+            return Snapshot(self.repo, None)
+        return Snapshot(self.repo, self.repo.head.peel(pygit2.Commit))
+
+    def as_of(self, when: datetime) -> Snapshot:
+        """The tree at the last commit made at or before WHEN (transaction time)."""
+        if self.repo.head_is_unborn:
+            raise ItemNotFound("the store has no commits yet", "propose something first")
+        limit = when.timestamp()
+        for commit in self.repo.walk(self.repo.head.target, pygit2.enums.SortMode.TIME):
+            if commit.commit_time <= limit:
+                return Snapshot(self.repo, commit)
+        raise ItemNotFound(f"the store has no commit before {model.format_ts(when)}",
+                           "its first commit is later; pick a later date")
+
+    def identity(self, as_: str | None = None) -> pygit2.Signature:
+        """The writer: the store's git identity (as `git commit` would use), or an explicit --as override."""
+        if as_:
+            name, email = _parse_person(as_)
+            return pygit2.Signature(name, email)
+        try:
+            return self.repo.default_signature
+        except (KeyError, pygit2.GitError):
+            raise VmemError("no git identity for this store",
+                            f"set it: git -C {self.root} config user.name 'Your Name' && "
+                            f"git -C {self.root} config user.email you@example.com") from None
+
+    def transaction(self, action: str, **message: Any) -> "Transaction":
+        return Transaction(self, Message(action=action, **message))
+
+    def path_history(self, path: str) -> Iterator[tuple[pygit2.Commit, str | None]]:
+        """Commits (newest first) that changed PATH, with the blob id PATH had after each."""
+        if self.repo.head_is_unborn:
+            return
+        for commit in self.repo.walk(self.repo.head.target, pygit2.enums.SortMode.TIME):
+            oid = _entry_id(commit.tree, path)
+            if not commit.parents:
+                if oid is not None:
+                    yield commit, oid
+            elif all(_entry_id(parent.tree, path) != oid for parent in commit.parents):
+                yield commit, oid
+
+    # -- crash recovery -------------------------------------------------------------------
+
+    def recover(self) -> None:
+        """Finish a transaction whose commit landed but whose work-tree files may not have (killed process)."""
+        pending = self.git_dir / PENDING_FILE
+        if not pending.exists():
+            return
+        lines = pending.read_text().split()
+        if lines and not self.repo.head_is_unborn and str(self.repo.head.target) == lines[0]:
+            _materialize(self, {path: self.head().blob(path) for path in lines[1:]})
+        pending.unlink(missing_ok=True)
+
+
+def _entry_id(tree: pygit2.Tree, path: str) -> str | None:
+    try:
+        return str(tree[path].id)
+    except KeyError:
+        return None
+
+
+def _parse_person(text: str) -> tuple[str, str]:
+    text = text.strip()
+    if "<" in text and text.endswith(">"):
+        name, email = text[:-1].split("<", 1)
+        name, email = name.strip(), email.strip()
+    else:
+        email, name = text, text.split("@")[0]
+    if "@" not in email or any(c in email for c in " \n\r\t<>\0"):
+        from vmem.errors import UsageError
+        raise UsageError(f"--as {text!r} is not an e-mail address", "use --as 'Name <name@example.com>'")
+    return name or email, email
+
+
+class Transaction:
+    """One operation = exactly one commit, made on exit; nothing is written when the body raises."""
+
+    def __init__(self, store: Store, message: Message) -> None:
+        self.store = store
+        self.message = message
+        self.author: pygit2.Signature | None = None
+        self.snapshot: Snapshot
+        self.commit_id: str | None = None
+        self._writes: dict[str, str] = {}
+        self._lock = StoreLock(store.git_dir / LOCK_FILE)
+
+    def __enter__(self) -> "Transaction":
+        self._lock.__enter__()
+        try:
+            self.store.recover()
+            self.snapshot = self.store.head()
+        except BaseException:
+            self._lock.__exit__(None, None, None)
+            raise
+        return self
+
+    def write(self, item: dict) -> str:
+        """Stage an item; unchanged content is not a change."""
+        item = model.normalize_item(item)
+        path = model.item_path(item["id"])
+        return self.write_file(path, item)
+
+    def write_file(self, path: str, content: dict) -> str:
+        previous = self.snapshot.blob(path)
+        previous_text = previous[1].decode("utf-8-sig", "replace") if previous else None
+        text = codec.dump(content, previous_text)
+        if text != previous_text:
+            self._writes[path] = text
+        else:
+            self._writes.pop(path, None)
+        return path
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        try:
+            if exc_type is None and self._writes:
+                self._commit()
+        finally:
+            self._lock.__exit__(None, None, None)
+
+    def _commit(self) -> None:
+        store, repo = self.store, self.store.repo
+        _refuse_dirty(store, self.snapshot, self._writes)
+        blobs = {path: repo.create_blob(text.encode("utf-8")) for path, text in self._writes.items()}
+        base_tree = self.snapshot.tree
+        tree_id = _build_tree(repo, base_tree, blobs)
+        if base_tree is not None and tree_id == base_tree.id:
+            return
+        author = self.author or store.identity()
+        committer = store.identity()
+        parents = [self.snapshot.commit.id] if self.snapshot.commit is not None else []
+        commit_id = repo.create_commit(None, author, committer, self.message.render(), tree_id, parents)
+        pending = store.git_dir / PENDING_FILE
+        pending.write_text("\n".join([str(commit_id), *self._writes]) + "\n")
+        _set_head(repo, commit_id, self.message.render().splitlines()[0])
+        self.commit_id = str(commit_id)
+        if os.environ.get("VMEM_TEST_CRASH_AFTER_REF"):
+            os._exit(137)  # test hook: simulate kill -9 between the ref update and the work tree
+        _materialize(store, {path: (str(blobs[path]), text.encode("utf-8")) for path, text in self._writes.items()})
+        pending.unlink(missing_ok=True)
+
+
+def _set_head(repo: pygit2.Repository, commit_id: pygit2.Oid, log: str) -> None:
+    if repo.head_is_unborn:
+        branch = repo.references["HEAD"].target  # e.g. refs/heads/main
+        repo.references.create(branch, commit_id, force=True, message=log)
+    else:
+        repo.head.set_target(commit_id, log)
+
+
+def _refuse_dirty(store: Store, snapshot: Snapshot, writes: dict[str, str]) -> None:
+    for path in writes:
+        full = store.root / path
+        if not full.exists() or full.is_symlink():
+            continue
+        committed = snapshot.blob(path)
+        if committed is None or str(pygit2.hashfile(str(full))) != committed[0]:
+            raise DirtyWorkTree(f"{path} has uncommitted changes; vmem will not overwrite them",
+                                f"commit them (git -C {store.root} commit {path}) or discard them "
+                                f"(git -C {store.root} checkout -- {path})")
+
+
+def _build_tree(repo: pygit2.Repository, base: pygit2.Tree | None, changes: dict[str, pygit2.Oid]) -> pygit2.Oid:
+    """Rewrite only the subtrees on the changed paths (a 100k-item store rewrites three small trees)."""
+    here: dict[str, pygit2.Oid] = {}
+    below: dict[str, dict[str, pygit2.Oid]] = defaultdict(dict)
+    for path, oid in changes.items():
+        head, _, rest = path.partition("/")
+        if rest:
+            below[head][rest] = oid
+        else:
+            here[head] = oid
+    builder = repo.TreeBuilder(base) if base is not None else repo.TreeBuilder()
+    for name, oid in here.items():
+        builder.insert(name, oid, pygit2.GIT_FILEMODE_BLOB)
+    for name, sub in below.items():
+        subtree = None
+        if base is not None and name in base and base[name].type_str == "tree":
+            subtree = repo[base[name].id]
+        builder.insert(name, _build_tree(repo, subtree, sub), pygit2.GIT_FILEMODE_TREE)
+    return builder.write()
+
+
+def _materialize(store: Store, files: dict[str, tuple[str, bytes] | None]) -> None:
+    """Bring work-tree files and the git index in line with the commit just made (atomic renames)."""
+    index = store.repo.index
+    index.read()
+    for path, found in files.items():
+        full = store.root / path
+        if found is None:
+            continue
+        full.parent.mkdir(parents=True, exist_ok=True)
+        tmp = full.with_name(f".{full.name}.vmem-tmp")
+        tmp.write_bytes(found[1])
+        os.replace(tmp, full)
+        index.add(path)
+    index.write()
