@@ -178,7 +178,7 @@ def _bool(v: Any) -> bool:
 def _number01(v: Any) -> float:
     if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v <= 1:
         raise ValueError("expected a number between 0 and 1")
-    return float(v)
+    return round(float(v), 4)
 
 
 def _int(v: Any) -> int:

@@ -36,26 +36,26 @@ def chain(store: Store, item_id: str) -> list[str]:
 
 def blame(store: Store, item_id: str) -> dict:
     ids = chain(store, item_id)
-    events = []
-    for version in ids:
-        path = model.item_path(version)
-        kind = model.kind_of(version)
-        for commit, oid in store.path_history(path):
-            parsed = messages.parse(commit.message)
-            statement = None
-            if oid is not None:
-                try:
-                    statement = parse_blob(kind, path, oid, store.repo[oid].data)["statement"]
-                except SchemaError:
-                    statement = None
-            events.append({
-                "commit": str(commit.id),
-                "at": model.format_ts(datetime.fromtimestamp(commit.commit_time, timezone.utc)),
-                "author": f"{commit.author.name} <{commit.author.email}>",
-                "action": parsed.action if parsed else "git",
-                "item": version,
-                "statement": statement,
-                "reason": parsed.reason if parsed else messages.one_line(commit.message.splitlines()[0]),
-            })
-    events.sort(key=lambda e: (e["at"], ids.index(e["item"])))
-    return {"chain": ids, "events": events}
+    paths = {model.item_path(version): version for version in ids}
+    groups: list[list[dict]] = []  # one group per commit, newest first; chain order inside a group
+    for commit, path, oid in store.history(list(paths)):
+        version = paths[path]
+        parsed = messages.parse(commit.message)
+        statement = None
+        if oid is not None:
+            try:
+                statement = parse_blob(model.kind_of(version), path, oid, store.repo[oid].data)["statement"]
+            except SchemaError:
+                statement = None
+        if not groups or groups[-1][0]["commit"] != str(commit.id):
+            groups.append([])
+        groups[-1].append({
+            "commit": str(commit.id),
+            "at": model.format_ts(datetime.fromtimestamp(commit.commit_time, timezone.utc)),
+            "author": f"{commit.author.name} <{commit.author.email}>",
+            "action": parsed.action if parsed else "git",
+            "item": version,
+            "statement": statement,
+            "reason": parsed.reason if parsed else messages.one_line(commit.message.splitlines()[0]),
+        })
+    return {"chain": ids, "events": [event for group in reversed(groups) for event in group]}

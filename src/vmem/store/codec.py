@@ -124,7 +124,14 @@ def _yaml():
             def represent_none(self, data: Any):  # type: ignore[override]
                 return self.represent_scalar("tag:yaml.org,2002:null", "null")
 
+            def represent_float(self, data: float):  # type: ignore[override]
+                text = repr(float(data))
+                if "e" in text and "." not in text:
+                    text = text.replace("e", ".0e")  # YAML 1.1 readers need the dot to see a float
+                return self.represent_scalar("tag:yaml.org,2002:float", text)
+
         Representer.add_representer(str, Representer.represent_str)
+        Representer.add_representer(float, Representer.represent_float)
         Representer.add_representer(type(None), Representer.represent_none)
         writer = YAML(typ="rt")
         writer.Representer = Representer
@@ -149,6 +156,8 @@ def _to_rt(value: Any) -> Any:
         return seq
     if isinstance(value, str):
         return str(value)  # drop ScalarString subclasses so the representer decides quoting
+    if isinstance(value, float):
+        return float(value)
     return value
 
 

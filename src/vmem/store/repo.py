@@ -210,17 +210,19 @@ class Store:
     def transaction(self, action: str, **message: Any) -> "Transaction":
         return Transaction(self, Message(action=action, **message))
 
-    def path_history(self, path: str) -> Iterator[tuple[pygit2.Commit, str | None]]:
-        """Commits (newest first) that changed PATH, with the blob id PATH had after each."""
+    def history(self, paths: list[str]) -> Iterator[tuple[pygit2.Commit, str, str | None]]:
+        """(commit, path, blob id after it) for each commit that changed one of PATHS, newest first."""
         if self.repo.head_is_unborn:
             return
-        for commit in self.repo.walk(self.repo.head.target, pygit2.enums.SortMode.TIME):
-            oid = _entry_id(commit.tree, path)
-            if not commit.parents:
-                if oid is not None:
-                    yield commit, oid
-            elif all(_entry_id(parent.tree, path) != oid for parent in commit.parents):
-                yield commit, oid
+        order = pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.TIME
+        for commit in self.repo.walk(self.repo.head.target, order):
+            for path in paths:
+                oid = _entry_id(commit.tree, path)
+                if not commit.parents:
+                    if oid is not None:
+                        yield commit, path, oid
+                elif all(_entry_id(parent.tree, path) != oid for parent in commit.parents):
+                    yield commit, path, oid
 
     # -- crash recovery -------------------------------------------------------------------
 

@@ -1,0 +1,1 @@
+complete --command vmem --no-files --arguments "(env _VMEM_COMPLETE=complete_fish _TYPER_COMPLETE_FISH_ACTION=get-args _TYPER_COMPLETE_ARGS=(commandline -cp) vmem)" --condition "env _VMEM_COMPLETE=complete_fish _TYPER_COMPLETE_FISH_ACTION=is-args _TYPER_COMPLETE_ARGS=(commandline -cp) vmem"

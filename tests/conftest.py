@@ -1,0 +1,100 @@
+"""Shared fixtures: real stores built from store_template with real commits, an isolated environment."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pygit2
+import pytest
+from typer.testing import CliRunner
+
+from vmem.cli.app import app
+from vmem.ops.demo import seed_store
+from vmem.ops.init import init_store
+from vmem.store.repo import Store
+
+ALICE = ("Alice Analyst", "alice@example.com")
+REVIEWER = ("Rita Reviewer", "rita@example.com")
+
+
+@pytest.fixture(autouse=True)
+def isolated(tmp_path, monkeypatch):
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / ".gitconfig").write_text(f"[user]\n\tname = {ALICE[0]}\n\temail = {ALICE[1]}\n")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.setenv("VMEM_WIDTH", "200")
+    monkeypatch.setenv("VMEM_LOCK_TIMEOUT", "5")
+    for name in ("VMEM_STORE", "VMEM_DEBUG", "VMEM_TEST_CRASH_AFTER_REF", "GIT_DIR", "GIT_WORK_TREE"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.chdir(tmp_path)
+
+
+def _identify(path: Path, who: tuple[str, str]) -> None:
+    pygit2.init_repository(str(path), initial_head="main")
+    config = pygit2.Repository(str(path)).config
+    config["user.name"], config["user.email"] = who
+
+
+@pytest.fixture
+def store(tmp_path, monkeypatch) -> Store:
+    """An empty store with a local git identity, selected through VMEM_STORE."""
+    path = tmp_path / "store"
+    _identify(path, ALICE)
+    monkeypatch.setenv("VMEM_STORE", str(path))
+    return init_store(path)
+
+
+@pytest.fixture
+def seeded(tmp_path, monkeypatch) -> Store:
+    """A store holding the example customers and episodes, with one reviewer listed."""
+    path = tmp_path / "seeded"
+    path.mkdir()
+    monkeypatch.setenv("VMEM_STORE", str(path))
+    store = seed_store(path, ALICE, [REVIEWER[1]])
+    return store
+
+
+def git(store: Store, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(store.root), *args], check=True, capture_output=True,
+                          text=True).stdout
+
+
+def commit_count(store: Store) -> int:
+    return int(git(store, "rev-list", "--count", "HEAD"))
+
+
+def assert_clean(store: Store) -> None:
+    assert git(store, "status", "--porcelain", "--untracked-files=all") == ""
+
+
+class Vmem:
+    """Run the CLI in-process and check what every command promises: exit code, clean work tree."""
+
+    def __init__(self) -> None:
+        self.runner = CliRunner()
+
+    def __call__(self, *args: str, code: int = 0, input: str | None = None, env: dict | None = None,
+                 store: Store | None = None):
+        result = self.runner.invoke(app, list(args), input=input, env=env, catch_exceptions=False)
+        assert result.exit_code == code, (result.exit_code, result.stdout, result.stderr)
+        if store is not None:
+            assert_clean(store)
+        return result
+
+    def json(self, *args: str, code: int = 0, store: Store | None = None):
+        result = self(*args, "--json", code=code, store=store)
+        payload = json.loads(result.stdout)
+        assert payload["schema_version"] == 1
+        return payload
+
+
+@pytest.fixture
+def vmem() -> Vmem:
+    return Vmem()

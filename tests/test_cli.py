@@ -1,0 +1,102 @@
+"""The CLI surface: JSON contract, help, completions, start-up cost, python -m, the demo."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import assert_clean
+
+from vmem.cli.app import app
+
+ROOT = Path(__file__).resolve().parents[1]
+COMMANDS = ["init", "propose", "supersede", "show", "list", "blame", "check", "demo"]
+
+
+def test_every_command_has_help(vmem):
+    top = vmem("--help").stdout
+    for command in COMMANDS:
+        assert command in top
+        text = vmem(command, "--help").stdout
+        assert "Usage: vmem " + command in " ".join(text.split())
+        assert len(text.split("\n\n")[1].strip()) > 20, f"{command} has no help text"
+
+
+def test_json_contract_for_read_and_write_commands(store, vmem):
+    created = vmem.json("propose", "a fact", store=store)["data"]
+    assert set(created) == {"action", "item", "commit"} and len(created["commit"]) == 40
+    assert vmem.json("list")["data"][0]["id"] == created["item"]["id"]
+    assert vmem.json("list", "--status", "approved")["data"] == []
+    shown = vmem.json("show", created["item"]["id"])["data"]
+    assert set(shown["computed"]) == {"effective_confidence", "live", "support_tier", "age_days"}
+    assert shown["computed"]["live"] is False and shown["computed"]["effective_confidence"] == 0.5
+    superseded = vmem.json("supersede", created["item"]["id"], "a better fact", store=store)["data"]
+    assert set(superseded) == {"action", "item", "previous", "commit"}
+    blamed = vmem.json("blame", superseded["item"]["id"])["data"]
+    assert set(blamed) == {"chain", "events"}
+    assert set(blamed["events"][0]) == {"commit", "at", "author", "action", "item", "statement", "reason"}
+    assert set(vmem.json("check")["data"]) == {"errors", "warnings"}
+    # the global --json works before the command too
+    listed = json.loads(vmem("--json", "list").stdout)["data"]
+    assert sorted(i["status"] for i in listed) == ["proposed", "superseded"]
+    error = vmem.json("show", "c-ffffffffffff", code=1)
+    assert set(error) == {"schema_version", "error", "hint"}
+
+
+def test_list_filters_and_rejects_unknown_values(store, vmem):
+    vmem("propose", "a fact", store=store)
+    assert "unknown status" in vmem("list", "--status", "alive", code=2).stderr
+    assert "unknown kind" in vmem("list", "--kind", "rumour", code=2).stderr
+    assert vmem.json("list", "--kind", "knowledge")["data"] == []
+
+
+def test_terminal_escapes_in_statements_do_not_reach_the_terminal(store, vmem):
+    item = vmem.json("propose", "evil \x1b]0;pwned\x07 \x1b[31mred\x1b[0m [bold]markup[/bold]",
+                     store=store)["data"]["item"]
+    for output in (vmem("show", item["id"]).stdout, vmem("list").stdout):
+        assert "\x1b" not in output and "\x07" not in output
+        assert "[bold]markup[/bold]" in output or "markup" in output
+
+
+@pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
+def test_completion_scripts_match_the_app(shell):
+    env = {**os.environ, "_TYPER_COMPLETE_TEST_DISABLE_SHELL_DETECTION": "1"}
+    vmem_script = Path(sys.executable).parent / "vmem"
+    generated = subprocess.run([str(vmem_script), "--show-completion", shell], env=env,
+                               capture_output=True, text=True, check=True).stdout
+    committed = (ROOT / "completions" / f"vmem.{shell}").read_text()
+    assert generated == committed, f"completions/vmem.{shell} drifted: run scripts/gen_completions.sh"
+
+
+def test_help_and_start_up_import_no_heavy_modules():
+    code = ("import sys, vmem.cli.app; "
+            "print(','.join(m for m in ('numpy', 'tantivy', 'model2vec', 'pygit2', 'ruamel.yaml') if m in sys.modules))")
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    assert loaded == ""
+
+
+def test_python_dash_m_is_the_same_cli(store):
+    env = {**os.environ, "VMEM_STORE": str(store.root)}
+    result = subprocess.run([sys.executable, "-m", "vmem", "list", "--json"], env=env, capture_output=True,
+                            text=True)
+    assert result.returncode == 0 and json.loads(result.stdout) == {"schema_version": 1, "data": []}
+    result = subprocess.run([sys.executable, "-m", "vmem", "show", "nope"], env=env, capture_output=True, text=True)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert result.stderr.startswith("error: invalid item id 'nope'")
+
+
+def test_demo_runs_the_lifecycle_on_the_examples(tmp_path, vmem):
+    report = vmem.json("demo", str(tmp_path / "demo"))["data"]
+    from vmem.store.repo import Store
+
+    store = Store.open(tmp_path / "demo")
+    assert_clean(store)
+    assert report["claims"] == 34 and report["commits"] > 60
+    assert report["learnings"]["reinforced"] >= 3
+    assert report["statuses"]["claim superseded"] == 3
+    assert len(report["chain"]) == 2
+    assert vmem.json("check", "--store", str(store.root))["data"]["errors"] == []

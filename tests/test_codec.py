@@ -1,0 +1,95 @@
+"""The YAML codec: safe bounded reads, a stable round-trip layout, hand comments kept."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from vmem import model
+from vmem.errors import SchemaError
+from vmem.store import codec
+
+TEXT = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\r\x85\u2028\u2029"), max_size=60)
+TRICKY = st.sampled_from(["yes", "no", "on", "off", "null", "~", "1.0", "0777", "1_000", "12:30", "2026-03-14",
+                          "industry:healthcare", "- dash", "# hash", "'quoted'", '"dq"', "a: b", "@at", "%pct",
+                          "*star", "&amp", "!bang", " padded ", "", "[x]", "{y}", "line\nbreak", "tab\there"])
+WORDS = st.one_of(TEXT, TRICKY)
+STAMP = st.datetimes(min_value=__import__("datetime").datetime(1970, 1, 1), max_value=__import__("datetime").datetime(2200, 1, 1), timezones=st.just(__import__("datetime").timezone.utc)).map(model.format_ts)
+
+
+@st.composite
+def claims(draw):
+    return model.validate("claim", {
+        "id": "c-" + draw(st.text("0123456789abcdef", min_size=12, max_size=12)),
+        "kind": "claim",
+        "title": draw(st.one_of(st.none(), WORDS)),
+        "statement": draw(WORDS.filter(lambda s: s.strip())),
+        "scope": draw(st.sampled_from(["org", "entity:acme"])),
+        "class": draw(st.sampled_from(model.CLASSES)),
+        "categories": draw(st.lists(WORDS.filter(lambda s: s.strip()), max_size=4)),
+        "status": draw(st.sampled_from(model.CLAIM_STATUSES)),
+        "personal": draw(st.booleans()),
+        "confidence": draw(st.floats(0, 1)),
+        "created_at": draw(STAMP),
+        "expires_at": draw(st.one_of(st.none(), STAMP)),
+        "source": {"type": "analyst", "user": draw(st.one_of(st.none(), WORDS)), "episode": None},
+    }, "generated")
+
+
+@settings(max_examples=100, deadline=None)
+@given(claims())
+def test_round_trip_is_lossless_and_byte_stable(item):
+    text = codec.dump(item)
+    assert model.validate("claim", codec.load(text.encode(), "x"), "x") == item
+    assert codec.dump(item, text) == text  # rewriting an unchanged item: same bytes
+
+
+@settings(max_examples=40, deadline=None)
+@given(claims(), claims())
+def test_edit_in_place_equals_a_fresh_write_when_there_are_no_comments(first, second):
+    second = {**second, "id": first["id"]}
+    assert codec.dump(second, codec.dump(first)) == codec.dump(second)
+
+
+def test_layout_is_block_style_with_yaml11_safe_quoting():
+    item = model.validate("claim", {"id": "c-0123456789ab", "kind": "claim", "statement": "no",
+                                    "categories": ["industry:healthcare", "yes", "2026-03-14"],
+                                    "status": "proposed", "created_at": "2026-11-29T10:00:00Z"}, "x")
+    text = codec.dump(item)
+    assert "statement: 'no'\n" in text
+    assert "categories:\n- industry:healthcare\n- 'yes'\n- '2026-03-14'\n" in text
+    assert "created_at: 2026-11-29T10:00:00Z\n" in text and text.endswith("review: null\n")
+
+
+def test_hand_comments_survive_a_rewrite():
+    item = model.validate("claim", {"id": "c-0123456789ab", "kind": "claim", "statement": "a fact",
+                                    "status": "proposed", "created_at": "2026-11-29T10:00:00Z"}, "x")
+    text = codec.dump(item).replace("statement: a fact\n", "# why we believe this: the 2025 audit\n"
+                                                           "statement: a fact  # see runbook\n")
+    rewritten = codec.dump({**item, "status": "approved"}, text)
+    assert "# why we believe this: the 2025 audit\n" in rewritten and "# see runbook" in rewritten
+    assert "status: approved\n" in rewritten
+
+
+@pytest.mark.parametrize("text, message", [
+    ("a: !!python/object/apply:os.system ['echo hi']", "malformed YAML"),
+    ("a: !!python/name:os.system", "malformed YAML"),
+    ("a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join(['*' + chr(97 + i)] * 10)}]\n" for i in range(6)),
+     "alias expansion"),
+    ("a: " + "[" * 40 + "]" * 40, "nested deeper"),
+    ("key: [unclosed", "malformed YAML"),
+])
+def test_hostile_yaml_is_refused(text, message):
+    with pytest.raises(SchemaError) as caught:
+        codec.load(text.encode(), "evil.yaml")
+    assert message in caught.value.message and caught.value.message.startswith("evil.yaml")
+
+
+def test_size_is_bounded_and_bom_is_accepted():
+    with pytest.raises(SchemaError, match="items are limited"):
+        codec.load(b"a: " + b"x" * (codec.MAX_BYTES + 1), "big.yaml")
+    assert codec.load("\ufeffa: 1".encode(), "bom.yaml") == {"a": 1}
+    with pytest.raises(SchemaError, match="NUL"):
+        codec.load(b"a: 1\0", "nul.yaml")

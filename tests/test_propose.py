@@ -1,0 +1,99 @@
+"""vmem propose: facts become proposed claims, learnings become knowledge evidence."""
+
+from __future__ import annotations
+
+from conftest import commit_count, git
+
+from vmem import model
+
+
+def test_fact_is_a_proposed_claim_in_one_commit(store, vmem):
+    before = commit_count(store)
+    data = vmem.json("propose", "orders.completed_at lags placement by 3 days", "--domain", "finance",
+                     "--title", "orders lag", "-c", "table:orders", store=store)["data"]
+    item = data["item"]
+    assert data["action"] == "created"
+    assert item["status"] == "proposed" and item["kind"] == "claim" and item["scope"] == "org"
+    assert item["source"] == {"type": "analyst", "user": "alice@example.com", "episode": None}
+    assert item["categories"] == ["table:orders"]
+    assert model.parse_ts(item["expires_at"]) > model.parse_ts(item["created_at"])  # factual TTL: 90 days
+    assert (store.root / model.item_path(item["id"])).is_file()
+    assert commit_count(store) == before + 1
+    log = git(store, "log", "-1", "--format=%s%n%(trailers:key=Vmem-Action,valueonly)%(trailers:key=Vmem-Item,valueonly)")
+    assert log.split() [:5] == ["vmem:", "propose", f"{item['id']}:", "orders.completed_at", "lags"]
+    assert log.splitlines()[1:3] == ["propose", item["id"]]
+    assert log.splitlines()[0].endswith("…")  # subjects are shortened to 72 characters
+
+
+def test_claim_about_an_entity_is_scoped_and_needs_the_entity(seeded, vmem):
+    item = vmem.json("propose", "Renewal is owned by procurement", "--about", "meridale", store=seeded)["data"]["item"]
+    assert item["scope"] == "entity:meridale"
+    before = commit_count(seeded)
+    result = vmem("propose", "x is y", "--about", "nobody", code=1, store=seeded)
+    assert "no entity 'nobody'" in result.stderr
+    assert commit_count(seeded) == before
+
+
+def test_learning_creates_a_candidate_with_one_evidence_entry(seeded, vmem):
+    data = vmem.json("propose", "Healthcare buyers ask for audit logs before security review.",
+                     "--from", "tidewell", "-c", "industry:healthcare", "--episode", "ep-tidewell-01",
+                     store=seeded)["data"]
+    item = data["item"]
+    assert data["action"] == "created"
+    assert item["status"] == "candidate"
+    assert item["canonical"] == "healthcare buyers ask for audit logs before security review"
+    assert [(e["entity"], e["writer"], e["episode"]) for e in item["evidence"]] == [
+        ("tidewell", "alice@example.com", "ep-tidewell-01")]
+
+
+def test_same_canonical_statement_adds_evidence_instead_of_a_file(seeded, vmem):
+    first = vmem.json("propose", "Healthcare buyers ask for audit logs before security review.",
+                      "--from", "tidewell", "-c", "industry:healthcare", store=seeded)["data"]["item"]
+    files = git(seeded, "ls-files", "knowledge").split()
+    second = vmem.json("propose", "healthcare  buyers ask for AUDIT logs, before security review",
+                       "--from", "corvane", "-c", "industry:healthcare", "-c", "stage:security_review",
+                       "--as", "Bob <bob@example.com>", store=seeded)["data"]
+    assert second["action"] == "reinforced"
+    assert second["item"]["id"] == first["id"]
+    assert [e["entity"] for e in second["item"]["evidence"]] == ["tidewell", "corvane"]
+    assert second["item"]["categories"] == ["industry:healthcare", "stage:security_review"]
+    assert git(seeded, "ls-files", "knowledge").split() == files
+    assert "Vmem-Action: reinforce" in git(seeded, "log", "-1", "--format=%B")
+    # the very same evidence again changes nothing and makes no commit
+    before = commit_count(seeded)
+    again = vmem.json("propose", "Healthcare buyers ask for audit logs before security review",
+                      "--from", "corvane", "-c", "industry:healthcare", "--as", "Bob <bob@example.com>",
+                      store=seeded)["data"]
+    assert again["action"] == "unchanged" and commit_count(seeded) == before
+
+
+def test_rejected_statement_comes_back_rejected_and_unchanged(seeded, vmem):
+    item = vmem.json("propose", "Retail buyers never read onboarding emails.", "--from", "quintara",
+                     "-c", "industry:retail", store=seeded)["data"]["item"]
+    with seeded.transaction("reject", items=[item["id"]], reason="not true") as tx:
+        current = tx.snapshot.item(item["id"])
+        model.check_transition(current, "rejected")
+        current["status"] = "rejected"
+        current["review"] = {"by": "rita@example.com", "at": model.now(), "action": "reject", "reason": "not true"}
+        tx.write(current)
+    before = commit_count(seeded)
+    payload = vmem.json("propose", "retail buyers never read onboarding e-mails", "--from", "pellucid-home",
+                        "-c", "industry:retail", code=0, store=seeded)
+    assert payload["data"]["action"] == "created"  # e-mails != emails: a different canonical statement
+    before = commit_count(seeded)
+    result = vmem("propose", "Retail buyers NEVER read onboarding emails", "--from", "pellucid-home",
+                  "-c", "industry:retail", "--json", code=1, store=seeded)
+    assert '"previously_rejected"' in result.stdout and '"status": "rejected"' in result.stdout
+    assert commit_count(seeded) == before
+    assert vmem.json("show", item["id"])["data"]["evidence"] == item["evidence"]
+
+
+def test_usage_mistakes_exit_2(seeded, vmem):
+    assert "needs --from" in vmem("propose", "x", "--episode", "ep-1", code=2).stderr
+    assert "applies to facts" in vmem("propose", "x", "--from", "tidewell", "-c", "a:b", "--about", "tidewell",
+                                      code=2).stderr
+    assert "at least one category" in vmem("propose", "x", "--from", "tidewell", code=2).stderr
+    assert "invalid entity id" in vmem("propose", "x", "--from", "../etc", "-c", "a:b", code=2).stderr
+    assert "statement is empty" in vmem("propose", "   ", code=2).stderr
+    assert "unknown class" in vmem("propose", "x", "--class", "gossip", code=2).stderr
+    assert "not an e-mail" in vmem("propose", "x", "--as", "bob", code=2).stderr

@@ -1,0 +1,145 @@
+"""The git layer: one operation = one commit, only changed subtrees rewritten, crash recovery, time travel."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from datetime import datetime, timedelta, timezone
+
+import pygit2
+import pytest
+from conftest import assert_clean, commit_count, git
+
+from vmem import model
+from vmem.errors import ItemNotFound
+from vmem.ops.propose import propose_claim
+from vmem.store.repo import PENDING_FILE, Store
+
+
+def _claim(statement: str = "a fact") -> dict:
+    now = model.now()
+    return model.validate("claim", {"id": model.new_id("claim"), "kind": "claim", "statement": statement,
+                                    "status": "proposed", "created_at": now}, "x")
+
+
+def test_init_makes_one_commit_with_the_template(store):
+    assert commit_count(store) == 1
+    files = set(git(store, "ls-files").split())
+    assert {"vmem.yaml", "README.md", ".gitattributes", "claims/.gitkeep", "knowledge/.gitkeep",
+            "entities/.gitkeep", "episodes/.gitkeep"} <= files
+    assert "Vmem-Action: init" in git(store, "log", "-1", "--format=%B")
+    assert_clean(store)
+
+
+def test_template_policy_lists_every_policy_key_with_a_comment(store):
+    from vmem.policy import DEFAULTS
+    from vmem.store import codec
+
+    text = (store.root / "vmem.yaml").read_text()
+    assert codec.load(text, "vmem.yaml").keys() == DEFAULTS.keys()
+    assert store.policy == DEFAULTS
+
+    def leaves(tree, prefix=""):
+        for key, value in tree.items():
+            if isinstance(value, dict):
+                yield from leaves(value, f"{prefix}{key}.")
+            else:
+                yield key
+    for key in leaves(DEFAULTS):
+        line = next(line for line in text.splitlines() if line.strip().startswith(f"{key}:"))
+        assert "#" in line or key == "version", f"{key} has no comment"
+
+
+def test_no_commit_when_nothing_changed_and_none_on_error(store):
+    item = _claim()
+    with store.transaction("propose", items=[item["id"]]) as tx:
+        tx.write(item)
+    assert commit_count(store) == 2
+    with store.transaction("propose", items=[item["id"]]) as tx:
+        tx.write(store.head().item(item["id"]))
+    assert tx.commit_id is None and commit_count(store) == 2
+    with pytest.raises(RuntimeError):
+        with store.transaction("propose") as tx:
+            tx.write(_claim("never"))
+            raise RuntimeError("boom")
+    assert commit_count(store) == 2
+    assert_clean(store)
+
+
+def test_a_commit_rewrites_only_the_trees_on_its_path(store):
+    items = [_claim(f"fact {i}") for i in range(40)]
+    with store.transaction("import") as tx:
+        for item in items:
+            tx.write(item)
+    before = store.head().tree
+    new = _claim("one more")
+    with store.transaction("propose", items=[new["id"]]) as tx:
+        tx.write(new)
+    after = store.head().tree
+    shard = new["id"][2:4]
+    for name in ("vmem.yaml", "entities", "knowledge"):
+        assert before[name].id == after[name].id
+    for entry in before["claims"]:
+        if entry.name != shard:
+            assert after["claims"][entry.name].id == entry.id
+    assert git(store, "show", "--name-only", "--format=", "HEAD").split() == [model.item_path(new["id"])]
+    assert_clean(store)
+
+
+def test_identity_comes_from_git_config_and_as_is_recorded(store):
+    result = propose_claim(store, "a fact", as_="Bob Builder <bob@example.com>")
+    commit = store.repo[result.commit]
+    assert (commit.author.name, commit.author.email) == ("Bob Builder", "bob@example.com")
+    assert (commit.committer.name, commit.committer.email) == ("Alice Analyst", "alice@example.com")
+    assert result.item["source"]["user"] == "bob@example.com"
+
+
+def test_history_and_as_of(store):
+    first = propose_claim(store, "first fact").item
+    t_first = store.repo[store.repo.head.target].commit_time
+    with store.transaction("edit", items=[first["id"]]) as tx:
+        tx.write({**first, "statement": "first fact, edited"})
+    events = list(store.history([model.item_path(first["id"])]))
+    assert len(events) == 2 and events[0][0].message.startswith("vmem: edit")
+    past = store.as_of(datetime.fromtimestamp(t_first, timezone.utc))
+    assert past.item(first["id"])["statement"] in ("first fact", "first fact, edited")  # same second
+    with pytest.raises(ItemNotFound, match="no commit before"):
+        store.as_of(datetime.now(timezone.utc) - timedelta(days=3650))
+
+
+def test_kill_after_the_ref_update_is_recovered_by_the_next_command(store, tmp_path):
+    """A writer killed between moving HEAD and writing its files leaves a journal; the next writer finishes it."""
+    env = {**os.environ, "VMEM_STORE": str(store.root), "VMEM_TEST_CRASH_AFTER_REF": "1"}
+    proc = subprocess.run([sys.executable, "-m", "vmem", "propose", "crashed fact", "--json"], env=env,
+                          capture_output=True, text=True)
+    assert proc.returncode == 137
+    assert (store.git_dir / PENDING_FILE).exists()
+    assert git(store, "status", "--porcelain") != ""  # HEAD moved, the work tree did not
+    crashed_id = git(store, "log", "-1", "--format=%(trailers:key=Vmem-Item,valueonly)").strip()
+    propose_claim(store, "next fact")
+    assert not (store.git_dir / PENDING_FILE).exists()
+    assert (store.root / model.item_path(crashed_id)).is_file()
+    assert_clean(store)
+    assert commit_count(store) == 3
+
+
+def test_symlinks_in_the_tree_are_not_followed(store, tmp_path):
+    secret = tmp_path / "secret.yaml"
+    secret.write_text("id: c-aaaaaaaaaaaa\n")
+    os.symlink(secret, store.root / "claims" / "link.yaml")
+    git(store, "add", "claims/link.yaml")
+    git(store, "commit", "-q", "-m", "symlink")
+    assert [loaded.path for loaded in store.head().files("claim")] == []
+    assert store.head().blob("claims/link.yaml") is None
+
+
+def test_bare_or_plain_directories_are_not_stores(tmp_path):
+    from vmem.errors import StoreNotFound
+
+    with pytest.raises(StoreNotFound, match="no vmem store"):
+        Store.open(tmp_path)
+    (tmp_path / "vmem.yaml").write_text("version: 1\n")
+    with pytest.raises(StoreNotFound, match="not a git repository"):
+        Store.open(tmp_path)
+    pygit2.init_repository(str(tmp_path / "bare"), bare=True)

@@ -1,0 +1,89 @@
+"""vmem supersede and vmem blame: a belief's history, end to end."""
+
+from __future__ import annotations
+
+from conftest import REVIEWER, commit_count, git
+
+from vmem import model
+
+
+def test_supersede_links_both_versions_in_one_commit_and_blame_shows_them(store, vmem):
+    old = vmem.json("propose", "orders lag placement by 3 days", "--domain", "finance", store=store)["data"]["item"]
+    before = commit_count(store)
+    data = vmem.json("supersede", old["id"], "orders lag placement by 1 day since the v2 ETL",
+                     "--reason", "ETL fixed in v2", "--as", "Bob Builder <bob@example.com>", store=store)["data"]
+    new, previous = data["item"], data["previous"]
+    assert data["action"] == "superseded"
+    assert commit_count(store) == before + 1
+    # two item files: the old one superseded, linked both ways
+    assert previous["status"] == "superseded" and previous["superseded_by"] == new["id"]
+    assert previous["valid_to"] == new["valid_from"]
+    assert new["status"] == "proposed" and new["supersedes"] == old["id"]
+    assert new["domain"] == "finance"
+    on_disk = vmem.json("show", old["id"])["data"]
+    assert on_disk["status"] == "superseded" and on_disk["computed"]["live"] is False
+    changed = git(store, "show", "--name-only", "--format=", "HEAD").split()
+    assert sorted(changed) == sorted([model.item_path(old["id"]), model.item_path(new["id"])])
+    # trailers are readable by git itself
+    actions = git(store, "log", "--format=%(trailers:key=Vmem-Action,valueonly)").split()
+    assert actions[:2] == ["supersede", "propose"]
+    body = git(store, "log", "-1", "--format=%B")
+    assert f"Vmem-Supersedes: {old['id']}" in body and "Vmem-Reason: ETL fixed in v2" in body
+    assert f"Vmem-Item: {new['id']}" in body and f"Vmem-Item: {old['id']}" in body
+
+    history = vmem.json("blame", new["id"])["data"]
+    assert history["chain"] == [old["id"], new["id"]]
+    events = [(e["action"], e["item"], e["author"], e["reason"]) for e in history["events"]]
+    assert events == [
+        ("propose", old["id"], "Alice Analyst <alice@example.com>", None),
+        ("supersede", old["id"], "Bob Builder <bob@example.com>", "ETL fixed in v2"),
+        ("supersede", new["id"], "Bob Builder <bob@example.com>", "ETL fixed in v2"),
+    ]
+    assert history["events"][0]["statement"] == "orders lag placement by 3 days"
+    assert history["events"][2]["statement"] == "orders lag placement by 1 day since the v2 ETL"
+    assert all(len(e["commit"]) == 40 and e["at"].endswith("Z") for e in history["events"])
+    # blame from the old end gives the same chain; the human table shows the reason
+    assert vmem.json("blame", old["id"])["data"]["chain"] == [old["id"], new["id"]]
+    human = vmem("blame", new["id"]).stdout
+    assert "ETL fixed in v2" in human and "Bob Builder" in human and new["id"] in human
+
+
+def test_superseding_a_superseded_item_is_refused_and_writes_nothing(store, vmem):
+    old = vmem.json("propose", "a fact", store=store)["data"]["item"]
+    vmem("supersede", old["id"], "a better fact", store=store)
+    before = commit_count(store)
+    result = vmem("supersede", old["id"], "another fact", code=1, store=store)
+    assert f"{old['id']} is superseded; it cannot become superseded" in result.stderr
+    assert commit_count(store) == before
+
+
+def test_approved_claims_are_superseded_by_reviewers_only(seeded, vmem):
+    old = vmem.json("propose", "ARR excludes trials", store=seeded)["data"]["item"]
+    with seeded.transaction("approve", items=[old["id"]]) as tx:
+        item = tx.snapshot.item(old["id"])
+        item["status"] = "approved"
+        item["review"] = {"by": REVIEWER[1], "at": model.now(), "action": "approve", "reason": None}
+        tx.write(item)
+    refused = vmem("supersede", old["id"], "ARR excludes trials and pilots", code=1, store=seeded)
+    assert "not a reviewer" in refused.stderr and f"--supersedes {old['id']}" in refused.stderr
+    data = vmem.json("supersede", old["id"], "ARR excludes trials and pilots", "--reason", "pilots are free",
+                     "--as", f"Rita <{REVIEWER[1]}>", store=seeded)["data"]
+    assert data["item"]["status"] == "approved"  # the belief is never unserved in between
+    assert data["item"]["review"]["action"] == "supersede"
+
+
+def test_propose_supersedes_keeps_the_old_claim_live(store, vmem):
+    old = vmem.json("propose", "refunds sync weekly", store=store)["data"]["item"]
+    new = vmem.json("propose", "refunds sync daily", "--supersedes", old["id"], store=store)["data"]["item"]
+    assert new["supersedes"] == old["id"] and new["status"] == "proposed"
+    assert vmem.json("show", old["id"])["data"]["status"] == "proposed"
+    assert vmem.json("check")["data"]["errors"] == []
+    superseded = vmem.json("supersede", old["id"], "refunds sync hourly", store=store)["data"]["previous"]
+    assert "cannot be superseded" in vmem("propose", "x", "--supersedes", superseded["id"], code=1).stderr
+    assert "no item c-000000000000" in vmem("propose", "x", "--supersedes", "c-000000000000", code=1).stderr
+
+
+def test_supersede_refuses_knowledge_until_its_gates_rerun(seeded, vmem):
+    item = vmem.json("propose", "Fintech buyers want SOC 2 first", "--from", "meridale",
+                     "-c", "industry:financial_services", store=seeded)["data"]["item"]
+    assert "knowledge item" in vmem("supersede", item["id"], "x", code=1, store=seeded).stderr
