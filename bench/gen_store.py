@@ -57,7 +57,7 @@ MARKER = "vmem-bench.json"  # lives in .git/, so it never shows up in `git statu
 MARKER_VERSION = 1  # bump when the generator's output changes, to invalidate cached stores
 IDENTITY = ("bench", "bench@example.com")
 ANCHOR = datetime(2026, 11, 1, tzinfo=timezone.utc)  # the generated store's "now"
-CHUNK = 250  # items per worker task
+CHUNK = 100  # items per worker task (small, to balance the two workers)
 
 # -- vocabulary -----------------------------------------------------------------------
 

@@ -44,9 +44,10 @@ def item_panel(console, item: dict, headline: str | None = None) -> None:
     grid = Table.grid(padding=(0, 2))
     grid.add_column(style="bold")
     grid.add_column(overflow="fold")
-    skip = {"id", "statement", "computed"}
+    skip = {"id", "kind", "statement", "computed", "canonical"}
+    defaults = {"personal": False, "audience": "all"}
     for key, value in item.items():
-        if key in skip or value in (None, [], {}):
+        if key in skip or value in (None, [], {}) or defaults.get(key, object()) == value:
             continue
         grid.add_row(key, status(value) if key == "status" else _value(value))
     for key, value in (item.get("computed") or {}).items():
@@ -76,19 +77,15 @@ def _shorten(text: str, width: int) -> str:
 
 
 def blame_table(console, history: dict) -> None:
-    from rich.table import Table
-
-    console.print("chain: " + " → ".join(history["chain"]))
-    table = Table(box=None, pad_edge=False, show_edge=False)
-    for column in ("commit", "date", "author", "action", "item", "statement / reason"):
-        table.add_column(column, overflow="fold" if column.startswith("statement") else None)
+    console.print("[bold]chain:[/] " + " → ".join(history["chain"]))
     for event in history["events"]:
-        text = safe(_shorten(event["statement"] or "", 80))
+        author = event["author"].split(" <")[0]
+        console.print(f"\n[dim]{event['commit'][:10]}[/]  {event['at'].replace('T', ' ').rstrip('Z')}  "
+                      f"[bold]{safe(event['action']):<10}[/] {event['item']}  {safe(author)}")
+        if event["statement"]:
+            console.print(f"    {safe(_shorten(event['statement'], 300))}", soft_wrap=True)
         if event["reason"]:
-            text += f"\n[italic]reason: {safe(event['reason'])}[/]"
-        table.add_row(event["commit"][:10], event["at"].replace("T", " ").rstrip("Z"), safe(event["author"]),
-                      safe(event["action"]), event["item"], text)
-    console.print(table)
+            console.print(f"    [italic]reason: {safe(event['reason'])}[/]", soft_wrap=True)
 
 
 def check_report(console, report: dict) -> None:
