@@ -237,6 +237,13 @@ def _audience(v: Any) -> str:
     raise ValueError("expected all or group:<name>")
 
 
+def check_audience(value: str) -> str:
+    try:
+        return _audience(value)
+    except ValueError:
+        raise InvalidId(f"invalid audience {value!r}", "use all or group:NAME") from None
+
+
 def _record(fields: tuple[Field, ...]) -> Callable[[Any], dict]:
     known = {f.name for f in fields}
 

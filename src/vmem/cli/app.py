@@ -9,7 +9,7 @@ from typing import Annotated, Optional
 import typer
 
 from vmem import __version__
-from vmem.cli import blame, check, demo, init, propose, show, supersede
+from vmem.cli import blame, check, demo, init, knowledge, propose, show, supersede
 from vmem.cli.common import Globals
 
 app = typer.Typer(
@@ -49,6 +49,10 @@ app.command("show")(show.show)
 app.command("list")(show.list_)
 app.command("blame")(blame.blame)
 app.command("check")(check.check)
+app.command("consolidate")(knowledge.consolidate)
+app.command("publish")(knowledge.publish)
+app.command("reject")(knowledge.reject)
+app.command("forget")(knowledge.forget)
 app.command("demo")(demo.demo)
 
 

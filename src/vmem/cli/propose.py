@@ -14,6 +14,7 @@ HEADLINES = {
     "reinforced": "evidence added to an existing item (same canonical statement)",
     "unchanged": "already recorded; nothing changed",
     "previously_rejected": "this statement was rejected before; nothing written",
+    "quarantined": "quarantined: it identifies a customer",
 }
 
 

@@ -127,20 +127,29 @@ def _learning(tx, statement, canonical, entity, categories, episodes, tier, writ
         tx.message.summary = match["statement"]
         tx.write(match)
         return Proposed("reinforced", match)
+    from vmem.gates.publish import deid, load_inputs
+
+    screened = deid({"statement": statement, "evidence": evidence}, load_inputs(tx.snapshot))
     item = model.validate("knowledge", {
         "id": model.new_id("knowledge"),
         "kind": "knowledge",
         "statement": statement,
         "canonical": canonical,
         "categories": list(dict.fromkeys(categories)),
-        "status": "candidate",
+        "status": "candidate" if screened.passed else "quarantined",
         "evidence": evidence,
+        "gate": None if screened.passed else {"passed": False, "checks": {"deid": False}, "reason": screened.reason,
+                                              "at": now},
         "first_seen": now,
         "last_reinforced": now,
         "valid_from": now,
     }, "the new knowledge item")
     tx.message.items = [item["id"]]
     tx.message.summary = statement
+    if not screened.passed:
+        tx.message.reason = screened.reason
+        tx.write(item)
+        return Proposed("quarantined", item, notes=[screened.reason, screened.advice])
     tx.write(item)
     return Proposed("created", item)
 

@@ -112,7 +112,9 @@ def _yaml():
         class Representer(RoundTripRepresenter):
             def represent_str(self, data: str):  # type: ignore[override]
                 style = None
-                if "\n" in data:
+                if any(not ch.isprintable() and ch != "\n" for ch in data):
+                    style = '"'  # control characters only survive escaped
+                elif "\n" in data:
                     style = "|"
                 elif _CANONICAL_TS.match(data):
                     # vmem's own timestamps: plain, so YAML tools see timestamps (vmem reads them as text)

@@ -1,0 +1,124 @@
+"""Knowledge governance commands: consolidate, publish, reject, forget."""
+
+from __future__ import annotations
+
+from typing import Annotated, Optional
+
+import typer
+
+from vmem.cli.common import AsOpt, JsonOpt, StoreOpt, session
+from vmem.cli.render import item_panel
+from vmem.output import safe
+
+
+def consolidate(
+    ctx: typer.Context,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Show what would merge and pass; write nothing.")] = False,
+    json_: JsonOpt = False,
+    store: StoreOpt = None,
+) -> None:
+    """Merge what many people noticed (canonical, then blocker + judge) and run the publish gates; one commit."""
+    with session(ctx, json_, store) as s:
+        from vmem.ops.consolidate import consolidate as run
+
+        with _progress(s.out) as progress:
+            result = run(s.store, dry_run=dry_run, progress=progress)
+
+        def human(console) -> None:
+            for merge in result.merged:
+                console.print(f"[bold]merge[/] {merge.source} → {merge.into} [dim]({merge.judge})[/] "
+                              f"{safe(merge.reason)}", soft_wrap=True)
+            for item_id in result.eligible:
+                console.print(f"[green]eligible[/] {item_id}")
+            for q in result.quarantined:
+                console.print(f"[red]quarantined[/] {q['id']}: {safe(q['reason'])}", soft_wrap=True)
+            for item_id in result.held:
+                console.print(f"[yellow]held[/] {item_id}: auto_publish is on but knowledge.default_audience is "
+                              "not set")
+            verb = "would be" if dry_run else "were"
+            console.print(f"{len(result.merged)} merged, {len(result.eligible)} eligible, "
+                          f"{len(result.quarantined)} quarantined, {result.candidates} still candidates "
+                          f"({result.judged} pairs judged); changes {verb} "
+                          + ("not written (--dry-run)" if dry_run else
+                             f"committed in {result.commit[:10]}" if result.commit else "nothing to commit"))
+
+        s.out.result(result.as_dict(), human)
+
+
+def _progress(out):
+    """A rich progress bar on a terminal, nothing otherwise (and never under --json)."""
+    import contextlib
+    import sys
+
+    if out.as_json or not sys.stderr.isatty():
+        return contextlib.nullcontext(None)
+
+    @contextlib.contextmanager
+    def bar():
+        from rich.progress import Progress
+
+        with Progress(console=out.err, transient=True) as progress:
+            tasks: dict[str, int] = {}
+
+            def update(stage: str, done: int, total: int) -> None:
+                if stage not in tasks:
+                    tasks[stage] = progress.add_task(stage, total=total)
+                progress.update(tasks[stage], completed=done, total=total)
+            yield update
+    return bar()
+
+
+def publish(
+    ctx: typer.Context,
+    item_id: Annotated[str, typer.Argument(metavar="ID")],
+    audience: Annotated[Optional[str], typer.Option("--audience", help="all or group:NAME (default: policy).")] = None,
+    k_min: Annotated[Optional[int], typer.Option("--k-min", help="Require this many customers (never below 3).")] = None,
+    as_: AsOpt = None,
+    json_: JsonOpt = False,
+    store: StoreOpt = None,
+) -> None:
+    """Publish an eligible knowledge item after re-running every gate (k is clamped to at least 3)."""
+    with session(ctx, json_, store) as s:
+        from vmem.confidence import support_tier
+        from vmem.ops.publish import publish as run
+
+        result = run(s.store, item_id, audience=audience, k_min=k_min, as_=as_)
+        tier = support_tier(result.item, s.store.policy["knowledge"]["tiers"])
+        s.out.result({"action": "published", "item": result.item, "commit": result.commit},
+                     lambda console: item_panel(console, result.item, f"published, support tier {tier}"))
+
+
+def reject(
+    ctx: typer.Context,
+    item_id: Annotated[str, typer.Argument(metavar="ID")],
+    reason: Annotated[str, typer.Option("--reason", "-r", help="Why (required; remembered).")] = "",
+    as_: AsOpt = None,
+    json_: JsonOpt = False,
+    store: StoreOpt = None,
+) -> None:
+    """Reject a proposal; the same statement proposed again comes back rejected."""
+    with session(ctx, json_, store) as s:
+        from vmem.ops.publish import reject as run
+
+        result = run(s.store, item_id, reason=reason, as_=as_)
+        s.out.result({"action": "rejected", "item": result.item, "commit": result.commit},
+                     lambda console: item_panel(console, result.item, "rejected"))
+
+
+def forget(
+    ctx: typer.Context,
+    entity: Annotated[Optional[str], typer.Option("--entity", metavar="E", help="Drop this customer's evidence.")] = None,
+    episode: Annotated[Optional[str], typer.Option("--episode", metavar="EP", help="Drop this episode's evidence.")] = None,
+    reason: Annotated[str, typer.Option("--reason", "-r", help="Why (required).")] = "",
+    as_: AsOpt = None,
+    json_: JsonOpt = False,
+    store: StoreOpt = None,
+) -> None:
+    """Retract evidence everywhere; published items that fall below k are invalidated, eligible ones demoted."""
+    with session(ctx, json_, store) as s:
+        from vmem.ops.forget import forget as run
+
+        result = run(s.store, entity=entity, episode=episode, reason=reason, as_=as_)
+        s.out.result(result.as_dict(), lambda console: console.print(
+            f"{result.evidence_removed} evidence entries removed; invalidated: "
+            f"{', '.join(result.invalidated) or 'none'}; back to candidate: {', '.join(result.demoted) or 'none'}"))

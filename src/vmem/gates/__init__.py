@@ -1,0 +1,1 @@
+"""Deterministic gates: de-identification and the publish gates."""

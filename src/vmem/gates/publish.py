@@ -1,0 +1,79 @@
+"""The four publish gates (SPEC 7.2), deterministic and fail-closed: de-id, k-support, writers, category floor."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+from vmem import model
+from vmem.gates.deid import Lexicon, build_lexicon, check_statement
+from vmem.policy import k_min as policy_k_min
+
+
+@dataclass(frozen=True)
+class GateInputs:
+    """What the gates read from the store: every entity (lexicon, category sizes) and the episodes by entity."""
+
+    entities: dict[str, dict]
+    episodes: dict[str, list[dict]]
+
+    def lexicon(self, item: dict) -> Lexicon:
+        cited = {e["entity"] for e in item.get("evidence") or []}
+        quotes = [ep for entity in sorted(cited) for ep in self.episodes.get(entity, [])]
+        return build_lexicon(list(self.entities.values()), quotes)
+
+    def category_sizes(self) -> tuple[Counter, set[str]]:
+        sizes = Counter(c for entity in self.entities.values() for c in set(entity.get("categories") or []))
+        facets = {c.split(":", 1)[0] for c in sizes}
+        return sizes, facets
+
+
+def load_inputs(snapshot) -> GateInputs:
+    episodes: dict[str, list[dict]] = {}
+    for loaded in snapshot.files("episode"):
+        if loaded.item is not None:
+            episodes.setdefault(loaded.item["entity"], []).append(loaded.item)
+    return GateInputs(snapshot.entities(), episodes)
+
+
+def deid(item: dict, inputs: GateInputs):
+    return check_statement(item["statement"], inputs.lexicon(item))
+
+
+def run_gates(item: dict, inputs: GateInputs, policy: dict, k_min: int | None = None) -> dict:
+    """The gate record stored on the item: {passed, checks, reason, at}; k is clamped to at least 3."""
+    knowledge = policy["knowledge"]
+    k = max(policy_k_min(policy), k_min or 0)
+    evidence = item.get("evidence") or []
+    entities = {e["entity"] for e in evidence}
+    writers = {e["writer"].casefold() for e in evidence}
+    reasons = []
+
+    deid_result = deid(item, inputs)
+    if not deid_result.passed:
+        reasons.append(deid_result.reason)
+    k_ok = len(entities) >= k
+    if not k_ok:
+        reasons.append(f"support from {len(entities)} distinct customer{'s' * (len(entities) != 1)}; needs {k}")
+    writers_ok = len(writers) >= knowledge["writers_min"] or any(e.get("tier") == 1 for e in evidence)
+    if not writers_ok:
+        reasons.append(f"reported by {len(writers)} distinct writer{'s' * (len(writers) != 1)}; "
+                       f"needs {knowledge['writers_min']} (or tier-1 evidence)")
+    sizes, facets = inputs.category_sizes()
+    small = [c for c in item.get("categories") or []
+             if c.split(":", 1)[0] in facets and sizes[c] < knowledge["category_floor"]]
+    if small:
+        reasons.append("categor" + ("ies" if len(small) > 1 else "y") + " below the floor of "
+                       f"{knowledge['category_floor']} customers: " + ", ".join(f"{c} ({sizes[c]})" for c in small))
+    checks = {"deid": deid_result.passed, "k_support": k_ok, "writers": writers_ok, "category_floor": not small}
+    return {"passed": all(checks.values()), "checks": checks, "reason": "; ".join(reasons) or None,
+            "at": model.now()}
+
+
+def status_after_gates(gate: dict) -> str:
+    """All pass -> eligible; de-id or category floor failure -> quarantined; only support missing -> candidate."""
+    if gate["passed"]:
+        return "eligible"
+    if not gate["checks"]["deid"] or not gate["checks"]["category_floor"]:
+        return "quarantined"
+    return "candidate"

@@ -1,0 +1,205 @@
+"""Consolidation: the merge cascade (canonical -> blocker -> judge) and then the gates, in one commit per run."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Callable
+
+from vmem import model
+from vmem.gates.publish import load_inputs, run_gates, status_after_gates
+from vmem.store.repo import Store
+
+POOL = ("candidate", "eligible", "published")  # items a proposal may merge into
+RANK = {"published": 0, "eligible": 1, "candidate": 2}
+
+Progress = Callable[[str, int, int], None]
+
+
+@dataclass
+class Merge:
+    source: str
+    into: str
+    judge: str
+    reason: str
+
+    def as_dict(self) -> dict:
+        return {"from": self.source, "into": self.into, "judge": self.judge, "reason": self.reason}
+
+
+@dataclass
+class Consolidation:
+    merged: list[Merge] = field(default_factory=list)
+    eligible: list[str] = field(default_factory=list)
+    quarantined: list[dict] = field(default_factory=list)
+    candidates: int = 0
+    published: list[str] = field(default_factory=list)
+    held: list[str] = field(default_factory=list)
+    judged: int = 0
+    commit: str | None = None
+    dry_run: bool = False
+
+    def as_dict(self) -> dict:
+        return {"merged": [m.as_dict() for m in self.merged], "eligible": self.eligible,
+                "quarantined": self.quarantined, "candidates": self.candidates, "commit": self.commit}
+
+
+def auto_merge_enabled(policy: dict) -> bool:
+    """The kill switch: VMEM_KNOWLEDGE_AUTO_MERGE=0 (or auto_merge: false) leaves only exact canonical merges."""
+    if os.environ.get("VMEM_KNOWLEDGE_AUTO_MERGE", "").strip().lower() in ("0", "false", "no", "off"):
+        return False
+    return bool(policy["knowledge"]["auto_merge"])
+
+
+def _survivor_order(item: dict) -> tuple:
+    return (RANK[item["status"]], item["first_seen"], item["id"])
+
+
+def _absorb(survivor: dict, absorbed: dict, judge: str, reason: str, now: str) -> None:
+    known = {(e["entity"], e["writer"], e["episode"]) for e in survivor["evidence"]}
+    survivor["evidence"] += [e for e in absorbed["evidence"] if (e["entity"], e["writer"], e["episode"]) not in known]
+    survivor["categories"] += [c for c in absorbed["categories"] if c not in survivor["categories"]]
+    survivor["last_reinforced"] = max(survivor["last_reinforced"], absorbed["last_reinforced"])
+    survivor["merges"].append({"from": absorbed["id"], "judge": judge, "reason": reason, "at": now})
+    absorbed.update({"status": "merged", "merged_into": survivor["id"]})
+
+
+def _overlap(a: list[str], b: list[str]) -> bool:
+    return bool(set(a) & set(b))
+
+
+def consolidate(store: Store, *, dry_run: bool = False, progress: Progress | None = None,
+                embed: Callable | None = None) -> Consolidation:
+    progress = progress or (lambda stage, done, total: None)
+    policy = store.policy
+    result = Consolidation(dry_run=dry_run)
+    with store.transaction("consolidate") as tx:
+        items = {loaded.item["id"]: loaded.item for loaded in tx.snapshot.files("knowledge") if loaded.item}
+        pool = {i: item for i, item in items.items() if item["status"] in POOL}
+        now = model.now()
+        changed: set[str] = set()
+
+        # 1. canonical: identical canonical statements merge with no model
+        groups: dict[str, list[dict]] = {}
+        for item in pool.values():
+            groups.setdefault(item["canonical"], []).append(item)
+        for members in groups.values():
+            members.sort(key=_survivor_order)
+            survivor = members[0]
+            for other in members[1:]:
+                if other["status"] != "candidate":
+                    continue
+                _absorb(survivor, other, "canonical", "identical canonical statement", now)
+                result.merged.append(Merge(other["id"], survivor["id"], "canonical", "identical canonical statement"))
+                changed |= {survivor["id"], other["id"]}
+
+        # 2-3. blocker (embedding cosine + category overlap) bounds what the judge sees
+        live = sorted((i for i in pool.values() if i["status"] != "merged"), key=_survivor_order)
+        if auto_merge_enabled(policy) and any(i["status"] == "candidate" for i in live) and len(live) > 1:
+            _judged_merges(store, policy, live, result, changed, now, progress, embed)
+
+        # 4. gates over everything still a candidate (and eligible items whose evidence changed)
+        inputs = load_inputs(tx.snapshot)
+        to_gate = [i for i in pool.values() if i["status"] == "candidate" or (i["status"] == "eligible"
+                                                                                and i["id"] in changed)]
+        for n, item in enumerate(to_gate, 1):
+            progress("gates", n, len(to_gate))
+            gate = run_gates(item, inputs, policy)
+            target = status_after_gates(gate)
+            previous_gate = item.get("gate") or {}
+            if target != item["status"]:
+                model.check_transition(item, target)
+                item["status"] = target
+                changed.add(item["id"])
+            if {k: v for k, v in gate.items() if k != "at"} != {k: v for k, v in previous_gate.items() if k != "at"}:
+                item["gate"] = gate
+                changed.add(item["id"])
+            if target == "eligible":
+                result.eligible.append(item["id"])
+            elif target == "quarantined":
+                result.quarantined.append({"id": item["id"], "reason": gate["reason"]})
+        result.candidates = sum(1 for i in pool.values() if i["status"] == "candidate")
+
+        if policy["knowledge"]["auto_publish"]:
+            _auto_publish(policy, pool, result, changed, now)
+
+        tx.message.summary = (f"{len(result.merged)} merged, {len(result.eligible)} eligible, "
+                              f"{len(result.quarantined)} quarantined, {result.candidates} still candidates")
+        tx.message.items = sorted(changed)
+        tx.message.body = [f"merge {m.source} -> {m.into} [{m.judge}]: {m.reason}" for m in result.merged] + [
+            f"quarantine {q['id']}: {q['reason']}" for q in result.quarantined] + [
+            f"eligible {i}" for i in result.eligible]
+        if not dry_run:
+            for item_id in sorted(changed):
+                tx.write(items[item_id])
+    result.commit = tx.commit_id
+    return result
+
+
+def _judged_merges(store, policy, live, result, changed, now, progress, embed) -> None:
+    import numpy as np
+
+    from vmem.knowledge.judge import judge_command, judge_pair
+
+    blocker = policy["knowledge"]["blocker"]
+    command = policy["knowledge"]["judge"]["command"]
+    if isinstance(command, str):
+        import shlex
+        command = shlex.split(command)
+    if embed is None:
+        from vmem.embed import embedder
+        embed = embedder(policy, store.root)
+    progress("embed", 0, 1)
+    vectors = embed([item["statement"] for item in live])
+    progress("embed", 1, 1)
+    similarity = vectors @ vectors.T
+    candidates = [n for n, item in enumerate(live) if item["status"] == "candidate"]
+    for done, n in enumerate(candidates, 1):
+        progress("judge", done, len(candidates))
+        item = live[n]
+        if item["status"] != "candidate":
+            continue
+        # only older / higher-ranked items can absorb this one, so merges form trees, never cycles
+        order = np.argsort(-similarity[n])
+        seen = 0
+        for m in order:
+            if m >= n or seen >= blocker["top_k"]:
+                continue
+            other = live[m]
+            cosine = float(similarity[n, m])
+            if cosine < blocker["threshold"]:
+                break
+            if other["status"] == "merged" or not _overlap(item["categories"], other["categories"]):
+                continue
+            seen += 1
+            result.judged += 1
+            if command:
+                verdict = judge_command(command, _judge_view(item), _judge_view(other),
+                                        policy["knowledge"]["judge"]["timeout_s"])
+            else:
+                verdict = judge_pair(item["statement"], other["statement"], item["categories"],
+                                     other["categories"], cosine)
+            if verdict.same:
+                _absorb(other, item, verdict.judge, verdict.reason, now)
+                result.merged.append(Merge(item["id"], other["id"], verdict.judge, verdict.reason))
+                changed |= {item["id"], other["id"]}
+                break
+
+
+def _judge_view(item: dict) -> dict:
+    """What an external judge may see: statement and categories, never lineage."""
+    return {"id": item["id"], "statement": item["statement"], "categories": item["categories"]}
+
+
+def _auto_publish(policy, pool, result, changed, now) -> None:
+    audience = policy["knowledge"]["default_audience"]
+    for item_id in list(result.eligible):
+        item = pool[item_id]
+        if not audience:
+            result.held.append(item_id)  # auto-publish never guesses an audience
+            continue
+        item.update({"status": "published", "audience": audience,
+                     "published": {"by": "vmem auto-publish", "at": now},
+                     "review": {"by": "vmem auto-publish", "at": now, "action": "publish", "reason": "auto_publish"}})
+        result.published.append(item_id)
+        changed.add(item_id)

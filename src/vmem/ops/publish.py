@@ -1,0 +1,69 @@
+"""The human gate for knowledge: publish re-runs every gate; reject is remembered."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from vmem import model
+from vmem.confidence import support_tier
+from vmem.errors import GateFailed, UsageError
+from vmem.gates.publish import load_inputs, run_gates
+from vmem.ops.common import require_reviewer
+from vmem.store.repo import Store
+
+
+@dataclass
+class Reviewed:
+    action: str
+    item: dict
+    commit: str | None
+
+
+def publish(store: Store, item_id: str, *, audience: str | None = None, k_min: int | None = None,
+            as_: str | None = None) -> Reviewed:
+    if model.kind_of(model.check_item_id(item_id)) != "knowledge":
+        raise UsageError(f"{item_id} is a claim; publish is for knowledge", f"approve a claim with: vmem approve {item_id}")
+    if audience is not None:
+        model.check_audience(audience)
+    author = store.identity(as_)
+    require_reviewer(store, author.email, "publish knowledge")
+    with store.transaction("publish", reason=None) as tx:
+        tx.author = author
+        item = tx.snapshot.item(item_id)
+        model.check_transition(item, "published")
+        gate = run_gates(item, load_inputs(tx.snapshot), store.policy, k_min)
+        if not gate["passed"]:
+            raise GateFailed(f"{item_id} does not pass the publish gates: {gate['reason']}",
+                             "nothing was published; see the item with: vmem show " + item_id)
+        now = model.now()
+        item.update({
+            "status": "published",
+            "gate": gate,
+            "audience": audience or store.policy["knowledge"]["default_audience"] or "all",
+            "published": {"by": author.email, "at": now},
+            "review": {"by": author.email, "at": now, "action": "publish", "reason": None},
+        })
+        tier = support_tier(item, store.policy["knowledge"]["tiers"])
+        tx.message.items = [item_id]
+        tx.message.summary = item["statement"]
+        tx.message.extra = {"Audience": item["audience"], "Support-Tier": tier}
+        tx.write(item)
+    return Reviewed("published", model.normalize_item(item), tx.commit_id)
+
+
+def reject(store: Store, item_id: str, *, reason: str, as_: str | None = None) -> Reviewed:
+    model.check_item_id(item_id)
+    if not reason or not reason.strip():
+        raise UsageError("a rejection needs a reason", "add --reason \"why this is not true or not useful\"")
+    author = store.identity(as_)
+    require_reviewer(store, author.email, "reject items")
+    with store.transaction("reject", reason=reason) as tx:
+        tx.author = author
+        item = tx.snapshot.item(item_id)
+        model.check_transition(item, "rejected")
+        item["status"] = "rejected"
+        item["review"] = {"by": author.email, "at": model.now(), "action": "reject", "reason": reason.strip()}
+        tx.message.items = [item_id]
+        tx.message.summary = item["statement"]
+        tx.write(item)
+    return Reviewed("rejected", model.normalize_item(item), tx.commit_id)

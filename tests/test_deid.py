@@ -1,0 +1,116 @@
+"""The de-identification gate: every labeled leak caught, false quarantines measured, variants property-tested."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from vmem.gates.deid import build_lexicon, check_statement, dates_in, quantities_in
+from vmem.store import codec
+
+DATA = Path(__file__).parent / "data" / "deid"
+ENTITIES = [codec.load(p.read_bytes(), str(p)) for p in sorted((DATA / "store" / "entities").glob("*.yaml"))]
+EPISODES = {p.parent.name: codec.load(p.read_bytes(), str(p))
+            for p in sorted((DATA / "store" / "episodes").glob("*/*.yaml"))}
+CASES = [json.loads(line) for line in (DATA / "cases_dev.jsonl").read_text().splitlines() if line.strip()]
+MAX_FALSE_QUARANTINE = 0.05  # measured 1/30 = 3.3 % (dd058: a placeholder "Acme Corp" collides with alias Acme)
+
+
+def _verdict(case):
+    entity = case["entity_ids"][0] if case["entity_ids"] else ENTITIES[0]["id"]
+    return check_statement(case["statement"], build_lexicon(ENTITIES, [EPISODES[entity]]))
+
+
+def test_every_labeled_leak_is_caught_and_false_quarantines_stay_rare():
+    missed = [c["id"] for c in CASES if c["leak"] and _verdict(c).passed]
+    assert missed == []
+    clean = [c for c in CASES if not c["leak"]]
+    false_quarantines = [c["id"] for c in clean if not _verdict(c).passed]
+    assert len(false_quarantines) / len(clean) <= MAX_FALSE_QUARANTINE, false_quarantines
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c["leak"]], ids=lambda c: f"{c['id']}-{c['variant']}")
+def test_each_leak_names_what_to_remove(case):
+    verdict = _verdict(case)
+    assert not verdict.passed and verdict.reason.startswith("names a customer: ")
+
+
+def test_values_are_compared_normalised():
+    assert {q.value for q in quantities_in("$1.2M")} == {1_200_000}
+    assert {q.value for q in quantities_in("1,200,000 dollars")} == {1_200_000}
+    assert {q.value for q in quantities_in("$1.2 million")} == {1_200_000}
+    assert {q.value for q in quantities_in("188K USD")} == {188_000}
+    assert {str(d) for d in dates_in("March 14, 2026 / 14 March 2026 / 2026-03-14")} == {"2026-03-14"}
+    assert {str(d) for d in dates_in("03/04/2026")} == {"2026-03-04", "2026-04-03"}  # ambiguous: both, fail closed
+
+
+LEXICON = build_lexicon([{
+    "id": "acme", "name": "Acme Health", "aliases": ["AcmeHealth", "ACMH", "Quillon Pay"],
+    "domains": ["acme-health.com"], "people": ["Priya Raman"], "categories": [],
+    "restricted": ["$1.2M ARR", "March 14, 2026", "750,000 monthly active wallets"],
+}], [{"id": "ep", "entity": "acme", "quotes": ["We will not sign anything until legal has redlined the DPA."]}])
+
+CLEAN_WORDS = ["customers", "healthcare", "security", "review", "before", "the", "buyers", "renewal", "usually",
+               "ask", "for", "audit", "logs", "teams", "weeks", "procurement", "a", "and", "in", "health", "acmes"]
+HOMOGLYPHS = {"a": "а", "e": "е", "o": "о", "c": "с", "p": "р", "i": "і"}
+
+
+def variants(term: str) -> st.SearchStrategy[str]:
+    """The ways people (and evaders) write a term: case, possessive, plural, joiners, zero-width, look-alikes."""
+    words = term.split()
+
+    @st.composite
+    def build(draw):
+        joiner = draw(st.sampled_from([" ", "-", "", "_", " - ", "\u200b", "-\u200b"]))
+        text = joiner.join(words) if len(words) > 1 else term
+        text = draw(st.sampled_from([text, text.upper(), text.lower(), text.title()]))
+        if draw(st.booleans()):
+            swaps = draw(st.sets(st.sampled_from(sorted(HOMOGLYPHS)), max_size=3))
+            text = "".join(HOMOGLYPHS[ch] if ch in swaps else ch for ch in text)
+        if draw(st.booleans()):
+            position = draw(st.integers(1, max(1, len(text) - 1)))
+            text = text[:position] + "\u200d" + text[position:]
+        text += draw(st.sampled_from(["", "'s", "’s", "s", "s'"]))
+        return text
+    return build()
+
+
+@settings(max_examples=300, deadline=None)
+@given(term=st.sampled_from(["Acme Health", "AcmeHealth", "ACMH", "Quillon Pay", "Priya Raman"]).flatmap(variants),
+       before=st.lists(st.sampled_from(CLEAN_WORDS), max_size=8),
+       after=st.lists(st.sampled_from(CLEAN_WORDS), max_size=8),
+       punctuation=st.sampled_from(["", ",", ".", ";", ":", "!", "?", ")"]))
+def test_any_lexicon_term_in_any_variant_inside_clean_text_is_caught(term, before, after, punctuation):
+    statement = " ".join([*before, term + punctuation, *after])
+    assert not check_statement(statement, LEXICON).passed, statement
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(CLEAN_WORDS + ["acmeville", "healthy", "rama", "quill", "payroll", "2025",
+                                               "$1M", "20%", "three", "weeks"]), min_size=1, max_size=15))
+def test_clean_text_made_of_ordinary_words_passes(words):
+    statement = " ".join(words)
+    assert check_statement(statement, LEXICON).passed, statement
+
+
+@pytest.mark.parametrize("statement", [
+    "Deals around $1.2 million ARR need the CFO.", "Deals around 1,200,000 dollars need the CFO.",
+    "Renewal on 14 March 2026 is firm.", "Renewal on 2026-03-14 is firm.", "Renewal on 3/14/2026 is firm.",
+    "Email priya.raman@acme-health.com first.", "See https://vendors.acme-health.com/security.",
+    "Ms. Raman wants the audit trail.", "P. Raman wants the audit trail.",
+    "They said they will not sign anything until legal has redlined the DPA.",
+    "We won't sign anything until legal has redlined the DPA",
+    "Wallet counts near 750K monthly actives matter.",
+])
+def test_reformatted_values_contacts_and_quotes_are_caught(statement):
+    assert not check_statement(statement, LEXICON).passed
+
+
+def test_generic_values_and_example_addresses_pass():
+    for statement in ("Deals under $25k go self-serve.", "Legal teams want DPA redlines before signing.",
+                      "Send questionnaires to security@example.com, not to people.", "Plan renewals in March."):
+        assert check_statement(statement, LEXICON).passed, statement
