@@ -49,6 +49,10 @@ class Output:
         if not self.as_json:
             self.err.print(message, highlight=False, soft_wrap=True)
 
+    def note(self, message: str) -> None:
+        """Something the user must act on: stderr, also under --json (scripts parse stdout only)."""
+        self.err.print(safe(message), highlight=False, soft_wrap=True)
+
     def warn(self, message: str) -> None:
         self.err.print(f"[yellow]warning:[/] {message}", highlight=False)
 

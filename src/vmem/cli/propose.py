@@ -66,11 +66,9 @@ def propose(
                                        audience=audience, personal=personal, paths=paths, categories=category,
                                        supersedes=supersedes, as_=as_)
 
-        def human(console) -> None:
-            item_panel(console, result.item, HEADLINES.get(result.action, result.action))
-            for note in result.notes:
-                s.out.info(note)
-
-        s.out.result({"action": result.action, "item": result.item, "commit": result.commit}, human)
+        s.out.result({"action": result.action, "item": result.item, "commit": result.commit},
+                     lambda console: item_panel(console, result.item, HEADLINES.get(result.action, result.action)))
+        for note in result.notes:
+            s.out.note(note)
         if result.action == "previously_rejected":
             raise typer.Exit(1)

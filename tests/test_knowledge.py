@@ -1,0 +1,117 @@
+"""The knowledge lifecycle end to end: propose -> consolidate -> gates -> publish / reject / forget."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import REVIEWER, commit_count, git
+
+REVIEW_AS = f"Rita <{REVIEWER[1]}>"
+ANALYSTS = ["Alice <alice@example.com>", "Bob <bob@example.com>", "Chen <chen@example.com>"]
+CATS = ["-c", "industry:healthcare", "-c", "stage:security_review"]
+
+
+def _learn(vmem, store, text, entity, writer, *extra):
+    return vmem.json("propose", text, "--from", entity, *CATS, *extra, "--as", writer, store=store)["data"]
+
+
+def test_three_customers_two_writers_merge_gate_publish_and_forget(seeded, vmem, monkeypatch):
+    monkeypatch.setenv("VMEM_KNOWLEDGE_AUTO_MERGE", "0")  # only exact canonical matches merge here
+    first = _learn(vmem, seeded, "Healthcare buyers ask for audit-log exports before security review.",
+                   "larkspur-health", ANALYSTS[0])
+    assert first["action"] == "created" and first["item"]["status"] == "candidate"
+    second = _learn(vmem, seeded, "healthcare buyers ask for audit-log exports, before security review",
+                    "tidewell", ANALYSTS[1])
+    third = _learn(vmem, seeded, "HEALTHCARE BUYERS ASK FOR AUDIT-LOG EXPORTS BEFORE SECURITY REVIEW!",
+                   "corvane", ANALYSTS[0])
+    assert second["action"] == third["action"] == "reinforced"
+    item_id = first["item"]["id"]
+
+    # a proposal that names a customer is quarantined at once, with the reason and the fix
+    leak = vmem("propose", "Larkspur Health asks for audit-log exports before security review.",
+                "--from", "larkspur-health", *CATS, "--json", store=seeded)
+    import json
+    leaked = json.loads(leak.stdout)["data"]
+    assert leaked["action"] == "quarantined" and leaked["item"]["status"] == "quarantined"
+    assert "customer alias 'larkspur'" in leaked["item"]["gate"]["reason"]
+    assert "rephrase" in leak.stderr
+
+    # consolidate: the gates pass for the merged item -> eligible, in one commit
+    before = commit_count(seeded)
+    result = vmem.json("consolidate", store=seeded)["data"]
+    assert set(result) == {"merged", "eligible", "quarantined", "candidates", "commit"}
+    assert result["eligible"] == [item_id]
+    assert commit_count(seeded) == before + 1
+    shown = vmem.json("show", item_id)["data"]
+    assert shown["status"] == "eligible" and shown["gate"]["passed"] is True
+    assert shown["computed"]["support_tier"] == "emerging"
+    assert "Vmem-Action: consolidate" in git(seeded, "log", "-1", "--format=%B")
+    # a second run changes nothing and commits nothing
+    assert vmem.json("consolidate", store=seeded)["data"]["commit"] is None
+
+    # publish: reviewers only; re-runs every gate; records who and when; support tier emerging
+    assert "not a reviewer" in vmem("publish", item_id, code=1, store=seeded).stderr
+    assert "does not pass" in vmem("publish", item_id, "--k-min", "4", "--as", REVIEW_AS, code=1,
+                                   store=seeded).stderr
+    published = vmem.json("publish", item_id, "--as", REVIEW_AS, store=seeded)["data"]["item"]
+    assert published["status"] == "published" and published["published"]["by"] == REVIEWER[1]
+    assert published["audience"] == "all"
+    assert "Vmem-Support-Tier: emerging" in git(seeded, "log", "-1", "--format=%B")
+    assert "retract it with: vmem forget" in vmem("reject", item_id, "--reason", "no", "--as", REVIEW_AS,
+                                                 code=1, store=seeded).stderr
+
+    # forget one supporter: support falls below k, the published item is invalidated
+    forgotten = vmem.json("forget", "--entity", "corvane", "--reason", "customer withdrew consent",
+                          store=seeded)["data"]
+    assert forgotten == {"evidence_removed": 1, "invalidated": [item_id], "demoted": []}
+    after = vmem.json("show", item_id)["data"]
+    assert after["status"] == "invalidated" and {e["entity"] for e in after["evidence"]} == {"larkspur-health",
+                                                                                             "tidewell"}
+
+
+def test_rejected_statement_proposed_again_comes_back_rejected(seeded, vmem):
+    item = _learn(vmem, seeded, "Healthcare buyers never read release notes.", "tidewell", ANALYSTS[0])["item"]
+    assert "needs a reason" in vmem("reject", item["id"], "--as", REVIEW_AS, code=2).stderr
+    vmem("reject", item["id"], "--reason", "anecdote, not a pattern", "--as", REVIEW_AS, store=seeded)
+    before = commit_count(seeded)
+    again = vmem("propose", "healthcare buyers never read release notes", "--from", "corvane", *CATS, "--json",
+                 code=1, store=seeded)
+    import json
+    data = json.loads(again.stdout)["data"]
+    assert data["action"] == "previously_rejected" and data["item"]["id"] == item["id"]
+    assert "anecdote, not a pattern" in again.stderr
+    assert commit_count(seeded) == before
+
+
+def test_support_and_floor_failures(seeded, vmem, monkeypatch):
+    monkeypatch.setenv("VMEM_KNOWLEDGE_AUTO_MERGE", "0")
+    one_writer = _learn(vmem, seeded, "Security reviews stall on pen-test reports.", "larkspur-health",
+                        ANALYSTS[0])["item"]
+    for entity in ("tidewell", "corvane"):
+        _learn(vmem, seeded, "Security reviews stall on pen-test reports.", entity, ANALYSTS[0])
+    retail = vmem.json("propose", "Retail buyers want store-level dashboards.", "--from", "quintara",
+                       "-c", "industry:retail", store=seeded)["data"]["item"]
+    result = vmem.json("consolidate", store=seeded)["data"]
+    assert one_writer["id"] not in result["eligible"]
+    assert [q["id"] for q in result["quarantined"]] == [retail["id"]]
+    assert "industry:retail (2)" in result["quarantined"][0]["reason"]
+    gate = vmem.json("show", one_writer["id"])["data"]["gate"]
+    assert gate["checks"] == {"deid": True, "k_support": True, "writers": False, "category_floor": True}
+    assert vmem.json("show", one_writer["id"])["data"]["status"] == "candidate"
+
+
+def test_forget_usage(seeded, vmem):
+    assert "exactly one of" in vmem("forget", "--reason", "x", code=2).stderr
+    assert "needs a reason" in vmem("forget", "--entity", "tidewell", code=2).stderr
+    assert "invalid entity id" in vmem("forget", "--entity", "../x", "--reason", "r", code=2).stderr
+
+
+@pytest.mark.parametrize("value", ["0", "false"])
+def test_kill_switch_env(value, monkeypatch):
+    from vmem.ops.consolidate import auto_merge_enabled
+    from vmem.policy import DEFAULTS
+
+    monkeypatch.setenv("VMEM_KNOWLEDGE_AUTO_MERGE", value)
+    assert auto_merge_enabled(DEFAULTS) is False
+    monkeypatch.delenv("VMEM_KNOWLEDGE_AUTO_MERGE")
+    assert auto_merge_enabled(DEFAULTS) is True
+    assert auto_merge_enabled({**DEFAULTS, "knowledge": {**DEFAULTS["knowledge"], "auto_merge": False}}) is False
