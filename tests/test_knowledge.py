@@ -115,3 +115,76 @@ def test_kill_switch_env(value, monkeypatch):
     monkeypatch.delenv("VMEM_KNOWLEDGE_AUTO_MERGE")
     assert auto_merge_enabled(DEFAULTS) is True
     assert auto_merge_enabled({**DEFAULTS, "knowledge": {**DEFAULTS["knowledge"], "auto_merge": False}}) is False
+
+
+PARAPHRASES = [
+    ("larkspur-health", ANALYSTS[0], "Healthcare customers ask to see audit logs before they start security review; "
+                                     "demoing the export up front saves about two weeks."),
+    ("tidewell", ANALYSTS[1], "Healthcare customers ask to see audit logs before they start the security review; "
+                              "demoing the export upfront saves roughly 2 weeks."),
+    ("corvane", ANALYSTS[2], "Before they start security review, healthcare customers ask to see audit logs; "
+                             "demoing the export up front saves about 14 days."),
+]
+
+
+def _paraphrases(vmem, seeded):
+    return [_learn(vmem, seeded, text, entity, writer)["item"]["id"] for entity, writer, text in PARAPHRASES]
+
+
+def test_judged_paraphrases_merge_into_the_oldest_and_become_eligible(seeded, vmem):
+    ids = _paraphrases(vmem, seeded)
+    near_miss = _learn(vmem, seeded, "Healthcare customers ask to see audit logs after they start security "
+                                     "review; demoing the export up front saves about two weeks.",
+                       "tidewell", ANALYSTS[2])["item"]["id"]
+    before = commit_count(seeded)
+    preview = vmem.json("consolidate", "--dry-run", store=seeded)["data"]
+    assert preview["commit"] is None and commit_count(seeded) == before
+    result = vmem.json("consolidate", store=seeded)["data"]
+    assert result == {**preview, "commit": result["commit"]}  # the dry run predicted exactly this
+    assert {(m["from"], m["into"], m["judge"]) for m in result["merged"]} == {
+        (ids[1], ids[0], "deterministic"), (ids[2], ids[0], "deterministic")}
+    assert all(m["reason"].startswith("merged: token-aligned paraphrase") for m in result["merged"])
+    assert result["eligible"] == [ids[0]]
+    survivor = vmem.json("show", ids[0])["data"]
+    assert {e["entity"] for e in survivor["evidence"]} == {"larkspur-health", "tidewell", "corvane"}
+    assert [m["from"] for m in survivor["merges"]] == ids[1:]
+    absorbed = vmem.json("show", ids[1])["data"]
+    assert absorbed["status"] == "merged" and absorbed["merged_into"] == ids[0]
+    assert vmem.json("show", near_miss)["data"]["status"] == "candidate"  # before vs after: never merged
+    body = git(seeded, "log", "-1", "--format=%B")
+    assert f"merge {ids[1]} -> {ids[0]} [deterministic]: merged: token-aligned paraphrase" in body
+
+
+def test_kill_switch_leaves_paraphrases_apart(seeded, vmem, monkeypatch):
+    monkeypatch.setenv("VMEM_KNOWLEDGE_AUTO_MERGE", "0")
+    _paraphrases(vmem, seeded)
+    result = vmem.json("consolidate", store=seeded)["data"]
+    assert result["merged"] == [] and result["eligible"] == [] and result["candidates"] == 3
+
+
+def _set_judge(store, command):
+    from vmem.store import codec
+
+    with store.transaction("policy", summary="external judge") as tx:
+        raw = codec.load((store.root / "vmem.yaml").read_text(), "vmem.yaml")
+        raw["knowledge"]["judge"] = {"command": command, "timeout_s": 2}
+        tx.write_file("vmem.yaml", raw)
+    store._policy = None
+
+
+@pytest.mark.parametrize("answer, merges", [
+    ('{"same": true, "reason": "same pattern per LLM"}', 2),
+    ('{"same": "yes"}', 0),
+    ("not json at all", 0),
+])
+def test_external_judge_decides_and_any_failure_is_no_merge(seeded, vmem, tmp_path, answer, merges):
+    import sys
+
+    script = tmp_path / "judge.py"
+    script.write_text(f"import json, sys\npair = json.load(sys.stdin)\nassert 'evidence' not in pair['a']\n"
+                      f"print({answer!r})\n")
+    _set_judge(seeded, [sys.executable, str(script)])
+    _paraphrases(vmem, seeded)
+    result = vmem.json("consolidate", store=seeded)["data"]
+    assert len(result["merged"]) == merges
+    assert all(m["judge"] == "command" for m in result["merged"])

@@ -52,7 +52,7 @@ def auto_merge_enabled(policy: dict) -> bool:
 
 
 def _survivor_order(item: dict) -> tuple:
-    return (RANK[item["status"]], item["first_seen"], item["id"])
+    return (RANK[item["status"]], item["first_seen"], -len(item["evidence"]), item["id"])
 
 
 def _absorb(survivor: dict, absorbed: dict, judge: str, reason: str, now: str) -> None:
@@ -62,10 +62,6 @@ def _absorb(survivor: dict, absorbed: dict, judge: str, reason: str, now: str) -
     survivor["last_reinforced"] = max(survivor["last_reinforced"], absorbed["last_reinforced"])
     survivor["merges"].append({"from": absorbed["id"], "judge": judge, "reason": reason, "at": now})
     absorbed.update({"status": "merged", "merged_into": survivor["id"]})
-
-
-def _overlap(a: list[str], b: list[str]) -> bool:
-    return bool(set(a) & set(b))
 
 
 def consolidate(store: Store, *, dry_run: bool = False, progress: Progress | None = None,
@@ -139,7 +135,7 @@ def consolidate(store: Store, *, dry_run: bool = False, progress: Progress | Non
 def _judged_merges(store, policy, live, result, changed, now, progress, embed) -> None:
     import numpy as np
 
-    from vmem.knowledge.judge import judge_command, judge_pair
+    from vmem.knowledge.judge import judge_command, judge_pair, passes_blocker
 
     blocker = policy["knowledge"]["blocker"]
     command = policy["knowledge"]["judge"]["command"]
@@ -169,7 +165,8 @@ def _judged_merges(store, policy, live, result, changed, now, progress, embed) -
             cosine = float(similarity[n, m])
             if cosine < blocker["threshold"]:
                 break
-            if other["status"] == "merged" or not _overlap(item["categories"], other["categories"]):
+            if other["status"] == "merged" or not passes_blocker(cosine, item["categories"], other["categories"],
+                                                                  blocker["threshold"]):
                 continue
             seen += 1
             result.judged += 1

@@ -91,6 +91,13 @@ def run_demo(directory: Path | None, narrate: Narrate) -> dict:
             f"learnings from customer calls: {actions['created']} new candidates, {actions['reinforced']} "
             "reinforced an existing item with the same canonical statement (no new file)")
 
+    quarantined = [e for e in learnings_doc["learnings"] if e.get("leak")]
+    narrate("de-identification at propose time",
+            f"{len(quarantined)} learnings named a customer (name, alias, e-mail, quote) and were quarantined at "
+            "once with the reason")
+
+    knowledge = _knowledge_steps(store, learnings_doc["learnings"], team, reviewer_name, reviewer_email, narrate)
+
     head = store.head()
     statuses = Counter(f"{loaded.item['kind']} {loaded.item['status']}" for loaded in head.items() if loaded.item)
     narrate("vmem list", ", ".join(f"{n} {key}" for key, n in sorted(statuses.items())))
@@ -104,4 +111,53 @@ def run_demo(directory: Path | None, narrate: Narrate) -> dict:
                        f"git -C {root} log --format='%s%n%(trailers:key=Vmem-Action)'")
     return {"store": str(root), "commits": commits, "claims": len(claims_doc["claims"]),
             "learnings": dict(actions), "statuses": dict(statuses), "blame_id": blame_id,
-            "chain": history["chain"]}
+            "chain": history["chain"], "knowledge": knowledge}
+
+
+def _knowledge_steps(store: Store, learnings: list[dict], team: dict, reviewer_name: str, reviewer_email: str,
+                     narrate: Narrate) -> dict:
+    from vmem.confidence import distinct_entities, support_tier
+    from vmem.ops.consolidate import consolidate
+    from vmem.ops.forget import forget
+    from vmem.ops.publish import publish, reject
+
+    reviewer = f"{reviewer_name} <{reviewer_email}>"
+    result = consolidate(store)
+    judged = [m for m in result.merged if m.judge != "canonical"]
+    narrate("vmem consolidate", f"{len(result.merged)} merges ({len(judged)} by the judge), "
+                                f"{len(result.eligible)} eligible, {len(result.quarantined)} quarantined, "
+                                f"{result.candidates} still candidates — one commit")
+    for merge in judged[:3]:
+        narrate(f"  merge {merge.source} → {merge.into}", merge.reason)
+    head = store.head()
+    eligible = sorted((head.item(i) for i in result.eligible), key=lambda i: (-distinct_entities(i), i["id"]))
+    report: dict = {"merged": len(result.merged), "judged_merges": len(judged), "eligible": len(result.eligible),
+                    "quarantined": len(result.quarantined)}
+    if not eligible:
+        return report
+    # publish the pattern with the fewest supporters, so forgetting one of them shows the retraction cascade
+    target = min(eligible, key=lambda i: (distinct_entities(i), i["id"]))
+    published = publish(store, target["id"], as_=reviewer).item
+    tier = support_tier(published, store.policy["knowledge"]["tiers"])
+    narrate(f"vmem publish {target['id']}", f"{reviewer_name} re-runs every gate and publishes: "
+                                            f"“{published['statement']}” — support tier {tier}")
+    report.update(published=target["id"], tier=tier)
+    near_miss = next((e for e in learnings if e.get("pattern") is None and not e.get("leak")), None)
+    if near_miss is not None:
+        candidate = next((loaded.item for loaded in store.head().files("knowledge") if loaded.item
+                          and loaded.item["statement"] == near_miss["statement"]
+                          and loaded.item["status"] in ("candidate", "eligible")), None)
+        if candidate is not None:
+            reject(store, candidate["id"], reason="one customer's anecdote, not a pattern", as_=reviewer)
+            again = propose_learning(store, near_miss["statement"], entity=near_miss["from"],
+                                     categories=near_miss["categories"], as_=team[near_miss["writer"]])
+            narrate(f"vmem reject {candidate['id']}", f"then the same statement proposed again comes back "
+                                                      f"{again.action.replace('_', ' ')}, unchanged")
+            report["rejected"] = candidate["id"]
+    supporter = sorted({e["entity"] for e in published["evidence"]})[0]
+    forgotten = forget(store, entity=supporter, reason="customer asked us to delete their data", as_=reviewer)
+    narrate(f"vmem forget --entity {supporter}",
+            f"{forgotten.evidence_removed} evidence entries dropped; invalidated: "
+            f"{', '.join(forgotten.invalidated) or 'none'} (support fell below k=3)")
+    report["invalidated"] = forgotten.invalidated
+    return report

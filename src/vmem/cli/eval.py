@@ -1,0 +1,43 @@
+"""`vmem eval merge FILE.jsonl`: measure the merge cascade on labeled pairs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from vmem.cli.common import JsonOpt, StoreOpt, session
+
+app = typer.Typer(help="Measure vmem on labeled data.", no_args_is_help=True)
+
+
+@app.command("merge")
+def merge(
+    ctx: typer.Context,
+    pairs: Annotated[Path, typer.Argument(metavar="FILE.jsonl", help="Labeled pairs: {id, a, b, categories_a, "
+                                                                      "categories_b, label, kind}.")],
+    json_: JsonOpt = False,
+    store: StoreOpt = None,
+) -> None:
+    """Precision, recall and false-merge rate of blocker + judge on labeled pairs (bundled model)."""
+    with session(ctx, json_, store) as s:
+        from vmem.embed import embedder
+        from vmem.ops.eval_merge import evaluate_merge
+
+        report = evaluate_merge(pairs, embedder())
+
+        def human(console) -> None:
+            from rich.table import Table
+
+            console.print(f"{report['pairs']} pairs: precision {report['precision']:.4f}, recall "
+                          f"{report['recall']:.4f}, false-merge rate {report['false_merge_rate']:.4f}")
+            console.print(f"tp {report['tp']}  fp {report['fp']}  fn {report['fn']}  tn {report['tn']}")
+            table = Table("kind", "pairs", "merged", box=None)
+            for kind, counts in sorted(report["by_kind"].items()):
+                table.add_row(kind, str(counts["pairs"]), str(counts["merged"]))
+            console.print(table)
+            if report["errors"]:
+                console.print("[red]false merges:[/] " + ", ".join(report["errors"]))
+
+        s.out.result({k: v for k, v in report.items()}, human)

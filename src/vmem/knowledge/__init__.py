@@ -1,0 +1,1 @@
+"""Knowledge layer: deciding when two proposed generalizations say the same thing."""

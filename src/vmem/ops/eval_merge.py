@@ -1,0 +1,111 @@
+"""vmem eval merge: precision, recall and false-merge rate of the merge cascade on labeled statement pairs."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from vmem.errors import UsageError
+from vmem.knowledge.judge import BLOCKER_THRESHOLD, judge_pair, passes_blocker
+
+if TYPE_CHECKING:  # numpy is imported only when a model is in play
+    import numpy as np
+
+_FIELDS = {"id": str, "a": str, "b": str, "categories_a": list, "categories_b": list, "kind": str}
+
+
+def read_pairs(path: Path) -> list[dict]:
+    """Labeled pairs, one JSON object a line; a bad line is a usage error that names its number."""
+    if not path.is_file():
+        raise UsageError(f"no labeled pairs at {path}", "pass a JSONL file such as tests/data/merge_pairs_dev.jsonl")
+    pairs: list[dict] = []
+    seen: set[str] = set()
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                pair = json.loads(line)
+            except ValueError as exc:
+                raise UsageError(f"{path}:{number}: not valid JSON ({exc.msg})") from None
+            problem = _problem(pair)
+            if problem:
+                raise UsageError(f"{path}:{number}: {problem}",
+                                 'each line needs {"id", "a", "b", "categories_a", "categories_b", "label", "kind"}')
+            if pair["id"] in seen:
+                raise UsageError(f"{path}:{number}: duplicate id {pair['id']!r}")
+            seen.add(pair["id"])
+            pairs.append(pair)
+    return pairs
+
+
+def _problem(pair: object) -> str | None:
+    if not isinstance(pair, dict):
+        return "expected a JSON object"
+    for name, kind in _FIELDS.items():
+        if not isinstance(pair.get(name), kind):
+            return f"field {name!r} is missing or not a {kind.__name__}"
+    for name in ("categories_a", "categories_b"):
+        if not all(isinstance(c, str) for c in pair[name]):
+            return f"field {name!r} must be a list of strings"
+    if pair.get("label") not in (0, 1) or isinstance(pair.get("label"), float):
+        return "field 'label' must be 0 or 1"
+    return None
+
+
+def _cosines(pairs: list[dict], embed: Callable[[list[str]], np.ndarray] | None) -> list[float]:
+    """One embedding per distinct statement; rows are normalised again so a cosine is a dot product."""
+    if embed is None:  # plumbing tests: every pair reaches the judge on category overlap alone
+        return [1.0] * len(pairs)
+    import numpy as np
+
+    texts = sorted({p["a"] for p in pairs} | {p["b"] for p in pairs})
+    vectors = np.asarray(embed(texts), dtype=np.float64)
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    vectors = vectors / np.where(norms == 0, 1.0, norms)
+    row = {text: i for i, text in enumerate(texts)}
+    return [float(vectors[row[p["a"]]] @ vectors[row[p["b"]]]) for p in pairs]
+
+
+def evaluate_merge(pairs_path: Path, embed: Callable[[list[str]], np.ndarray] | None,
+                   progress: Callable[[int, int], None] | None = None, *,
+                   blocker_threshold: float = BLOCKER_THRESHOLD) -> dict:
+    """Read labeled pairs JSONL ({id, a, b, categories_a, categories_b, label, kind, note}); embed all statements
+    once (L2-normalised rows; cosine = dot); for each pair run the same path consolidation uses: blocker (cosine >=
+    0.5 AND category overlap) then judge_pair; return {"pairs", "tp", "fp", "fn", "tn", "precision", "recall",
+    "false_merge_rate", "by_kind": {kind: {"pairs", "merged"}}, "errors": [ids of false merges], "misses": [ids of
+    false non-merges]}."""
+    pairs = read_pairs(Path(pairs_path))
+    cosines = _cosines(pairs, embed)
+    tp = fp = fn = tn = 0
+    by_kind: dict[str, dict[str, int]] = {}
+    errors: list[str] = []
+    misses: list[str] = []
+    for done, (pair, cosine) in enumerate(zip(pairs, cosines, strict=True), start=1):
+        merged = passes_blocker(cosine, pair["categories_a"], pair["categories_b"], blocker_threshold) and judge_pair(
+            pair["a"], pair["b"], pair["categories_a"], pair["categories_b"], cosine).same
+        counts = by_kind.setdefault(pair["kind"], {"pairs": 0, "merged": 0})
+        counts["pairs"] += 1
+        counts["merged"] += merged
+        if pair["label"] == 1:
+            tp, fn = tp + merged, fn + (not merged)
+            if not merged:
+                misses.append(pair["id"])
+        else:
+            fp, tn = fp + merged, tn + (not merged)
+            if merged:
+                errors.append(pair["id"])
+        if progress:
+            progress(done, len(pairs))
+    return {
+        "pairs": len(pairs), "tp": tp, "fp": fp, "fn": fn, "tn": tn,
+        # vacuous cases: no merge claims nothing wrong, no positive leaves nothing to miss
+        "precision": tp / (tp + fp) if tp + fp else 1.0,
+        "recall": tp / (tp + fn) if tp + fn else 1.0,
+        "false_merge_rate": fp / (fp + tn) if fp + tn else 0.0,
+        "by_kind": dict(sorted(by_kind.items())),
+        "errors": errors,
+        "misses": misses,
+    }
