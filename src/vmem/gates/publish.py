@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 from vmem import model
 from vmem.gates.deid import Lexicon, build_lexicon, check_statement
@@ -16,11 +16,19 @@ class GateInputs:
 
     entities: dict[str, dict]
     episodes: dict[str, list[dict]]
+    _cache: dict = field(default_factory=dict, compare=False)
 
     def lexicon(self, item: dict) -> Lexicon:
-        cited = {e["entity"] for e in item.get("evidence") or []}
-        quotes = [ep for entity in sorted(cited) for ep in self.episodes.get(entity, [])]
-        return build_lexicon(list(self.entities.values()), quotes)
+        """Every entity's terms, plus the quotes of the episodes of the customers the evidence cites."""
+        cited = sorted({e["entity"] for e in item.get("evidence") or []})
+        base = self._base()
+        quotes = build_lexicon([], [ep for entity in cited for ep in self.episodes.get(entity, [])]).quotes
+        return replace(base, quotes=quotes) if quotes else base
+
+    def _base(self) -> Lexicon:
+        if "base" not in self._cache:
+            self._cache["base"] = build_lexicon(list(self.entities.values()), [])
+        return self._cache["base"]
 
     def category_sizes(self) -> tuple[Counter, set[str]]:
         sizes = Counter(c for entity in self.entities.values() for c in set(entity.get("categories") or []))

@@ -148,21 +148,21 @@ def _judged_merges(store, policy, live, result, changed, now, progress, embed) -
     progress("embed", 0, 1)
     vectors = embed([item["statement"] for item in live])
     progress("embed", 1, 1)
-    similarity = vectors @ vectors.T
     candidates = [n for n, item in enumerate(live) if item["status"] == "candidate"]
     for done, n in enumerate(candidates, 1):
         progress("judge", done, len(candidates))
         item = live[n]
-        if item["status"] != "candidate":
+        if item["status"] != "candidate" or n == 0:
             continue
-        # only older / higher-ranked items can absorb this one, so merges form trees, never cycles
-        order = np.argsort(-similarity[n])
+        # only older / higher-ranked items (rows before n) can absorb this one: merges form trees, never cycles
+        row = vectors[:n] @ vectors[n]
+        order = np.argsort(-row, kind="stable")
         seen = 0
         for m in order:
-            if m >= n or seen >= blocker["top_k"]:
-                continue
+            if seen >= blocker["top_k"]:
+                break
             other = live[m]
-            cosine = float(similarity[n, m])
+            cosine = float(row[m])
             if cosine < blocker["threshold"]:
                 break
             if other["status"] == "merged" or not passes_blocker(cosine, item["categories"], other["categories"],
