@@ -212,3 +212,20 @@ def test_auto_publish_never_guesses_an_audience(seeded, vmem, audience, expect):
         published = next(vmem.json("show", i)["data"] for i in ids if vmem.json("show", i)["data"]["status"]
                          == "published")
         assert published["audience"] == "group:sales" and published["gate"]["passed"] is True
+
+
+def test_check_flags_published_knowledge_that_a_new_lexicon_identifies(seeded, vmem):
+    ids = _paraphrases(vmem, seeded)
+    vmem.json("consolidate", store=seeded)
+    survivor = next(i for i in ids if vmem.json("show", i)["data"]["status"] == "eligible")
+    vmem("publish", survivor, "--as", REVIEW_AS, store=seeded)
+    assert vmem.json("check")["data"]["errors"] == []
+    # a new customer whose alias is a word the published statement uses
+    from vmem import model
+
+    with seeded.transaction("import", summary="new customer") as tx:
+        tx.write_file("entities/exportco.yaml", model.validate("entity", {
+            "id": "exportco", "name": "Export Co", "aliases": ["Demoing"], "categories": []}, "x"))
+    errors = vmem.json("check", code=1)["data"]["errors"]
+    assert [e["path"].split("/")[-1] for e in errors] == [f"{survivor}.yaml"]
+    assert "under today's lexicon" in errors[0]["message"]

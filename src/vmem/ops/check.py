@@ -91,8 +91,30 @@ def check(store: Store) -> Report:
         for evidence in item.get("evidence") or []:
             if evidence["entity"] not in entities:
                 report.warn(path, f"evidence from unknown entity {evidence['entity']}")
+    _check_knowledge(snapshot, items, report)
     _check_work_tree(store, report)
     return report
+
+
+def _check_knowledge(snapshot, items: dict[str, tuple[str, dict]], report: Report) -> None:
+    """Gate records must agree with statuses, and published knowledge must still pass today's lexicon."""
+    from vmem.gates.publish import deid, load_inputs
+
+    inputs = None
+    for path, item in items.values():
+        if item["kind"] != "knowledge":
+            continue
+        gate = item.get("gate")
+        if item["status"] in ("eligible", "published") and not (gate and gate["passed"]):
+            report.error(path, f"status {item['status']} but its gate record did not pass; run vmem consolidate")
+        if item["status"] == "quarantined" and gate and gate["passed"]:
+            report.error(path, "status quarantined but its gate record passed")
+        if item["status"] == "published":
+            inputs = inputs or load_inputs(snapshot)
+            result = deid(item, inputs)
+            if not result.passed:
+                report.error(path, f"published, but under today's lexicon it {result.reason}; "
+                                   "retract it (vmem forget) or supersede it")
 
 
 def _where(error: SchemaError) -> str:
