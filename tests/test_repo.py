@@ -143,3 +143,12 @@ def test_bare_or_plain_directories_are_not_stores(tmp_path):
     with pytest.raises(StoreNotFound, match="not a git repository"):
         Store.open(tmp_path)
     pygit2.init_repository(str(tmp_path / "bare"), bare=True)
+
+
+def test_without_a_git_binary_libgit2_stages_the_files(store, monkeypatch):
+    import shutil
+
+    real_which = shutil.which
+    monkeypatch.setattr(shutil, "which", lambda name, *a, **k: None if name == "git" else real_which(name, *a, **k))
+    propose_claim(store, "staged by libgit2")
+    assert_clean(store)

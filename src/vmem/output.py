@@ -13,6 +13,11 @@ _CONTROL[127] = "^?"
 _CONTROL.update({c: "\ufffd" for c in range(0x80, 0xA0)})  # C1 controls, e.g. a single-byte CSI
 
 
+def plain(text: Any) -> str:
+    """User text made harmless for a terminal without rich: control characters shown, not obeyed."""
+    return str(text).translate(_CONTROL)
+
+
 def safe(text: Any) -> str:
     """User text made harmless for a terminal: no escape sequences, no rich markup."""
     from rich.markup import escape
@@ -44,6 +49,11 @@ class Output:
         elif human is not None:
             human(self.console)
 
+    def line(self, text: str) -> None:
+        """One plain line on stdout (no rich import: write commands stay fast in hooks and scripts)."""
+        if not self.as_json:
+            sys.stdout.write(plain(text) + "\n")
+
     def info(self, message: str) -> None:
         """A hint or progress note for people: stderr, and silent under --json."""
         if not self.as_json:
@@ -51,7 +61,7 @@ class Output:
 
     def note(self, message: str) -> None:
         """Something the user must act on: stderr, also under --json (scripts parse stdout only)."""
-        self.err.print(safe(message), highlight=False, soft_wrap=True)
+        sys.stderr.write(plain(message) + "\n")
 
     def warn(self, message: str) -> None:
         self.err.print(f"[yellow]warning:[/] {message}", highlight=False)

@@ -7,14 +7,14 @@ from typing import Annotated, Optional
 import typer
 
 from vmem.cli.common import AsOpt, JsonOpt, StoreOpt, session
-from vmem.cli.render import item_panel
+from vmem.cli.render import one_line
 
 HEADLINES = {
     "created": "proposed",
-    "reinforced": "evidence added to an existing item (same canonical statement)",
-    "unchanged": "already recorded; nothing changed",
-    "previously_rejected": "this statement was rejected before; nothing written",
-    "quarantined": "quarantined: it identifies a customer",
+    "reinforced": "reinforced (same canonical statement; evidence added)",
+    "unchanged": "unchanged (this evidence is already recorded)",
+    "previously_rejected": "previously rejected (nothing written)",
+    "quarantined": "quarantined (it identifies a customer)",
 }
 
 
@@ -66,8 +66,8 @@ def propose(
                                        audience=audience, personal=personal, paths=paths, categories=category,
                                        supersedes=supersedes, as_=as_)
 
-        s.out.result({"action": result.action, "item": result.item, "commit": result.commit},
-                     lambda console: item_panel(console, result.item, HEADLINES.get(result.action, result.action)))
+        s.out.result({"action": result.action, "item": result.item, "commit": result.commit})
+        s.out.line(one_line(HEADLINES.get(result.action, result.action), result.item, result.commit))
         for note in result.notes:
             s.out.note(note)
         if result.action == "previously_rejected":

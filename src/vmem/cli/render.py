@@ -6,6 +6,18 @@ from typing import Any
 
 from vmem.output import safe
 
+
+def one_line(headline: str, item: dict, commit: str | None) -> str:
+    """The confirmation a write prints: what happened, to which item, in which commit (plain text, no rich)."""
+    categories = item.get("categories") or []
+    where = item.get("scope") or (categories[0] + (f" +{len(categories) - 1}" if len(categories) > 1 else "")
+                                  if categories else "no category")
+    statement = " ".join(item["statement"].split())
+    if len(statement) > 100:
+        statement = statement[:99] + "…"
+    suffix = f"  [{commit[:10]}]" if commit else ""
+    return f"{item['id']} {headline} ({item['kind']}, {where}): {statement}{suffix}"
+
 STATUS_STYLE = {
     "proposed": "yellow", "candidate": "yellow", "eligible": "cyan", "approved": "green", "mandatory": "bold green",
     "published": "bold green", "rejected": "red", "revoked": "red", "quarantined": "red", "invalidated": "red",

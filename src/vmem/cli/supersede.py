@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 import typer
 
 from vmem.cli.common import AsOpt, JsonOpt, StoreOpt, session
-from vmem.cli.render import item_panel
+from vmem.cli.render import one_line
 
 
 def supersede(
@@ -26,9 +26,8 @@ def supersede(
 
         result = run(s.store, item_id, text, reason=reason, title=title, as_=as_)
 
-        def human(console) -> None:
-            item_panel(console, result.item, f"supersedes {result.previous['id']}")
-            s.out.info(f"{result.previous['id']} is now superseded; history: vmem blame {result.item['id']}")
-
         s.out.result({"action": "superseded", "item": result.item, "previous": result.previous,
-                      "commit": result.commit}, human)
+                      "commit": result.commit})
+        s.out.line(one_line(f"supersedes {result.previous['id']}", result.item, result.commit))
+        if not s.out.as_json:
+            s.out.note(f"{result.previous['id']} is now superseded; history: vmem blame {result.item['id']}")

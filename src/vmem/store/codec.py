@@ -177,8 +177,78 @@ def _plain(value: Any) -> Any:
     return value
 
 
+# Text that every YAML reader takes as plain text and that ruamel writes unquoted: the fast writer's domain.
+_PLAIN = re.compile(r"^[A-Za-z0-9_(][A-Za-z0-9_ .,;:()/%$+=@~'-]*$")
+_RESERVED = re.compile(r": | #|:$|\s$|  |^[-.]|^[0-9+.-]")
+
+
+def _fast_scalar(value: Any) -> str | None:
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        text = repr(value)
+        return None if "e" in text or "n" in text else text
+    if isinstance(value, str):
+        if _CANONICAL_TS.match(value):
+            return value
+        if len(value) < 1000 and _PLAIN.match(value) and not _RESERVED.search(value) \
+                and not _resolves_to_non_str(value):
+            return value
+    return None
+
+
+def _fast_lines(mapping: dict, indent: str, out: list[str]) -> bool:
+    for key, value in mapping.items():
+        if isinstance(value, dict):
+            if not value:
+                out.append(f"{indent}{key}: {{}}")
+                continue
+            out.append(f"{indent}{key}:")
+            if not _fast_lines(value, indent + "  ", out):
+                return False
+        elif isinstance(value, list):
+            if not value:
+                out.append(f"{indent}{key}: []")
+                continue
+            out.append(f"{indent}{key}:")
+            for element in value:
+                if isinstance(element, dict) and element:
+                    first = len(out)
+                    if not _fast_lines(element, indent + "  ", out):
+                        return False
+                    out[first] = f"{indent}- " + out[first][len(indent) + 2:]
+                else:
+                    text = _fast_scalar(element)
+                    if text is None:
+                        return False
+                    out.append(f"{indent}- {text}")
+        else:
+            text = _fast_scalar(value)
+            if text is None:
+                return False
+            out.append(f"{indent}{key}: {text}")
+    return True
+
+
+def _dump_fast(item: dict) -> str | None:
+    """The common case without ruamel (its import and emitter cost ~40 ms per write): plain text only.
+    Tests hold it byte-identical to the round-trip writer; anything unusual returns None and goes there."""
+    out: list[str] = []
+    return "\n".join(out) + "\n" if _fast_lines(item, "", out) else None
+
+
 def dump(item: dict, previous: str | None = None) -> str:
     """Serialise an item in the stable layout; when the file exists, edit it in place to keep comments."""
+    if previous is None:
+        fast = _dump_fast(item)
+        if fast is not None:
+            return fast
     writer = _yaml()
     doc = None
     if previous is not None:
