@@ -66,6 +66,16 @@ def effective_confidence(item: dict, at: datetime | None = None) -> float:
     return round(min(1.0, max(0.0, c)), 4)
 
 
+def is_expired(item: dict, at: datetime | None = None) -> bool:
+    at = at or datetime.now(timezone.utc)
+    return bool(item.get("expires_at")) and parse_ts(item["expires_at"]) <= at
+
+
+def bundle_rank(item: dict, at: datetime | None = None) -> float:
+    """What sync packs first: confidence x max(0, 1 - age_days / 365)."""
+    return effective_confidence(item, at) * max(0.0, 1 - age_days(item, at) / 365)
+
+
 def is_live(item: dict, at: datetime | None = None) -> bool:
     """Servable now: reviewed, inside its valid time, not expired (checked here, whatever the sweep recorded)."""
     at = at or datetime.now(timezone.utc)
@@ -73,7 +83,7 @@ def is_live(item: dict, at: datetime | None = None) -> bool:
         ok = item["status"] == "published"
     else:
         ok = item["status"] in ("approved", "mandatory")
-        if ok and item.get("expires_at") and parse_ts(item["expires_at"]) <= at:
+        if ok and is_expired(item, at):
             return False
     if ok and item.get("valid_from") and parse_ts(item["valid_from"]) > at:
         return False

@@ -9,7 +9,7 @@ from typing import Annotated, Optional
 import typer
 
 from vmem import __version__
-from vmem.cli import blame, check, demo, eval, init, knowledge, propose, show, supersede
+from vmem.cli import blame, check, demo, eval, govern, init, knowledge, propose, show, supersede
 from vmem.cli.common import Globals
 
 app = typer.Typer(
@@ -49,6 +49,11 @@ app.command("show")(show.show)
 app.command("list")(show.list_)
 app.command("blame")(blame.blame)
 app.command("check")(check.check)
+app.command("approve")(govern.approve)
+app.command("mandate")(govern.mandate)
+app.command("revoke")(govern.revoke)
+app.command("verify")(govern.verify)
+app.command("expire")(govern.expire)
 app.command("consolidate")(knowledge.consolidate)
 app.command("publish")(knowledge.publish)
 app.command("reject")(knowledge.reject)

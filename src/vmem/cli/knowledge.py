@@ -35,6 +35,8 @@ def consolidate(
             for item_id in result.held:
                 console.print(f"[yellow]held[/] {item_id}: auto_publish is on but knowledge.default_audience is "
                               "not set")
+            if result.expired:
+                console.print(f"{len(result.expired)} claims past expires_at recorded as expired")
             verb = "would be" if dry_run else "were"
             console.print(f"{len(result.merged)} merged, {len(result.eligible)} eligible, "
                           f"{len(result.quarantined)} quarantined, {result.candidates} still candidates "

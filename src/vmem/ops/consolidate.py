@@ -36,6 +36,7 @@ class Consolidation:
     published: list[str] = field(default_factory=list)
     held: list[str] = field(default_factory=list)
     judged: int = 0
+    expired: list[str] = field(default_factory=list)
     commit: str | None = None
     dry_run: bool = False
 
@@ -116,12 +117,16 @@ def consolidate(store: Store, *, dry_run: bool = False, progress: Progress | Non
                 result.quarantined.append({"id": item["id"], "reason": gate["reason"]})
         result.candidates = sum(1 for i in pool.values() if i["status"] == "candidate")
 
+        from vmem.ops.govern import expire
+
+        result.expired = expire(store, tx=tx) if not dry_run else []
+
         if policy["knowledge"]["auto_publish"]:
             _auto_publish(policy, pool, result, changed, now)
 
         tx.message.summary = (f"{len(result.merged)} merged, {len(result.eligible)} eligible, "
                               f"{len(result.quarantined)} quarantined, {result.candidates} still candidates")
-        tx.message.items = sorted(changed)
+        tx.message.items = sorted(changed | set(result.expired))
         tx.message.body = [f"merge {m.source} -> {m.into} [{m.judge}]: {m.reason}" for m in result.merged] + [
             f"quarantine {q['id']}: {q['reason']}" for q in result.quarantined] + [
             f"eligible {i}" for i in result.eligible]

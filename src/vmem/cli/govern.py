@@ -1,0 +1,73 @@
+"""Claim governance commands: approve, mandate, revoke, verify, expire."""
+
+from __future__ import annotations
+
+from typing import Annotated, Optional
+
+import typer
+
+from vmem.cli.common import AsOpt, JsonOpt, StoreOpt, session
+from vmem.cli.render import one_line
+
+IdArg = Annotated[str, typer.Argument(metavar="ID")]
+ReasonOpt = Annotated[Optional[str], typer.Option("--reason", "-r", help="Why (recorded in the commit).")]
+
+
+def _set(ctx, item_id, target, reason, as_, json_, store) -> None:
+    with session(ctx, json_, store) as s:
+        from vmem.ops.govern import set_status
+
+        result = set_status(s.store, item_id, target, reason=reason, as_=as_)
+        data = {"action": result.action, "item": result.item, "commit": result.commit}
+        if result.superseded is not None:
+            data["previous"] = result.superseded
+        s.out.result(data)
+        s.out.line(one_line(result.action, result.item, result.commit))
+        if result.superseded is not None and not s.out.as_json:
+            s.out.note(f"{result.superseded['id']} is now superseded by it")
+
+
+def approve(ctx: typer.Context, item_id: IdArg, reason: ReasonOpt = None, as_: AsOpt = None,
+            json_: JsonOpt = False, store: StoreOpt = None) -> None:
+    """Approve a proposed claim (reviewers only); a revision proposed with --supersedes retires the old one."""
+    _set(ctx, item_id, "approved", reason, as_, json_, store)
+
+
+def mandate(ctx: typer.Context, item_id: IdArg, reason: ReasonOpt = None, as_: AsOpt = None,
+            json_: JsonOpt = False, store: StoreOpt = None) -> None:
+    """Make a claim mandatory: always synced into the agent's context, never dropped for budget."""
+    _set(ctx, item_id, "mandatory", reason, as_, json_, store)
+
+
+def revoke(ctx: typer.Context, item_id: IdArg, reason: ReasonOpt = None, as_: AsOpt = None,
+           json_: JsonOpt = False, store: StoreOpt = None) -> None:
+    """Withdraw an approved or mandatory claim; the next sync removes it."""
+    _set(ctx, item_id, "revoked", reason, as_, json_, store)
+
+
+def verify(
+    ctx: typer.Context,
+    item_id: IdArg,
+    kind: Annotated[str, typer.Option("--kind", help="confirmation or correction.")] = "confirmation",
+    as_: AsOpt = None,
+    json_: JsonOpt = False,
+    store: StoreOpt = None,
+) -> None:
+    """Record an independent verification of a claim (raises its effective confidence)."""
+    with session(ctx, json_, store) as s:
+        from vmem.ops.govern import verify as run
+
+        result = run(s.store, item_id, kind, as_=as_)
+        s.out.result({"action": "verified", "item": result.item, "commit": result.commit})
+        s.out.line(one_line(f"verified ({kind})", result.item, result.commit))
+
+
+def expire(ctx: typer.Context, json_: JsonOpt = False, store: StoreOpt = None) -> None:
+    """Record every claim past its expires_at as expired, in one commit (reads already ignore them)."""
+    with session(ctx, json_, store) as s:
+        from vmem.ops.govern import expire as run
+
+        expired = run(s.store)
+        s.out.result({"expired": expired})
+        s.out.line(f"{len(expired)} claim{'s' * (len(expired) != 1)} recorded as expired"
+                   + (": " + ", ".join(expired) if expired else ""))

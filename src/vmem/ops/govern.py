@@ -1,0 +1,103 @@
+"""Claim governance: approve, mandate, revoke, verify, and the TTL sweep; each is one guarded commit."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from vmem import model
+from vmem.confidence import is_expired
+from vmem.errors import UsageError
+from vmem.ops.common import require_reviewer
+from vmem.store.repo import Store
+
+
+@dataclass
+class Governed:
+    action: str
+    item: dict
+    commit: str | None
+    superseded: dict | None = None
+
+
+def _claim(tx, item_id: str) -> dict:
+    item = tx.snapshot.item(model.check_item_id(item_id))
+    if item["kind"] != "claim":
+        raise UsageError(f"{item_id} is a knowledge item", f"knowledge is published, not approved: vmem publish {item_id}")
+    return item
+
+
+def set_status(store: Store, item_id: str, target: str, *, reason: str | None = None,
+               as_: str | None = None) -> Governed:
+    """approve | mandate | revoke: a reviewer moves a claim along the lifecycle table."""
+    action = {"approved": "approve", "mandatory": "mandate", "revoked": "revoke"}[target]
+    author = store.identity(as_)
+    require_reviewer(store, author.email, f"{action} claims")
+    superseded = None
+    with store.transaction(action, reason=reason) as tx:
+        tx.author = author
+        item = _claim(tx, item_id)
+        model.check_transition(item, target)
+        now = model.now()
+        if target == "revoked":
+            item["valid_to"] = now
+        item["status"] = target
+        item["review"] = {"by": author.email, "at": now, "action": action, "reason": reason}
+        tx.message.items = [item_id]
+        tx.message.summary = item["statement"]
+        if item.get("supersedes") and target in ("approved", "mandatory"):
+            # approving a revision proposed with --supersedes retires the old belief in this same commit
+            old = tx.snapshot.item(item["supersedes"])
+            if old["status"] != "superseded":
+                model.check_transition(old, "superseded")
+                old.update({"status": "superseded", "superseded_by": item_id, "valid_to": now})
+                tx.message.items.append(old["id"])
+                tx.message.supersedes = old["id"]
+                tx.write(old)
+                superseded = old
+        tx.write(item)
+    return Governed(action + ("d" if action.endswith("e") else "ed"), model.normalize_item(item), tx.commit_id,
+                    superseded)
+
+
+def verify(store: Store, item_id: str, kind: str, *, as_: str | None = None) -> Governed:
+    """Record an independent confirmation or correction (feeds effective confidence)."""
+    if kind not in ("confirmation", "correction"):
+        raise UsageError(f"unknown verification kind {kind!r}", "use --kind confirmation or --kind correction")
+    author = store.identity(as_)
+    with store.transaction("verify") as tx:
+        tx.author = author
+        item = _claim(tx, item_id)
+        if item["status"] in ("rejected", "revoked", "superseded", "expired"):
+            raise UsageError(f"{item_id} is {item['status']}; there is nothing live to verify",
+                             "propose the corrected fact instead: vmem propose TEXT --supersedes ID")
+        item["verifications"].append({"user": author.email, "kind": kind, "at": model.now()})
+        tx.message.items = [item_id]
+        tx.message.summary = f"{kind}: {item['statement']}"
+        tx.write(item)
+    return Governed("verified", model.normalize_item(item), tx.commit_id)
+
+
+def expire(store: Store, *, tx=None) -> list[str]:
+    """Record every claim past expires_at as expired, in one commit (reads never wait for this)."""
+    if tx is not None:
+        return _expire_in(tx)
+    with store.transaction("expire") as own:
+        expired = _expire_in(own)
+    return expired
+
+
+def _expire_in(tx) -> list[str]:
+    expired = []
+    for loaded in tx.snapshot.files("claim"):
+        item = loaded.item
+        if item is None or item["status"] not in ("proposed", "approved", "mandatory") or not is_expired(item):
+            continue
+        item["status"] = "expired"
+        expired.append(item["id"])
+        tx.write(item)
+    if expired:
+        tx.message.items = sorted(set(tx.message.items) | set(expired))
+        tx.message.extra["Expired"] = str(len(expired))
+        if tx.message.action == "expire":
+            tx.message.summary = f"{len(expired)} claim{'s' * (len(expired) != 1)} past expires_at"
+    return expired

@@ -1,0 +1,99 @@
+"""Claim governance: guarded transitions, one commit each, reviewers only, verification, expiry."""
+
+from __future__ import annotations
+
+from conftest import REVIEWER, commit_count, git
+
+from vmem import model
+
+REVIEW_AS = f"Rita <{REVIEWER[1]}>"
+
+
+def _claim(vmem, store, text="orders lag placement by 3 days", *extra):
+    return vmem.json("propose", text, *extra, store=store)["data"]["item"]["id"]
+
+
+def test_approve_mandate_revoke_each_one_commit_by_a_reviewer(seeded, vmem):
+    item = _claim(vmem, seeded)
+    assert "not a reviewer" in vmem("approve", item, code=1, store=seeded).stderr
+    for command, status in (("approve", "approved"), ("mandate", "mandatory"), ("approve", "approved"),
+                            ("revoke", "revoked")):
+        before = commit_count(seeded)
+        data = vmem.json(command, item, "--reason", f"{command} it", "--as", REVIEW_AS, store=seeded)["data"]
+        assert data["item"]["status"] == status and data["item"]["review"]["by"] == REVIEWER[1]
+        assert commit_count(seeded) == before + 1
+        assert f"Vmem-Action: {command}" in git(seeded, "log", "-1", "--format=%B")
+    assert vmem.json("show", item)["data"]["valid_to"] is not None  # revoked: no longer valid
+    before = commit_count(seeded)
+    refused = vmem("approve", item, "--as", REVIEW_AS, code=1, store=seeded)
+    assert f"{item} is revoked; it cannot become approved" in refused.stderr
+    assert commit_count(seeded) == before
+
+
+def test_approving_a_revision_supersedes_the_old_claim_in_the_same_commit(seeded, vmem):
+    old = _claim(vmem, seeded)
+    vmem("approve", old, "--as", REVIEW_AS, store=seeded)
+    new = _claim(vmem, seeded, "orders lag placement by 1 day", "--supersedes", old)
+    assert vmem.json("show", old)["data"]["status"] == "approved"  # live until the revision is approved
+    before = commit_count(seeded)
+    data = vmem.json("approve", new, "--as", REVIEW_AS, store=seeded)["data"]
+    assert commit_count(seeded) == before + 1
+    assert data["previous"]["status"] == "superseded" and data["previous"]["superseded_by"] == new
+    assert vmem.json("blame", new)["data"]["chain"] == [old, new]
+    assert vmem.json("check")["data"]["errors"] == []
+
+
+def test_reject_claims_needs_a_reason_and_knowledge_is_not_approved(seeded, vmem):
+    item = _claim(vmem, seeded)
+    assert vmem.json("reject", item, "--reason", "wrong table", "--as", REVIEW_AS,
+                     store=seeded)["data"]["item"]["status"] == "rejected"
+    learning = vmem.json("propose", "Fintech buyers want SOC 2 first", "--from", "meridale",
+                         "-c", "industry:financial_services", store=seeded)["data"]["item"]["id"]
+    assert "vmem publish" in vmem("approve", learning, "--as", REVIEW_AS, code=2, store=seeded).stderr
+
+
+def test_verification_raises_effective_confidence(seeded, vmem):
+    item = _claim(vmem, seeded)
+    vmem("approve", item, "--as", REVIEW_AS, store=seeded)
+    base = vmem.json("show", item)["data"]["computed"]["effective_confidence"]
+    vmem("verify", item, "--kind", "confirmation", "--as", "Bob <bob@example.com>", store=seeded)
+    vmem("verify", item, "--kind", "confirmation", "--as", "Cy <cy@example.com>", store=seeded)
+    after = vmem.json("show", item)["data"]
+    assert [v["user"] for v in after["verifications"]] == ["bob@example.com", "cy@example.com"]
+    assert after["computed"]["effective_confidence"] == round(base + 0.20 + 0.05, 4)
+    assert "unknown verification kind" in vmem("verify", item, "--kind", "gossip", code=2).stderr
+
+
+def test_expired_claims_are_never_live_and_the_sweep_records_them(seeded, vmem):
+    item = _claim(vmem, seeded)
+    vmem("approve", item, "--as", REVIEW_AS, store=seeded)
+    with seeded.transaction("edit", items=[item]) as tx:
+        current = tx.snapshot.item(item)
+        current["expires_at"] = "2020-01-01T00:00:00Z"
+        tx.write(current)
+    shown = vmem.json("show", item)["data"]
+    assert shown["status"] == "approved" and shown["computed"]["live"] is False  # read-time check
+    before = commit_count(seeded)
+    assert vmem.json("expire", store=seeded)["data"] == {"expired": [item]}
+    assert commit_count(seeded) == before + 1
+    assert vmem.json("show", item)["data"]["status"] == "expired"
+    assert vmem.json("expire", store=seeded)["data"] == {"expired": []}
+    assert commit_count(seeded) == before + 1
+
+
+def test_effective_confidence_decays_and_respects_floors():
+    from datetime import datetime, timedelta, timezone
+
+    from vmem.confidence import bundle_rank, effective_confidence
+
+    now = datetime(2026, 11, 29, tzinfo=timezone.utc)
+    year_ago = model.format_ts(now - timedelta(days=365.25))
+    claim = {"kind": "claim", "status": "approved", "confidence": 0.5, "created_at": year_ago,
+             "review": {"by": "r", "at": year_ago, "action": "approve"}, "verifications": []}
+    assert effective_confidence(claim, now) == 0.35  # (0.5 + 0.2) x 0.5^(12/12)
+    assert bundle_rank(claim, now) == 0.0  # a year old: out of the bundle ranking
+    assert effective_confidence({**claim, "status": "mandatory"}, now) == 0.5  # mandated floor
+    old = model.format_ts(now - timedelta(days=3650))
+    verified = {**claim, "created_at": old, "review": None, "verifications": [
+        {"user": "u", "kind": "correction", "at": old}]}
+    assert effective_confidence(verified, now) == 0.4  # verified floor
