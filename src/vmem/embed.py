@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from functools import lru_cache
-from importlib import resources
 from pathlib import Path
 
 from vmem.errors import VmemError
@@ -12,7 +11,7 @@ BUNDLED_MODEL = "minilm-l6-distill-256"
 
 
 def bundled_model_dir() -> Path:
-    return Path(str(resources.files("vmem") / "models" / BUNDLED_MODEL))
+    return Path(__file__).parent / "models" / BUNDLED_MODEL
 
 
 def model_dir(policy: dict | None = None, store_root: Path | None = None) -> Path:
