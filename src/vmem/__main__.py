@@ -1,5 +1,5 @@
 """`python -m vmem` behaves exactly like `vmem`."""
 
-from vmem.cli.app import main
+from vmem.cli.entry import main
 
 main()

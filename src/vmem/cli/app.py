@@ -9,7 +9,7 @@ from typing import Annotated, Optional
 import typer
 
 from vmem import __version__
-from vmem.cli import blame, check, demo, eval, govern, init, knowledge, propose, show, supersede
+from vmem.cli import blame, check, demo, eval, govern, init, knowledge, propose, show, supersede, sync
 from vmem.cli.common import Globals
 
 app = typer.Typer(
@@ -58,6 +58,7 @@ app.command("consolidate")(knowledge.consolidate)
 app.command("publish")(knowledge.publish)
 app.command("reject")(knowledge.reject)
 app.command("forget")(knowledge.forget)
+app.command("sync")(sync.command)
 app.add_typer(eval.app, name="eval")
 app.command("demo")(demo.demo)
 

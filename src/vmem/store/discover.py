@@ -7,7 +7,6 @@ from pathlib import Path
 
 from vmem.errors import StoreNotFound
 from vmem.policy import POLICY_FILE
-from vmem.store.repo import Store
 
 
 def user_config_file() -> Path:
@@ -36,5 +35,7 @@ def find_store_root(explicit: str | os.PathLike | None = None) -> Path:
                         "create one with: vmem init, or point at one with --store PATH or VMEM_STORE")
 
 
-def open_store(explicit: str | os.PathLike | None = None) -> Store:
+def open_store(explicit: str | os.PathLike | None = None):
+    from vmem.store.repo import Store  # pygit2: only for commands that read git objects
+
     return Store.open(find_store_root(explicit))

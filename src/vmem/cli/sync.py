@@ -1,0 +1,124 @@
+"""`vmem sync`: write the bundle into the agent's rules directory. Runs in hooks, so it has a fast path that
+skips typer (argparse, no rich): an unchanged store is synced without importing pygit2 either."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+HOOK_LIMIT = 10_000
+
+
+def run(*, store: str | None, directory: str | None, scope: str | None, audience: str | None,
+        budget: int | None, do_pull: bool, hook: bool, as_json: bool) -> int:
+    from vmem.errors import VmemError
+    from vmem.output import plain
+
+    try:
+        from vmem.ops.sync import sync
+        from vmem.store.discover import find_store_root
+
+        root = find_store_root(store).absolute()
+        if not (root / "vmem.yaml").is_file():
+            from vmem.errors import StoreNotFound
+            raise StoreNotFound(f"no vmem store at {root} (no vmem.yaml)", "point at one with --store PATH")
+        result, warnings = sync(root, target=Path(directory) if directory else None, scope=scope,
+                                audience=audience, budget=budget, do_pull=do_pull)
+    except VmemError as exc:
+        if hook:  # a hook never fails the session: one line, exit 0
+            print(json.dumps({"systemMessage": f"vmem sync skipped: {exc.message}"}))
+            return 0
+        if as_json:
+            print(json.dumps({"schema_version": 1, "error": exc.message, "hint": exc.hint}))
+        else:
+            sys.stderr.write(f"error: {plain(exc.message)}\n" + (f"  {plain(exc.hint)}\n" if exc.hint else ""))
+        return exc.exit_code
+    for warning in warnings:
+        sys.stderr.write(f"warning: {plain(warning)}\n")
+    if hook:
+        print(json.dumps({"hookSpecificOutput": {"hookEventName": "SessionStart",
+                                                 "additionalContext": _context(result)}}))
+    elif as_json:
+        print(json.dumps({"schema_version": 1, "data": result.as_dict()}, indent=2))
+    else:
+        print(plain(result.summary) + f" ({len(result.written)} written, {len(result.unchanged)} unchanged, "
+                                      f"{len(result.deleted)} deleted)")
+    return 0
+
+
+def _context(result) -> str:
+    """The bundle itself, for the session that is starting (Claude Code may read the rules dir too early)."""
+    parts = [result.summary]
+    for path in sorted(result.written + result.unchanged):
+        text = Path(path).read_text(encoding="utf-8")
+        parts.append("\n".join(line for line in text.splitlines() if not line.startswith("<!-- vmem:")))
+    context = "\n\n".join(parts)
+    return context if len(context) < HOOK_LIMIT else context[: HOOK_LIMIT - 40] + "\n… (truncated; see the rules files)"
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="vmem sync", description="Write the trusted, ranked, token-budgeted bundle "
+                                "into the agent's rules directory (default .claude/rules/vmem/).")
+    p.add_argument("--store", metavar="PATH", help="the store (else $VMEM_STORE, else the nearest parent)")
+    p.add_argument("--dir", dest="directory", metavar="D", help="target directory (default: sync.dir in vmem.yaml)")
+    p.add_argument("--scope", metavar="entity:E", help="also serve claims scoped to this entity")
+    p.add_argument("--audience", metavar="A", help="all or group:NAME")
+    p.add_argument("--budget", type=int, metavar="N", help="tokens for the approved bundle (default 6000)")
+    p.add_argument("--pull", dest="do_pull", action="store_true", help="fast-forward the store first (5 s timeout)")
+    p.add_argument("--no-pull", dest="do_pull", action="store_false", help="do not pull (default)")
+    p.add_argument("--hook", action="store_true", help="Claude Code SessionStart hook mode: JSON out, never fails")
+    p.add_argument("--json", dest="as_json", action="store_true", help="print {schema_version, data}")
+    return p
+
+
+def fast_main(argv: list[str]) -> int:
+    args = parser().parse_args(argv)
+    import os
+
+    return run(store=args.store or os.environ.get("VMEM_STORE"), directory=args.directory, scope=args.scope,
+               audience=args.audience, budget=args.budget, do_pull=args.do_pull, hook=args.hook,
+               as_json=args.as_json)
+
+
+def _annotations():
+    from typing import Annotated, Optional
+
+    import typer
+
+    from vmem.cli.common import JsonOpt, StoreOpt
+
+    return {
+        "ctx": typer.Context, "store": StoreOpt, "json_": JsonOpt,
+        "directory": Annotated[Optional[str], typer.Option("--dir", metavar="D", help="Target directory.")],
+        "scope": Annotated[Optional[str], typer.Option("--scope", metavar="entity:E", help="Entity scope.")],
+        "audience": Annotated[Optional[str], typer.Option("--audience", help="all or group:NAME.")],
+        "budget": Annotated[Optional[int], typer.Option("--budget", metavar="N", help="Token budget.")],
+        "do_pull": Annotated[bool, typer.Option("--pull/--no-pull", help="Fast-forward the store first.")],
+        "hook": Annotated[bool, typer.Option("--hook", help="Claude Code SessionStart hook mode.")],
+        "return": None,
+    }
+
+
+def command(
+    ctx: "typer.Context",
+    store: "StoreOpt" = None,
+    directory: "DirOpt" = None,
+    scope: "ScopeOpt" = None,
+    audience: "AudienceOpt" = None,
+    budget: "BudgetOpt" = None,
+    do_pull: "PullOpt" = False,
+    hook: "HookOpt" = False,
+    json_: "JsonOpt" = False,
+) -> None:
+    """Write the trusted, ranked, token-budgeted bundle into the agent's rules directory."""
+    import typer
+
+    root = ctx.find_root().obj
+    code = run(store=store or (root.store if root else None), directory=directory, scope=scope, audience=audience,
+               budget=budget, do_pull=do_pull, hook=hook, as_json=json_ or bool(root and root.as_json))
+    raise typer.Exit(code)
+
+
+command.__annotations__ = _annotations() if "typer" in sys.modules else command.__annotations__
