@@ -14,7 +14,8 @@ from conftest import assert_clean
 from vmem.cli.app import app
 
 ROOT = Path(__file__).resolve().parents[1]
-COMMANDS = ["init", "propose", "supersede", "show", "list", "blame", "check", "demo"]
+COMMANDS = ["init", "propose", "supersede", "show", "list", "blame", "check", "review", "approve", "mandate",
+            "revoke", "reject", "verify", "expire", "consolidate", "publish", "forget", "sync", "demo"]
 
 
 def test_every_command_has_help(vmem):

@@ -185,3 +185,23 @@ def test_corrupt_cache_is_rebuilt(mixed, vmem, tmp_path):
     vmem("sync", "--dir", str(tmp_path / "r"))
     cache_file(store.root).write_bytes(b"\x00garbage")
     assert vmem.json("sync", "--dir", str(tmp_path / "r"))["data"]["items"]
+
+
+def test_hook_install_merges_and_is_idempotent(store, vmem, tmp_path):
+    project = tmp_path / "project"
+    (project / ".claude").mkdir(parents=True)
+    settings = project / ".claude" / "settings.json"
+    settings.write_text(json.dumps({"model": "opus", "hooks": {"SessionStart": [
+        {"hooks": [{"type": "command", "command": "echo hi"}]}], "Stop": [{"hooks": []}]}}))
+    first = vmem.json("hook", "install", "--project", str(project), "--git", store=store)["data"]
+    second = vmem.json("hook", "install", "--project", str(project), "--git", store=store)["data"]
+    assert first["added"] is True and second["added"] is False and second["post_merge_added"] is False
+    data = json.loads(settings.read_text())
+    commands = [h["command"] for g in data["hooks"]["SessionStart"] for h in g["hooks"]]
+    assert commands == ["echo hi", "vmem sync --hook"]
+    assert data["model"] == "opus" and data["hooks"]["Stop"] == [{"hooks": []}]
+    post_merge = store.root / ".git" / "hooks" / "post-merge"
+    assert os.access(post_merge, os.X_OK) and "vmem sync" in post_merge.read_text()
+    settings.write_text("{not json")
+    assert "not valid JSON" in vmem("hook", "install", "--project", str(project), code=2).stderr
+    assert settings.read_text() == "{not json"

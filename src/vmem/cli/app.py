@@ -9,7 +9,7 @@ from typing import Annotated, Optional
 import typer
 
 from vmem import __version__
-from vmem.cli import blame, check, demo, eval, govern, init, knowledge, propose, show, supersede, sync
+from vmem.cli import blame, check, demo, eval, govern, hook, init, knowledge, propose, review, show, supersede, sync
 from vmem.cli.common import Globals
 
 app = typer.Typer(
@@ -49,6 +49,7 @@ app.command("show")(show.show)
 app.command("list")(show.list_)
 app.command("blame")(blame.blame)
 app.command("check")(check.check)
+app.command("review")(review.review)
 app.command("approve")(govern.approve)
 app.command("mandate")(govern.mandate)
 app.command("revoke")(govern.revoke)
@@ -60,6 +61,7 @@ app.command("reject")(knowledge.reject)
 app.command("forget")(knowledge.forget)
 app.command("sync")(sync.command)
 app.add_typer(eval.app, name="eval")
+app.add_typer(hook.app, name="hook")
 app.command("demo")(demo.demo)
 
 

@@ -1,0 +1,93 @@
+"""The review queue: proposed claims and eligible knowledge with what a reviewer needs, and the edit action."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+import tempfile
+from pathlib import Path
+
+from vmem import confidence, model
+from vmem.errors import SchemaError, UsageError, VmemError
+from vmem.store import codec
+from vmem.store.repo import Store
+from vmem.text import canonicalize
+
+QUEUE_STATUSES = ("proposed", "eligible")
+EDITABLE = {"claim": ("title", "statement", "class", "domain", "categories", "paths"),
+            "knowledge": ("statement", "categories")}
+
+
+def entry(item: dict, policy: dict) -> dict:
+    """One queue row (SPEC 6: review --list)."""
+    evidence = item.get("evidence") or []
+    return {
+        "id": item["id"], "kind": item["kind"], "status": item["status"], "statement": item["statement"],
+        "support_tier": confidence.support_tier(item, policy["knowledge"]["tiers"]),
+        "distinct_entities": confidence.distinct_entities(item) if item["kind"] == "knowledge" else None,
+        "writers": len({e["writer"] for e in evidence}) if item["kind"] == "knowledge" else None,
+        "evidence_count": len(evidence),
+        "merges": [{"from": m["from"], "judge": m["judge"], "reason": m["reason"]} for m in item.get("merges") or []],
+        "gate": item.get("gate"),
+        "age_days": round(confidence.age_days(item), 1),
+        "source": (item.get("source") or {}).get("user") if item["kind"] == "claim" else None,
+    }
+
+
+def queue(store: Store, status: str | None = None) -> list[dict]:
+    statuses = (status,) if status else QUEUE_STATUSES
+    items = [loaded.item for loaded in store.head().items() if loaded.item and loaded.item["status"] in statuses]
+    items.sort(key=lambda i: (i.get("created_at") or i.get("first_seen") or "", i["id"]))
+    return [entry(item, store.policy) for item in items]
+
+
+def edit(store: Store, item_id: str, *, editor: str | None = None, as_: str | None = None,
+         timeout_s: float = 3600) -> dict:
+    """Open the item in $EDITOR (no shell); validate the result; knowledge re-runs the de-id gate. One commit."""
+    command = shlex.split(editor or os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi")
+    item = store.head().item(model.check_item_id(item_id))
+    with tempfile.TemporaryDirectory(prefix="vmem-edit-") as tmp:
+        path = Path(tmp) / f"{item_id}.yaml"
+        path.write_text(codec.dump(item))
+        try:
+            done = subprocess.run([*command, str(path)], timeout=timeout_s)
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            raise VmemError(f"the editor did not run ({exc}); nothing changed", "set $EDITOR to an editor command")
+        if done.returncode != 0:
+            raise VmemError(f"the editor exited with status {done.returncode}; nothing changed",
+                            "save and quit normally to keep an edit")
+        edited = model.validate(item["kind"], codec.load(path.read_bytes(), f"{item_id} (edited)"), f"{item_id} (edited)")
+    changed = [k for k in edited if edited[k] != item[k]]
+    illegal = [k for k in changed if k not in EDITABLE[item["kind"]]]
+    if illegal:
+        raise UsageError(f"the edit changed {illegal[0]!r}, which review edits may not change; nothing changed",
+                         f"edit only: {', '.join(EDITABLE[item['kind']])}")
+    if not changed:
+        return item
+    author = store.identity(as_)
+    with store.transaction("edit", items=[item_id]) as tx:
+        tx.author = author
+        current = tx.snapshot.item(item_id)
+        if current != item:
+            raise VmemError(f"{item_id} changed while you were editing; nothing written", "run the edit again")
+        for key in changed:
+            current[key] = edited[key]
+        if current["kind"] == "knowledge":
+            from vmem.gates.publish import deid, load_inputs
+
+            current["canonical"] = canonicalize(current["statement"])
+            screened = deid(current, load_inputs(tx.snapshot))
+            now = model.now()
+            if not screened.passed:
+                raise SchemaError(f"{item_id} (edited)", f"the edit still identifies a customer: {screened.reason}",
+                                  screened.advice)
+            current["gate"] = {"passed": False, "checks": {"deid": True}, "reason": "edited; run vmem consolidate",
+                               "at": now}
+            if current["status"] in ("quarantined", "eligible"):
+                model.check_transition(current, "candidate")
+                current["status"] = "candidate"
+        tx.message.summary = current["statement"]
+        tx.message.reason = f"edited {', '.join(changed)}"
+        tx.write(current)
+    return model.normalize_item(current)
