@@ -98,6 +98,8 @@ def run_demo(directory: Path | None, narrate: Narrate) -> dict:
 
     knowledge = _knowledge_steps(store, learnings_doc["learnings"], team, reviewer_name, reviewer_email, narrate)
 
+    review = _review_and_sync(store, root, refs, claims_doc, reviewer_name, reviewer_email, narrate)
+
     head = store.head()
     statuses = Counter(f"{loaded.item['kind']} {loaded.item['status']}" for loaded in head.items() if loaded.item)
     narrate("vmem list", ", ".join(f"{n} {key}" for key, n in sorted(statuses.items())))
@@ -111,7 +113,41 @@ def run_demo(directory: Path | None, narrate: Narrate) -> dict:
                        f"git -C {root} log --format='%s%n%(trailers:key=Vmem-Action)'")
     return {"store": str(root), "commits": commits, "claims": len(claims_doc["claims"]),
             "learnings": dict(actions), "statuses": dict(statuses), "blame_id": blame_id,
-            "chain": history["chain"], "knowledge": knowledge}
+            "chain": history["chain"], "knowledge": knowledge, "review": review}
+
+
+def _review_and_sync(store: Store, root: Path, refs: dict, claims_doc: dict, reviewer_name: str,
+                     reviewer_email: str, narrate: Narrate) -> dict:
+    from vmem.ops.govern import set_status
+    from vmem.ops.review import queue
+    from vmem.ops.sync import sync
+
+    reviewer = f"{reviewer_name} <{reviewer_email}>"
+    waiting = [e for e in queue(store, "proposed") if e["kind"] == "claim"]
+    narrate("vmem review", f"{len(waiting)} proposed claims wait for review; {reviewer_name} works the queue")
+    approved = mandated = 0
+    for entry in claims_doc["claims"]:
+        item_id = refs[entry["ref"]]
+        item = store.head().item(item_id)
+        if item["status"] != "proposed" or item["personal"]:
+            continue
+        if entry.get("ref") == "arr-definition":
+            set_status(store, item_id, "mandatory", reason="the one ARR definition every analysis must use",
+                       as_=reviewer)
+            mandated += 1
+        else:
+            set_status(store, item_id, "approved", as_=reviewer)
+            approved += 1
+    narrate("vmem approve / vmem mandate", f"{approved} claims approved, {mandated} mandated (always in context)")
+    project = root / "project"
+    result, _ = sync(store.root, target=project / ".claude" / "rules" / "vmem")
+    files = ", ".join(Path(p).name for p in result.written)
+    narrate("vmem sync", f"{result.summary}: {files}")
+    again, _ = sync(store.root, target=project / ".claude" / "rules" / "vmem")
+    narrate("vmem sync (again)", f"{len(again.unchanged)} files unchanged, {len(again.written)} rewritten — "
+                                 "hooks can run it before every session")
+    return {"approved": approved, "mandated": mandated, "synced_items": len(result.items),
+            "synced_files": [Path(p).name for p in result.written]}
 
 
 def _knowledge_steps(store: Store, learnings: list[dict], team: dict, reviewer_name: str, reviewer_email: str,
