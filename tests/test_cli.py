@@ -94,10 +94,14 @@ def test_demo_runs_the_lifecycle_on_the_examples(tmp_path, vmem):
     report = vmem.json("demo", str(tmp_path / "demo"))["data"]
     from vmem.store.repo import Store
 
-    store = Store.open(tmp_path / "demo")
+    store = Store.open(report["store"])
     assert_clean(store)
     assert report["claims"] == 34 and report["commits"] > 60
     assert report["learnings"]["reinforced"] >= 3
     assert report["statuses"]["claim superseded"] == 3
     assert len(report["chain"]) == 2
+    assert report["review"]["mandated"] == 1 and report["review"]["synced_items"] > 10
+    rules = tmp_path / "demo" / "project" / ".claude" / "rules" / "vmem"
+    assert sorted(p.name for p in rules.iterdir()) == sorted(report["review"]["synced_files"])
+    assert report["knowledge"]["judged_merges"] >= 3 and report["knowledge"]["invalidated"]
     assert vmem.json("check", "--store", str(store.root))["data"]["errors"] == []

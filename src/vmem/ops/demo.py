@@ -51,7 +51,9 @@ def seed_store(directory: Path, reviewer: tuple[str, str], reviewers: list[str])
 
 
 def run_demo(directory: Path | None, narrate: Narrate) -> dict:
-    root = Path(directory) if directory else Path(tempfile.mkdtemp(prefix="vmem-demo-"))
+    base = Path(directory) if directory else Path(tempfile.mkdtemp(prefix="vmem-demo-"))
+    root = base / "store"  # the store; base / "project" is the agent's project that sync writes into
+    root.mkdir(parents=True, exist_ok=True)
     claims_doc = _yaml(examples_dir() / "claims.yaml")
     learnings_doc = _yaml(examples_dir() / "learnings.yaml")
     team = {key: f"{p['name']} <{p['email']}>" for key, p in claims_doc["team"].items()}
@@ -139,7 +141,7 @@ def _review_and_sync(store: Store, root: Path, refs: dict, claims_doc: dict, rev
             set_status(store, item_id, "approved", as_=reviewer)
             approved += 1
     narrate("vmem approve / vmem mandate", f"{approved} claims approved, {mandated} mandated (always in context)")
-    project = root / "project"
+    project = root.parent / "project"
     result, _ = sync(store.root, target=project / ".claude" / "rules" / "vmem")
     files = ", ".join(Path(p).name for p in result.written)
     narrate("vmem sync", f"{result.summary}: {files}")
