@@ -184,7 +184,17 @@ def test_corrupt_cache_is_rebuilt(mixed, vmem, tmp_path):
     store, _ = mixed
     vmem("sync", "--dir", str(tmp_path / "r"))
     cache_file(store.root).write_bytes(b"\x00garbage")
+    cache_file(store.root).with_suffix(".bundles").write_bytes(b"\x00garbage")
     assert vmem.json("sync", "--dir", str(tmp_path / "r"))["data"]["items"]
+
+
+def test_a_cached_bundle_expires_when_the_first_item_does():
+    from vmem.ops.sync import BUNDLE_TTL_S, _valid_until
+
+    now = 1_900_000_000.0
+    soon = model.format_ts(__import__("datetime").datetime.fromtimestamp(now + 60, __import__("datetime").timezone.utc))
+    assert _valid_until([{"expires_at": soon}, {"expires_at": "2099-01-01T00:00:00Z"}], now) == now + 60
+    assert _valid_until([{"expires_at": "2001-01-01T00:00:00Z"}], now) == now + BUNDLE_TTL_S
 
 
 def test_hook_install_merges_and_is_idempotent(store, vmem, tmp_path):

@@ -66,9 +66,16 @@ def effective_confidence(item: dict, at: datetime | None = None) -> float:
     return round(min(1.0, max(0.0, c)), 4)
 
 
+def _not_after(stamp: str, at: datetime) -> bool:
+    """stamp <= at; vmem's canonical stamps compare as text (this runs for every item on every sync)."""
+    if len(stamp) == 20 and stamp.endswith("Z"):
+        return stamp <= at.strftime("%Y-%m-%dT%H:%M:%SZ")
+    return parse_ts(stamp) <= at
+
+
 def is_expired(item: dict, at: datetime | None = None) -> bool:
     at = at or datetime.now(timezone.utc)
-    return bool(item.get("expires_at")) and parse_ts(item["expires_at"]) <= at
+    return bool(item.get("expires_at")) and _not_after(item["expires_at"], at)
 
 
 def bundle_rank(item: dict, at: datetime | None = None) -> float:
@@ -85,9 +92,9 @@ def is_live(item: dict, at: datetime | None = None) -> bool:
         ok = item["status"] in ("approved", "mandatory")
         if ok and is_expired(item, at):
             return False
-    if ok and item.get("valid_from") and parse_ts(item["valid_from"]) > at:
+    if ok and item.get("valid_from") and not _not_after(item["valid_from"], at):
         return False
-    if ok and item.get("valid_to") and parse_ts(item["valid_to"]) <= at:
+    if ok and item.get("valid_to") and _not_after(item["valid_to"], at):
         return False
     return ok
 

@@ -47,9 +47,9 @@ class SyncResult:
                 "deleted": self.deleted, "tokens": self.tokens, "budget": self.budget, "items": self.items}
 
 
-def visible(item: dict, scope: str | None, audience: str) -> bool:
+def visible(item: dict, scope: str | None, audience: str, at=None) -> bool:
     """Scope soundness (SPEC 8): live, reviewed, not personal, the caller's audience, the caller's scope."""
-    if item.get("personal") or not confidence.is_live(item):
+    if item.get("personal") or not confidence.is_live(item, at):
         return False
     if item["kind"] == "knowledge":
         return item.get("audience") in ("all", audience)
@@ -58,9 +58,12 @@ def visible(item: dict, scope: str | None, audience: str) -> bool:
     return item["scope"] == "org" or (scope is not None and item["scope"] == scope)
 
 
+_UNPRINTABLE = dict.fromkeys([*range(32), 127, *range(0x80, 0xA0), 0x2028, 0x2029, 0x85], " ")
+
+
 def one_line(text: str | None) -> str:
     """Inline Markdown that cannot open a heading, a comment or a marker, whatever the text holds."""
-    text = " ".join("".join(ch if ch.isprintable() else " " for ch in text or "").split())
+    text = " ".join((text or "").translate(_UNPRINTABLE).split())
     text = text.replace("<!--", "&lt;!--").replace("-->", "--&gt;").replace("<", "&lt;")
     return text.lstrip("#>-*+= ").strip() or "(empty)"
 
@@ -86,10 +89,13 @@ def _entry(item: dict, tiers: dict) -> str:
 
 def build_bundle(items: list[dict], policy: dict, *, scope: str | None, audience: str, budget: int,
                  store_name: str, commit: str | None) -> Bundle:
+    from datetime import datetime, timezone
+
+    at = datetime.now(timezone.utc)
     tiers = policy["knowledge"]["tiers"]
     marker = _marker(store_name, commit) + "\n"
     bundle = Bundle()
-    chosen = [i for i in items if visible(i, scope, audience)]
+    chosen = [i for i in items if visible(i, scope, audience, at)]
     for item in sorted((i for i in chosen if i["status"] == "mandatory"), key=lambda i: i["id"]):
         body = f"# {one_line(item.get('title') or 'Mandatory: ' + item['statement'][:60])}\n\n" \
                f"{one_line(item['statement'])}\n"
@@ -98,12 +104,18 @@ def build_bundle(items: list[dict], policy: dict, *, scope: str | None, audience
         bundle.items.append(item["id"])
         bundle.tokens += len(body) // CHARS_PER_TOKEN
     ranked = sorted((i for i in chosen if i["status"] != "mandatory"),
-                    key=lambda i: (-confidence.bundle_rank(i), i["id"]))
+                    key=lambda i: (-confidence.bundle_rank(i, at), i["id"]))
     header = "# What the team knows (vmem)\n\nReviewed facts and published cross-customer patterns, most " \
              "trusted first.\n\n"
     used = len(header) // CHARS_PER_TOKEN
     lines = []
     for item in ranked:
+        if budget - used < 8:  # no entry is smaller than this: the rest cannot fit
+            bundle.dropped.append(item["id"])
+            continue
+        if (len(item["statement"]) + len(item.get("title") or "")) // (CHARS_PER_TOKEN + 1) > budget - used:
+            bundle.dropped.append(item["id"])  # cannot fit even before formatting
+            continue
         entry = _entry(item, tiers)
         cost = len(entry) // CHARS_PER_TOKEN + 1
         if used + cost > budget:
@@ -199,28 +211,14 @@ def cache_file(root: Path) -> Path:
 
 def load_candidates(root: Path) -> tuple[str | None, dict, list[dict]]:
     """(commit, policy, items that could be served), from the cache when HEAD has not moved."""
-    import marshal
-
     commit = head_commit(root)
     path = cache_file(root)
-    cached = None
-    try:
-        cached = marshal.loads(path.read_bytes())
-        if not isinstance(cached, dict) or cached.get("version") != CACHE_VERSION:
-            cached = None
-    except (OSError, EOFError, ValueError, TypeError):
-        cached = None  # a missing or corrupt cache is rebuilt, never fatal
+    cached = _read_cache(path)
     if cached is not None and commit is not None and cached["commit"] == commit:
         return commit, cached["policy"], [i for i in cached["items"].values() if i is not None]
     commit, policy, blobs, items = _scan(root, cached)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
-        tmp.write_bytes(marshal.dumps({"version": CACHE_VERSION, "commit": commit, "policy": policy,
-                                       "blobs": blobs, "items": items}))
-        os.replace(tmp, path)
-    except OSError:
-        pass
+    _write_cache(path, {"version": CACHE_VERSION, "commit": commit, "policy": policy, "blobs": blobs,
+                        "items": items})
     return commit, policy, [i for i in items.values() if i is not None]
 
 
@@ -250,6 +248,50 @@ def _scan(root: Path, cached: dict | None):
                 item = None  # vmem check reports it; sync serves the rest
             items[path] = item if item is not None and item["status"] in _CANDIDATE[kind] else None
     return snapshot.commit_id, store.policy, blobs, items
+
+
+BUNDLE_TTL_S = 3600  # ranking decays with age: recompute at least hourly even if nothing changed
+
+
+def _bundle_file(root: Path) -> Path:
+    return cache_file(root).with_suffix(".bundles")
+
+
+def _read_cache(path: Path) -> dict | None:
+    import marshal
+
+    try:
+        data = marshal.loads(path.read_bytes())
+    except (OSError, EOFError, ValueError, TypeError):
+        return None  # missing or corrupt: rebuilt, never fatal
+    return data if isinstance(data, dict) and data.get("version") == CACHE_VERSION else None
+
+
+def _write_cache(path: Path, data: dict) -> None:
+    import marshal
+
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
+        tmp.write_bytes(marshal.dumps(data))
+        os.replace(tmp, path)
+    except OSError:
+        pass
+
+
+def _valid_until(items: list[dict], now: float) -> float:
+    """A cached bundle is exact until the next moment any candidate expires, ends or starts being valid."""
+    from vmem.model import parse_ts
+
+    horizon = now + BUNDLE_TTL_S
+    for item in items:
+        for key in ("expires_at", "valid_to", "valid_from"):
+            stamp = item.get(key)
+            if stamp:
+                moment = parse_ts(stamp).timestamp()
+                if now < moment < horizon:
+                    horizon = moment
+    return horizon
 
 
 def pull(root: Path, timeout_s: float = 5.0) -> str | None:
@@ -282,7 +324,15 @@ def sync(root: Path, *, target: Path | None = None, scope: str | None = None, au
         problem = pull(root)
         if problem:
             warnings.append(problem)
-    commit, policy, items = load_candidates(root)
+    import time
+
+    commit = head_commit(root)
+    bundles = _read_cache(_bundle_file(root))
+    fresh = bundles is not None and commit is not None and bundles.get("commit") == commit
+    policy = bundles["policy"] if fresh else None
+    items = None
+    if policy is None:
+        commit, policy, items = load_candidates(root)
     settings = policy["sync"]
     scope = scope or settings["scope"]
     if scope is not None and scope != "org" and not (scope.startswith("entity:") and model.NAME_ID.match(scope[7:])):
@@ -293,8 +343,20 @@ def sync(root: Path, *, target: Path | None = None, scope: str | None = None, au
     if budget < 0:
         raise UsageError("--budget must be zero or more tokens", "e.g. --budget 6000")
     target = target or Path(settings["dir"])
-    bundle = build_bundle(items, policy, scope=scope, audience=audience, budget=budget,
-                          store_name=root.name, commit=commit)
+    key = f"{scope}|{audience}|{budget}|{root.name}"
+    cached = (bundles or {}).get("bundles", {}).get(key) if fresh else None
+    if cached is not None and time.time() < cached["valid_until"]:
+        bundle = Bundle(cached["files"], cached["items"], cached["tokens"], cached["dropped"])
+    else:
+        if items is None:
+            commit, policy, items = load_candidates(root)
+        bundle = build_bundle(items, policy, scope=scope, audience=audience, budget=budget,
+                              store_name=root.name, commit=commit)
+        entry = {"files": bundle.files, "items": bundle.items, "tokens": bundle.tokens, "dropped": bundle.dropped,
+                 "valid_until": _valid_until(items, time.time())}
+        keep = bundles.get("bundles", {}) if fresh else {}
+        _write_cache(_bundle_file(root), {"version": CACHE_VERSION, "commit": commit, "policy": policy,
+                                          "bundles": {**keep, key: entry}})
     written, unchanged, deleted = write_bundle(target, bundle)
     result = SyncResult(str(target), commit, written, unchanged, deleted, bundle.tokens, budget, bundle.items)
     mandatory = sum(1 for name in bundle.files if name.startswith("km_") and name != "km_approved.md")
