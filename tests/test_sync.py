@@ -215,3 +215,11 @@ def test_hook_install_merges_and_is_idempotent(store, vmem, tmp_path):
     settings.write_text("{not json")
     assert "not valid JSON" in vmem("hook", "install", "--project", str(project), code=2).stderr
     assert settings.read_text() == "{not json"
+
+
+def test_pull_without_a_remote_degrades_to_a_warning(mixed, tmp_path):
+    store, _ = mixed
+    env = {**os.environ, "VMEM_STORE": str(store.root)}
+    out = subprocess.run([sys.executable, "-m", "vmem", "sync", "--pull", "--dir", str(tmp_path / "r")], env=env,
+                         capture_output=True, text=True)
+    assert out.returncode == 0 and "warning: git pull failed" in out.stderr and "synced into" in out.stdout
