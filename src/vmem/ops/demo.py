@@ -173,13 +173,14 @@ def _knowledge_steps(store: Store, learnings: list[dict], team: dict, reviewer_n
                     "quarantined": len(result.quarantined)}
     if not eligible:
         return report
-    # publish the pattern with the fewest supporters, so forgetting one of them shows the retraction cascade
-    target = min(eligible, key=lambda i: (distinct_entities(i), i["id"]))
-    published = publish(store, target["id"], as_=reviewer).item
-    tier = support_tier(published, store.policy["knowledge"]["tiers"])
-    narrate(f"vmem publish {target['id']}", f"{reviewer_name} re-runs every gate and publishes: "
-                                            f"“{published['statement']}” — support tier {tier}")
-    report.update(published=target["id"], tier=tier)
+    # publish every eligible pattern; forgetting a customer that supports only one of them shows the cascade
+    published_items = [publish(store, item["id"], as_=reviewer).item for item in eligible]
+    tiers = store.policy["knowledge"]["tiers"]
+    for published in published_items:
+        narrate(f"vmem publish {published['id']}", f"{reviewer_name} re-runs every gate and publishes: "
+                f"“{published['statement']}” — support tier {support_tier(published, tiers)}")
+    report.update(published=[p["id"] for p in published_items],
+                  tier=support_tier(published_items[0], tiers))
     near_miss = next((e for e in learnings if e.get("pattern") is None and not e.get("leak")), None)
     if near_miss is not None:
         candidate = next((loaded.item for loaded in store.head().files("knowledge") if loaded.item
@@ -192,7 +193,13 @@ def _knowledge_steps(store: Store, learnings: list[dict], team: dict, reviewer_n
             narrate(f"vmem reject {candidate['id']}", f"then the same statement proposed again comes back "
                                                       f"{again.action.replace('_', ' ')}, unchanged")
             report["rejected"] = candidate["id"]
-    supporter = sorted({e["entity"] for e in published["evidence"]})[0]
+    supporters = [{e["entity"] for e in p["evidence"]} for p in published_items]
+    target = next((p for p, mine in zip(published_items, supporters)
+                   if any(mine - other for other in supporters if other is not mine) or len(published_items) == 1),
+                  published_items[0])
+    others = set().union(*(s for p, s in zip(published_items, supporters) if p is not target))
+    supporter = sorted({e["entity"] for e in target["evidence"]} - others or
+                       {e["entity"] for e in target["evidence"]})[0]
     forgotten = forget(store, entity=supporter, reason="customer asked us to delete their data", as_=reviewer)
     narrate(f"vmem forget --entity {supporter}",
             f"{forgotten.evidence_removed} evidence entries dropped; invalidated: "
