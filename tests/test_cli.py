@@ -15,7 +15,8 @@ from vmem.cli.app import app
 
 ROOT = Path(__file__).resolve().parents[1]
 COMMANDS = ["init", "propose", "supersede", "show", "list", "blame", "check", "review", "approve", "mandate",
-            "revoke", "reject", "verify", "expire", "consolidate", "publish", "forget", "sync", "demo"]
+            "revoke", "reject", "verify", "expire", "consolidate", "publish", "forget", "sync", "recall",
+            "index", "demo"]
 
 
 def test_every_command_has_help(vmem):

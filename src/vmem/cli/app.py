@@ -9,7 +9,8 @@ from typing import Annotated, Optional
 import typer
 
 from vmem import __version__
-from vmem.cli import blame, check, demo, eval, govern, hook, init, knowledge, propose, review, show, supersede, sync
+from vmem.cli import (blame, check, demo, eval, govern, hook, init, knowledge, propose, recall, review, show,
+                      supersede, sync)
 from vmem.cli.common import Globals
 
 app = typer.Typer(
@@ -60,6 +61,8 @@ app.command("publish")(knowledge.publish)
 app.command("reject")(knowledge.reject)
 app.command("forget")(knowledge.forget)
 app.command("sync")(sync.command)
+app.command("recall")(recall.recall)
+app.command("index")(recall.index)
 app.add_typer(eval.app, name="eval")
 app.add_typer(hook.app, name="hook")
 app.command("demo")(demo.demo)

@@ -41,3 +41,32 @@ def merge(
                 console.print("[red]false merges:[/] " + ", ".join(report["errors"]))
 
         s.out.result({k: v for k, v in report.items()}, human)
+
+
+@app.command("recall")
+def recall(
+    ctx: typer.Context,
+    queries: Annotated[Path, typer.Argument(metavar="FILE.yaml", help="Labeled queries (examples/eval/recall.yaml).")],
+    k: Annotated[int, typer.Option("-k", help="Results per query.")] = 5,
+    json_: JsonOpt = False,
+    store: StoreOpt = None,
+) -> None:
+    """Coverage accuracy, relevance@k and stale-hallucination rate of recall on labeled queries."""
+    with session(ctx, json_, store) as s:
+        from vmem.ops.eval_recall import evaluate_recall
+
+        report = evaluate_recall(s.store, queries, k)
+
+        def human(console) -> None:
+            console.print(f"{report['queries']} queries: coverage accuracy {report['coverage_accuracy']:.3f}, "
+                          f"relevance@{k} {report['relevance_at_k']}, stale-hallucination rate "
+                          f"{report['stale_hallucination_rate']:.3f}")
+            for expect, got in report["confusion"].items():
+                console.print(f"  expected {expect:<9} → " + ", ".join(f"{g} {n}" for g, n in got.items()))
+            for row in report["rows"]:
+                if row["expect"] != row["got"] or row["stale_served"] or row["relevant_found"] is False:
+                    console.print(f"  [dim]{row['expect']:>9} got {row['got']:<9} cos {row['best_cosine']:.2f}"
+                                  f"{' STALE ' + ','.join(row['stale_served']) if row['stale_served'] else ''}[/] "
+                                  f"{row['query']}", soft_wrap=True)
+
+        s.out.result(report, human)

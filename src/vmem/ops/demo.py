@@ -194,10 +194,9 @@ def _knowledge_steps(store: Store, learnings: list[dict], team: dict, reviewer_n
                                                       f"{again.action.replace('_', ' ')}, unchanged")
             report["rejected"] = candidate["id"]
     supporters = [{e["entity"] for e in p["evidence"]} for p in published_items]
-    target = next((p for p, mine in zip(published_items, supporters)
-                   if any(mine - other for other in supporters if other is not mine) or len(published_items) == 1),
-                  published_items[0])
-    others = set().union(*(s for p, s in zip(published_items, supporters) if p is not target))
+    # deterministic: the pattern with the fewest supporters, ties broken by its text
+    target = min(published_items, key=lambda p: (len({e["entity"] for e in p["evidence"]}), p["statement"]))
+    others = set().union(set(), *(s for p, s in zip(published_items, supporters) if p is not target))
     supporter = sorted({e["entity"] for e in target["evidence"]} - others or
                        {e["entity"] for e in target["evidence"]})[0]
     forgotten = forget(store, entity=supporter, reason="customer asked us to delete their data", as_=reviewer)

@@ -189,7 +189,8 @@ class Store:
         if self.repo.head_is_unborn:
             raise ItemNotFound("the store has no commits yet", "propose something first")
         limit = when.timestamp()
-        for commit in self.repo.walk(self.repo.head.target, pygit2.enums.SortMode.TIME):
+        order = pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.TIME  # children first, even within a second
+        for commit in self.repo.walk(self.repo.head.target, order):
             if commit.commit_time <= limit:
                 return Snapshot(self.repo, commit)
         raise ItemNotFound(f"the store has no commit before {model.format_ts(when)}",

@@ -1,0 +1,1 @@
+"""The derived local search index (a cache; git is the source of truth)."""
