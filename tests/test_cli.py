@@ -105,4 +105,8 @@ def test_demo_runs_the_lifecycle_on_the_examples(tmp_path, vmem):
     rules = tmp_path / "demo" / "project" / ".claude" / "rules" / "vmem"
     assert sorted(p.name for p in rules.iterdir()) == sorted(report["review"]["synced_files"])
     assert report["knowledge"]["judged_merges"] >= 3 and report["knowledge"]["invalidated"]
+    coverage = [(r["coverage"], r["top_scope"]) for r in report["recalls"]]
+    assert coverage[0] == ("covered", "org")  # published knowledge, served in every scope
+    assert coverage[1][0] == "uncovered" and coverage[2] == ("covered", "entity:larkspur-health")
+    assert coverage[3][0] == "uncovered"
     assert vmem.json("check", "--store", str(store.root))["data"]["errors"] == []

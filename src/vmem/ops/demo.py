@@ -102,6 +102,8 @@ def run_demo(directory: Path | None, narrate: Narrate) -> dict:
 
     review = _review_and_sync(store, root, refs, claims_doc, reviewer_name, reviewer_email, narrate)
 
+    recalls = _recalls(store, narrate)
+
     head = store.head()
     statuses = Counter(f"{loaded.item['kind']} {loaded.item['status']}" for loaded in head.items() if loaded.item)
     narrate("vmem list", ", ".join(f"{n} {key}" for key, n in sorted(statuses.items())))
@@ -115,7 +117,28 @@ def run_demo(directory: Path | None, narrate: Narrate) -> dict:
                        f"git -C {root} log --format='%s%n%(trailers:key=Vmem-Action)'")
     return {"store": str(root), "commits": commits, "claims": len(claims_doc["claims"]),
             "learnings": dict(actions), "statuses": dict(statuses), "blame_id": blame_id,
-            "chain": history["chain"], "knowledge": knowledge, "review": review}
+            "chain": history["chain"], "knowledge": knowledge, "review": review, "recalls": recalls}
+
+
+def _recalls(store: Store, narrate: Narrate) -> list[dict]:
+    """Recall in two scopes: coverage, the entity carve-out, and published knowledge served everywhere."""
+    from vmem.ops.recall import recall
+
+    asked = []
+    for query, scope in (("do mid-market customers prepay annually for a discount", None),
+                         ("who owns the renewal at Larkspur Health", None),
+                         ("who owns the renewal at Larkspur Health", "entity:larkspur-health"),
+                         ("what is our warehouse cost per query", None)):
+        result = recall(store, query, scope=scope, k=3)
+        top = result["results"][0] if result["results"] else None
+        shown = "nothing" if top is None else (
+            f"{top['statement'][:90]}" + (f" (knowledge, support: {top['support_tier']})"
+                                          if top["kind"] == "knowledge" else f" ({top['scope']})"))
+        narrate(f"vmem recall \"{query}\"" + (f" --scope {scope}" if scope else ""),
+                f"{result['coverage']}: {shown}")
+        asked.append({"query": query, "scope": scope, "coverage": result["coverage"],
+                      "top": top["id"] if top else None, "top_scope": top["scope"] if top else None})
+    return asked
 
 
 def _review_and_sync(store: Store, root: Path, refs: dict, claims_doc: dict, reviewer_name: str,
