@@ -235,6 +235,8 @@ class Store:
         lines = pending.read_text().split()
         if lines and not self.repo.head_is_unborn and str(self.repo.head.target) == lines[0]:
             _materialize(self, {path: self.head().blob(path) for path in lines[1:]})
+        for path in lines[1:]:  # a temporary file of a write that was killed before its rename
+            (self.root / path).with_name(f".{Path(path).name}.vmem-tmp").unlink(missing_ok=True)
         pending.unlink(missing_ok=True)
 
 
@@ -314,15 +316,25 @@ class Transaction:
         author = self.author or store.identity()
         committer = store.identity()
         parents = [self.snapshot.commit.id] if self.snapshot.commit is not None else []
+        _test_kill("commit")
         commit_id = repo.create_commit(None, author, committer, self.message.render(), tree_id, parents)
         pending = store.git_dir / PENDING_FILE
         pending.write_text("\n".join([str(commit_id), *self._writes]) + "\n")
+        _test_kill("ref")
         _set_head(repo, commit_id, self.message.render().splitlines()[0])
         self.commit_id = str(commit_id)
-        if os.environ.get("VMEM_TEST_CRASH_AFTER_REF"):
-            os._exit(137)  # test hook: simulate kill -9 between the ref update and the work tree
+        _test_kill("files")
         _materialize(store, {path: (str(blobs[path]), text.encode("utf-8")) for path, text in self._writes.items()})
+        _test_kill("journal")
         pending.unlink(missing_ok=True)
+
+
+def _test_kill(stage: str) -> None:
+    """Crash tests: VMEM_TEST_KILL_AT=STAGE sends this process SIGKILL there (a real kill -9, no cleanup)."""
+    if os.environ.get("VMEM_TEST_KILL_AT") == stage:
+        import signal
+
+        os.kill(os.getpid(), signal.SIGKILL)
 
 
 def _set_head(repo: pygit2.Repository, commit_id: pygit2.Oid, log: str) -> None:
@@ -376,6 +388,7 @@ def _materialize(store: Store, files: dict[str, tuple[str, bytes] | None]) -> No
         full.parent.mkdir(parents=True, exist_ok=True)
         tmp = full.with_name(f".{full.name}.vmem-tmp")
         tmp.write_bytes(found[1])
+        _test_kill("rename")
         os.replace(tmp, full)
         written.append(path)
     if written and not _git_update_index(store, written):
