@@ -97,3 +97,18 @@ def test_effective_confidence_decays_and_respects_floors():
     verified = {**claim, "created_at": old, "review": None, "verifications": [
         {"user": "u", "kind": "correction", "at": old}]}
     assert effective_confidence(verified, now) == 0.4  # verified floor
+
+
+def test_governance_audit_names_commits_by_non_reviewers(seeded, vmem):
+    item = _claim(vmem, seeded)
+    vmem("approve", item, "--as", REVIEW_AS, store=seeded)
+    assert vmem.json("check", "--governance")["data"]["errors"] == []
+    # someone edits history locally: an approval committed by a non-reviewer (local refusal is only a courtesy)
+    other = _claim(vmem, seeded, "refunds lag by a day")
+    with seeded.transaction("approve", items=[other]) as tx:
+        current = tx.snapshot.item(other)
+        current["status"] = "approved"
+        tx.write(current)
+    errors = vmem.json("check", "--governance", code=1)["data"]["errors"]
+    assert len(errors) == 1 and "alice@example.com, who is not in reviewers" in errors[0]["message"]
+    assert errors[0]["path"].startswith("commit ")

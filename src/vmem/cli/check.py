@@ -2,18 +2,29 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import typer
 
 from vmem.cli.common import JsonOpt, StoreOpt, session
 from vmem.cli.render import check_report
 
 
-def check(ctx: typer.Context, json_: JsonOpt = False, store: StoreOpt = None) -> None:
+def check(
+    ctx: typer.Context,
+    governance: Annotated[bool, typer.Option("--governance", help="Also audit that every approve/mandate/publish/"
+                                             "revoke/reject commit was authored (and signed) by a reviewer.")] = False,
+    json_: JsonOpt = False,
+    store: StoreOpt = None,
+) -> None:
     """Check every file: schema, ids vs paths, supersession links, entities, policy, uncommitted edits."""
     with session(ctx, json_, store) as s:
         from vmem.ops.check import check as run
+        from vmem.ops.check import check_governance
 
         report = run(s.store)
+        if governance:
+            check_governance(s.store, report)
         data = {"errors": report.errors, "warnings": report.warnings}
         s.out.result(data, lambda console: check_report(console, data))
         if report.errors:

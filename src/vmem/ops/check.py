@@ -130,3 +130,44 @@ def _check_work_tree(store: Store, report: Report) -> None:
         if flags & pygit2.GIT_STATUS_IGNORED:
             continue
         report.warn(path, "not committed: vmem reads the committed state; commit it (then run vmem check)")
+
+
+GOVERNED_ACTIONS = ("approve", "mandate", "publish", "revoke", "reject")
+
+
+def check_governance(store: Store, report: Report) -> int:
+    """Every commit that approved, mandated, published, revoked or rejected must be authored by a listed reviewer
+    (and signed, with require_signed). Local refusal is a courtesy; this audit is what a store's CI enforces."""
+    import shutil
+    import subprocess
+
+    import pygit2
+
+    from vmem.store.message import parse
+
+    policy = store.policy
+    reviewers = {r.casefold() for r in policy["reviewers"]}
+    git = shutil.which("git")
+    audited = 0
+    if store.repo.head_is_unborn:
+        return 0
+    for commit in store.repo.walk(store.repo.head.target, pygit2.enums.SortMode.TOPOLOGICAL):
+        message = parse(commit.message)
+        if message is None or message.action not in GOVERNED_ACTIONS:
+            continue
+        audited += 1
+        sha = str(commit.id)[:10]
+        who = commit.author.email
+        if reviewers and who.casefold() not in reviewers:
+            report.error(f"commit {sha}", f"{message.action} by {who}, who is not in reviewers: of vmem.yaml")
+        if policy["require_signed"]:
+            if git is None:
+                report.error(f"commit {sha}", "require_signed is on but git is not installed to verify signatures")
+                continue
+            verified = subprocess.run([git, "-C", str(store.root), "verify-commit", str(commit.id)],
+                                      capture_output=True, timeout=30)
+            if verified.returncode != 0:
+                report.error(f"commit {sha}", f"{message.action} by {who} is not signed with a trusted key")
+    if not reviewers:
+        report.warn("vmem.yaml", f"{audited} governance commits not audited: reviewers: is empty")
+    return audited
