@@ -10,7 +10,7 @@ import typer
 
 from vmem import __version__
 from vmem.cli import (blame, check, demo, eval, govern, hook, init, knowledge, propose, recall, review, show,
-                      supersede, sync)
+                      supersede, sync, team)
 from vmem.cli.common import Globals
 
 app = typer.Typer(
@@ -62,6 +62,9 @@ app.command("reject")(knowledge.reject)
 app.command("forget")(knowledge.forget)
 app.command("sync")(sync.command)
 app.command("recall")(recall.recall)
+app.command("clone")(team.clone)
+app.command("setup")(team.setup)
+app.command("merge-driver")(team.merge_driver)
 app.command("index")(recall.index)
 app.add_typer(eval.app, name="eval")
 app.add_typer(hook.app, name="hook")

@@ -92,6 +92,11 @@ def check(store: Store) -> Report:
             if evidence["entity"] not in entities:
                 report.warn(path, f"evidence from unknown entity {evidence['entity']}")
     _check_knowledge(snapshot, items, report)
+    from vmem.ops.merge import registered
+
+    if not registered(store.repo):
+        report.warn(".git/config", "the vmem merge driver is not configured, so git would line-merge item files; "
+                                   "run: vmem setup")
     _check_work_tree(store, report)
     return report
 

@@ -41,4 +41,7 @@ def init_store(path: Path, branch: str = "main") -> Store:
     index.write()
     message = Message("init", summary="new vmem store", body=["Created from store_template by vmem init."])
     repo.create_commit("HEAD", identity, identity, message.render(), index.write_tree(), [])
+    from vmem.ops.merge import register
+
+    register(repo)
     return store

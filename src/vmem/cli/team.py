@@ -1,0 +1,65 @@
+"""Team commands over git remotes: clone, setup, merge-driver."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from vmem.cli.common import JsonOpt, StoreOpt, session
+
+
+def clone(
+    ctx: typer.Context,
+    url: Annotated[str, typer.Argument(metavar="URL", help="The store's git remote.")],
+    directory: Annotated[Optional[Path], typer.Argument(metavar="DIR")] = None,
+    json_: JsonOpt = False,
+) -> None:
+    """Clone a store and register the vmem merge driver in the clone."""
+    with session(ctx, json_) as s:
+        import pygit2
+
+        from vmem.errors import VmemError
+        from vmem.ops.merge import register
+
+        target = directory or Path(url.rstrip("/").split("/")[-1].removesuffix(".git") or "store")
+        try:
+            repo = pygit2.clone_repository(url, str(target))
+        except (pygit2.GitError, ValueError) as exc:
+            raise VmemError(f"cannot clone {url}: {exc}", "check the URL and your access to it") from None
+        register(repo)
+        s.out.result({"path": str(Path(repo.workdir)), "merge_driver": True})
+        s.out.line(f"cloned into {repo.workdir} and registered the vmem merge driver")
+
+
+def setup(ctx: typer.Context, json_: JsonOpt = False, store: StoreOpt = None) -> None:
+    """Register the vmem merge driver in this clone (git silently line-merges item files without it)."""
+    with session(ctx, json_, store) as s:
+        from vmem.ops.merge import register
+
+        changed = register(s.store.repo)
+        s.out.result({"merge_driver": True, "changed": changed})
+        s.out.line("vmem merge driver " + ("registered" if changed else "already registered"))
+
+
+def merge_driver(
+    base: Annotated[Path, typer.Argument(metavar="BASE")],
+    ours: Annotated[Path, typer.Argument(metavar="OURS")],
+    theirs: Annotated[Path, typer.Argument(metavar="THEIRS")],
+    name: Annotated[str, typer.Argument(metavar="PATH")] = "item",
+) -> None:
+    """Git merge driver for item files (%O %A %B %P): field-wise merge into OURS; exit 1 on a conflict."""
+    import sys
+
+    from vmem.errors import VmemError
+    from vmem.ops.merge import merge_files
+
+    try:
+        conflicts = merge_files(base, ours, theirs, name)
+    except VmemError as exc:
+        sys.stderr.write(f"vmem merge-driver: {exc.message}; leaving {name} to git\n")
+        raise typer.Exit(1) from None
+    for line in conflicts:
+        sys.stderr.write(f"vmem merge conflict in {name}: {line}\n")
+    raise typer.Exit(1 if conflicts else 0)

@@ -1,0 +1,106 @@
+"""Team use over git remotes: the field-wise merge driver for item files, and registering it in clones.
+
+Git falls back to a line merge, silently, when a driver named in .gitattributes is not configured, so
+`vmem init`, `vmem clone` and `vmem setup` register it and `vmem check` warns when it is missing.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pygit2
+
+from vmem import model
+from vmem.errors import SchemaError
+from vmem.store import codec
+
+DRIVER = "vmem merge-driver %O %A %B %P"
+UNIONS = {"evidence": ("entity", "writer", "episode"), "verifications": ("user", "kind", "at"), "merges": ("from",)}
+ORDERED_SETS = ("categories", "paths")
+LATEST = ("review", "gate", "published")
+
+
+def register(repo: pygit2.Repository) -> bool:
+    """Configure the driver in this clone (idempotent); True when something changed."""
+    config = repo.config
+    try:
+        if config["merge.vmem.driver"] == DRIVER:
+            return False
+    except KeyError:
+        pass
+    config["merge.vmem.name"] = "vmem field-wise item merge"
+    config["merge.vmem.driver"] = DRIVER
+    return True
+
+
+def registered(repo: pygit2.Repository) -> bool:
+    try:
+        return repo.config["merge.vmem.driver"] == DRIVER
+    except KeyError:
+        return False
+
+
+def _key(entry: dict, fields: tuple[str, ...]) -> tuple:
+    return tuple(entry.get(f) for f in fields)
+
+
+def merge_items(base: dict | None, ours: dict, theirs: dict) -> tuple[dict, list[str]]:
+    """Field by field: unions for evidence/verifications/merges/categories, the latest review and gate, the
+    later last_reinforced; any other field changed differently on both sides is a conflict (ours kept)."""
+    if ours == theirs:
+        return ours, []
+    if ours["id"] != theirs["id"] or ours["kind"] != theirs["kind"]:
+        return ours, [f"id/kind differ: ours {ours['id']}, theirs {theirs['id']}"]
+    base = base or {}
+    merged: dict = {}
+    conflicts: list[str] = []
+    for field in ours:
+        a, b, o = ours[field], theirs.get(field), base.get(field)
+        if a == b:
+            merged[field] = a
+        elif field in UNIONS:
+            seen = {_key(e, UNIONS[field]) for e in a or []}
+            merged[field] = list(a or []) + [e for e in b or [] if _key(e, UNIONS[field]) not in seen]
+        elif field in ORDERED_SETS:
+            merged[field] = list(a or []) + [x for x in b or [] if x not in (a or [])]
+        elif field in LATEST:
+            merged[field] = max((x for x in (a, b) if x), key=lambda x: x.get("at") or "", default=None)
+        elif field == "last_reinforced":
+            merged[field] = max(a, b)
+        elif field == "first_seen":
+            merged[field] = min(a, b)
+        elif a == o:
+            merged[field] = b
+        elif b == o:
+            merged[field] = a
+        else:
+            merged[field] = a
+            conflicts.append(f"{field}: ours {a!r}, theirs {b!r} (base {o!r})")
+    return merged, conflicts
+
+
+def merge_files(base_path: Path, ours_path: Path, theirs_path: Path, name: str) -> list[str]:
+    """The driver: merge three versions of one item file into OURS; returns the conflicts (empty: clean)."""
+    def read(path: Path) -> tuple[dict | None, str]:
+        data = path.read_bytes()
+        if not data.strip():
+            return None, ""
+        text = codec.decode(data, name)
+        parsed = codec.load(text, name)
+        kind = parsed.get("kind") if isinstance(parsed, dict) else None
+        if kind not in ("claim", "knowledge"):
+            raise SchemaError(name, "not a vmem item", "resolve this file by hand")
+        return model.validate(kind, parsed, name), text
+
+    base, _ = read(base_path)
+    ours, ours_text = read(ours_path)
+    theirs, _ = read(theirs_path)
+    if ours is None or theirs is None:
+        return ["deleted on one side"]
+    merged, conflicts = merge_items(base, ours, theirs)
+    text = codec.dump(merged, ours_text)
+    if conflicts:
+        report = "".join(f"# vmem merge conflict: {line}\n" for line in conflicts)
+        text = report + "# resolve: edit the fields above, delete these lines, then git add and commit\n" + text
+    ours_path.write_text(text, encoding="utf-8")
+    return conflicts

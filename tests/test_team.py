@@ -1,0 +1,79 @@
+"""Teams over a git remote: two clones, a bare repository, the merge driver, sync --pull."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pygit2
+
+from vmem import model
+from vmem.ops.merge import merge_items
+
+
+def run(*args, cwd=None, env=None, check=True):
+    return subprocess.run(list(args), cwd=cwd, env=env, capture_output=True, text=True, check=check)
+
+
+def vmem_cli(store_dir, *args, check=True):
+    env = {**os.environ, "VMEM_STORE": str(store_dir)}
+    done = run(sys.executable, "-m", "vmem", *args, env=env, check=False)
+    if check:
+        assert done.returncode == 0, done.stderr
+    return done
+
+
+def test_two_clones_reinforce_the_same_item_and_merge_to_the_union(seeded, tmp_path):
+    bare = tmp_path / "remote.git"
+    run("git", "clone", "-q", "--bare", str(seeded.root), str(bare))
+    a, b = tmp_path / "a", tmp_path / "b"
+    for clone in (a, b):
+        vmem_cli(tmp_path, "clone", str(bare), str(clone))
+        assert pygit2.Repository(str(clone)).config["merge.vmem.driver"].startswith("vmem merge-driver")
+    first = json.loads(vmem_cli(a, "propose", "Healthcare buyers ask for audit logs early.", "--from",
+                                "tidewell", "-c", "industry:healthcare", "--json").stdout)["data"]["item"]
+    run("git", "push", "-q", "origin", "main", cwd=a)
+    run("git", "pull", "-q", "--no-rebase", "origin", "main", cwd=b)
+    # both clones reinforce the same item with different customers, concurrently
+    vmem_cli(a, "propose", "healthcare buyers ask for audit logs early", "--from", "corvane",
+             "-c", "industry:healthcare", "--as", "Bob <bob@example.com>")
+    vmem_cli(b, "propose", "Healthcare buyers ask for audit logs, early.", "--from", "larkspur-health",
+             "-c", "industry:healthcare", "-c", "stage:security_review", "--as", "Chen <chen@example.com>")
+    run("git", "push", "-q", "origin", "main", cwd=a)
+    env = {**os.environ, "PATH": f"{os.path.dirname(sys.executable)}:{os.environ['PATH']}"}
+    pulled = run("git", "pull", "--no-rebase", "--no-edit", "origin", "main", cwd=b, env=env, check=False)
+    assert pulled.returncode == 0, pulled.stdout + pulled.stderr
+    merged = json.loads(vmem_cli(b, "show", first["id"], "--json").stdout)["data"]
+    assert {e["entity"] for e in merged["evidence"]} == {"tidewell", "corvane", "larkspur-health"}
+    assert merged["categories"] == ["industry:healthcare", "stage:security_review"]
+    assert run("git", "status", "--porcelain", cwd=b).stdout == ""
+    # the other clone's sync --pull fast-forwards to the merge
+    run("git", "push", "-q", "origin", "main", cwd=b)
+    synced = vmem_cli(a, "sync", "--pull", "--dir", str(tmp_path / "rules"), "--json")
+    assert "warning" not in synced.stderr
+    head_b = run("git", "rev-parse", "HEAD", cwd=b).stdout.strip()
+    assert run("git", "rev-parse", "HEAD", cwd=a).stdout.strip() == head_b
+
+
+def test_conflicting_status_changes_are_left_for_a_human():
+    base = model.normalize_item({"id": "c-0123456789ab", "kind": "claim", "statement": "s", "status": "proposed",
+                                 "created_at": model.now()})
+    ours = {**base, "status": "approved", "verifications": [{"user": "a@e.com", "kind": "confirmation",
+                                                             "at": model.now()}]}
+    theirs = {**base, "status": "rejected", "verifications": [{"user": "b@e.com", "kind": "confirmation",
+                                                               "at": model.now()}]}
+    merged, conflicts = merge_items(base, ours, theirs)
+    assert conflicts == ["status: ours 'approved', theirs 'rejected' (base 'proposed')"]
+    assert [v["user"] for v in merged["verifications"]] == ["a@e.com", "b@e.com"]
+    clean, none = merge_items(base, ours, {**base, "title": "new title"})
+    assert none == [] and clean["status"] == "approved" and clean["title"] == "new title"
+
+
+def test_check_warns_when_the_driver_is_missing(store, vmem):
+    del store.repo.config["merge.vmem.driver"]
+    warnings = vmem.json("check")["data"]["warnings"]
+    assert any("merge driver is not configured" in w["message"] for w in warnings)
+    vmem("setup")
+    assert not any("merge driver" in w["message"] for w in vmem.json("check")["data"]["warnings"])
