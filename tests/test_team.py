@@ -77,3 +77,12 @@ def test_check_warns_when_the_driver_is_missing(store, vmem):
     assert any("merge driver is not configured" in w["message"] for w in warnings)
     vmem("setup")
     assert not any("merge driver" in w["message"] for w in vmem.json("check")["data"]["warnings"])
+
+
+def test_init_with_a_remote(tmp_path, vmem):
+    bare = tmp_path / "remote.git"
+    pygit2.init_repository(str(bare), bare=True)
+    vmem("init", str(tmp_path / "s"), "--remote", str(bare))
+    repo = pygit2.Repository(str(tmp_path / "s"))
+    assert repo.remotes["origin"].url == str(bare)
+    run("git", "push", "-q", "-u", "origin", "main", cwd=tmp_path / "s")

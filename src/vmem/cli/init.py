@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Optional
 
 import typer
 
@@ -13,13 +13,15 @@ from vmem.cli.common import JsonOpt, session
 def init(
     ctx: typer.Context,
     path: Annotated[Path, typer.Argument(help="Directory for the new store (created if missing).")] = Path("."),
+    remote: Annotated[Optional[str], typer.Option("--remote", metavar="URL",
+                                                  help="The team's git remote, added as origin.")] = None,
     json_: JsonOpt = False,
 ) -> None:
     """Create a new store: a git repository with vmem.yaml, the item folders and one initial commit."""
     with session(ctx, json_) as s:
         from vmem.ops.init import init_store
 
-        store = init_store(path)
+        store = init_store(path, remote=remote)
         head = str(store.repo.head.target)
         s.out.result({"path": str(store.root), "commit": head}, lambda c: (
             c.print(f"created vmem store in [bold]{store.root}[/] (commit {head[:10]})"),

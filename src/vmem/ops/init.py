@@ -18,7 +18,7 @@ def template_dir() -> Path:
     return Path(str(resources.files("vmem") / "store_template"))
 
 
-def init_store(path: Path, branch: str = "main") -> Store:
+def init_store(path: Path, branch: str = "main", remote: str | None = None) -> Store:
     root = Path(path).absolute()
     if (root / POLICY_FILE).exists():
         raise StoreExists(f"{root} is already a vmem store", f"use it: vmem --store {root} list")
@@ -44,4 +44,6 @@ def init_store(path: Path, branch: str = "main") -> Store:
     from vmem.ops.merge import register
 
     register(repo)
+    if remote:
+        repo.remotes.create("origin", remote)  # push with: git push -u origin main
     return store
