@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 from conftest import assert_clean
 
-from vmem.cli.app import app
 
 ROOT = Path(__file__).resolve().parents[1]
 COMMANDS = ["init", "propose", "supersede", "show", "list", "blame", "check", "review", "approve", "mandate",

@@ -1,8 +1,6 @@
 """`vmem sync`: write the bundle into the agent's rules directory. Runs in hooks, so it has a fast path that
 skips typer (argparse, no rich): an unchanged store is synced without importing pygit2 either."""
 
-from __future__ import annotations
-
 import argparse
 import json
 import sys
@@ -82,43 +80,31 @@ def fast_main(argv: list[str]) -> int:
                as_json=args.as_json)
 
 
-def _annotations():
+def make_command():
+    """The typer face of sync (help, completions, `vmem --json sync`); the console entry point normally takes
+    fast_main, which skips typer."""
     from typing import Annotated, Optional
 
     import typer
 
     from vmem.cli.common import JsonOpt, StoreOpt
 
-    return {
-        "ctx": typer.Context, "store": StoreOpt, "json_": JsonOpt,
-        "directory": Annotated[Optional[str], typer.Option("--dir", metavar="D", help="Target directory.")],
-        "scope": Annotated[Optional[str], typer.Option("--scope", metavar="entity:E", help="Entity scope.")],
-        "audience": Annotated[Optional[str], typer.Option("--audience", help="all or group:NAME.")],
-        "budget": Annotated[Optional[int], typer.Option("--budget", metavar="N", help="Token budget.")],
-        "do_pull": Annotated[bool, typer.Option("--pull/--no-pull", help="Fast-forward the store first.")],
-        "hook": Annotated[bool, typer.Option("--hook", help="Claude Code SessionStart hook mode.")],
-        "return": None,
-    }
+    def sync(
+        ctx: typer.Context,
+        store: StoreOpt = None,
+        directory: Annotated[Optional[str], typer.Option("--dir", metavar="D", help="Target directory.")] = None,
+        scope: Annotated[Optional[str], typer.Option("--scope", metavar="entity:E", help="Entity scope.")] = None,
+        audience: Annotated[Optional[str], typer.Option("--audience", help="all or group:NAME.")] = None,
+        budget: Annotated[Optional[int], typer.Option("--budget", metavar="N", help="Token budget.")] = None,
+        do_pull: Annotated[bool, typer.Option("--pull/--no-pull", help="Fast-forward the store first.")] = False,
+        hook: Annotated[bool, typer.Option("--hook", help="Claude Code SessionStart hook mode.")] = False,
+        json_: JsonOpt = False,
+    ) -> None:
+        """Write the trusted, ranked, token-budgeted bundle into the agent's rules directory."""
+        root = ctx.find_root().obj
+        code = run(store=store or (root.store if root else None), directory=directory, scope=scope,
+                   audience=audience, budget=budget, do_pull=do_pull, hook=hook,
+                   as_json=json_ or bool(root and root.as_json))
+        raise typer.Exit(code)
 
-
-def command(
-    ctx: "typer.Context",
-    store: "StoreOpt" = None,
-    directory: "DirOpt" = None,
-    scope: "ScopeOpt" = None,
-    audience: "AudienceOpt" = None,
-    budget: "BudgetOpt" = None,
-    do_pull: "PullOpt" = False,
-    hook: "HookOpt" = False,
-    json_: "JsonOpt" = False,
-) -> None:
-    """Write the trusted, ranked, token-budgeted bundle into the agent's rules directory."""
-    import typer
-
-    root = ctx.find_root().obj
-    code = run(store=store or (root.store if root else None), directory=directory, scope=scope, audience=audience,
-               budget=budget, do_pull=do_pull, hook=hook, as_json=json_ or bool(root and root.as_json))
-    raise typer.Exit(code)
-
-
-command.__annotations__ = _annotations() if "typer" in sys.modules else command.__annotations__
+    return sync
