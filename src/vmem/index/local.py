@@ -54,17 +54,70 @@ def _meta(item: dict) -> dict:
     return meta
 
 
+class Metas:
+    """Item metadata in SQLite: recall reads a few rows per query instead of loading 100k records at start-up."""
+
+    def __init__(self, path: Path) -> None:
+        import sqlite3
+
+        self.db = sqlite3.connect(str(path))
+        self.db.execute("CREATE TABLE IF NOT EXISTS items (id TEXT PRIMARY KEY, meta BLOB)")
+        self.db.execute("CREATE TABLE IF NOT EXISTS info (key TEXT PRIMARY KEY, value BLOB)")
+        self._cache: dict[str, dict] = {}
+
+    def __getitem__(self, item_id: str) -> dict:
+        if item_id not in self._cache:
+            row = self.db.execute("SELECT meta FROM items WHERE id = ?", (item_id,)).fetchone()
+            if row is None:
+                raise KeyError(item_id)
+            self._cache[item_id] = marshal.loads(row[0])
+        return self._cache[item_id]
+
+    def __contains__(self, item_id: str) -> bool:
+        try:
+            self[item_id]
+            return True
+        except KeyError:
+            return False
+
+    def __len__(self) -> int:
+        return self.db.execute("SELECT COUNT(*) FROM items").fetchone()[0]
+
+    def put(self, metas: dict[str, dict]) -> None:
+        self.db.executemany("INSERT OR REPLACE INTO items VALUES (?, ?)",
+                            [(i, marshal.dumps(m)) for i, m in metas.items()])
+        self._cache.update(metas)
+
+    def drop(self, ids: list[str]) -> None:
+        self.db.executemany("DELETE FROM items WHERE id = ?", [(i,) for i in ids])
+        for item_id in ids:
+            self._cache.pop(item_id, None)
+
+    def info(self) -> dict:
+        return {k: marshal.loads(v) for k, v in self.db.execute("SELECT key, value FROM info")}
+
+    def set_info(self, values: dict) -> None:
+        self.db.executemany("INSERT OR REPLACE INTO info VALUES (?, ?)",
+                            [(k, marshal.dumps(v)) for k, v in values.items()])
+
+    def commit(self) -> None:
+        self.db.commit()
+
+
+COLUMNS = ("present", "servable", "stale", "personal", "knowledge", "scope", "audience")
+TIMES = ("valid_from", "valid_to", "expires")
+
+
 class LocalIndex:
-    """Open with LocalIndex.open(store, embed) — it is brought up to date on the way."""
+    """Open with LocalIndex.open(store, embed, model_id) — it is brought up to date on the way."""
 
     def __init__(self, store: Store, path: Path, model_id: str) -> None:
         self.store = store
         self.path = path
         self.model_id = model_id
         self.commit: str | None = None
-        self.blobs: dict[str, str] = {}  # path -> blob id
-        self.items: dict[str, dict] = {}  # id -> meta
-        self.order: list[str] = []  # row of each id in the arrays
+        self.items: Metas | None = None  # id -> meta, on demand
+        self.order: list[str] = []  # the item id of each row of the arrays
         self.rows: dict[str, int] = {}
         self.vectors = None
         self.columns: dict = {}
@@ -88,16 +141,21 @@ class LocalIndex:
         import numpy as np
 
         try:
-            meta = marshal.loads((self.path / "meta.marshal").read_bytes())
-            if meta.get("version") != SCHEMA_VERSION or meta.get("model") != self.model_id:
+            if not (self.path / "meta.sqlite").is_file():
                 return False
-            self.commit, self.blobs, self.items, self.order = (meta["commit"], meta["blobs"], meta["items"],
-                                                                meta["order"])
-            self.entity_names, self.group_names = meta["entity_names"], meta["group_names"]
-            self.vectors = np.load(self.path / "vectors.npy")
+            self.items = Metas(self.path / "meta.sqlite")
+            info = self.items.info()
+            if info.get("version") != SCHEMA_VERSION or info.get("model") != self.model_id:
+                return False
+            self.commit = info["commit"]
+            self.entity_names, self.group_names = info["entity_names"], info["group_names"]
             with np.load(self.path / "columns.npz") as data:
                 self.columns = {k: data[k] for k in data.files}
-            if len(self.vectors) != len(self.order) or any(len(v) != len(self.order) for v in self.columns.values()):
+            ids = self.columns.pop("ids")
+            self.order = ids.tolist()
+            self.vectors = np.fromfile(self.path / "vectors.f32", dtype=np.float32).reshape(len(self.order), -1) \
+                if self.order else np.zeros((0, info["dims"]), dtype=np.float32)
+            if any(len(v) != len(self.order) for v in self.columns.values()):
                 return False
             self.rows = {item_id: n for n, item_id in enumerate(self.order)}
             self._open_tantivy(create=False)
@@ -110,9 +168,12 @@ class LocalIndex:
 
         shutil.rmtree(self.path, ignore_errors=True)
         self.path.mkdir(parents=True, exist_ok=True)
-        self.commit, self.blobs, self.items, self.order, self.rows = None, {}, {}, [], {}
-        self.vectors = np.zeros((0, 0), dtype=np.float32)
-        self.columns = {}
+        self.items = Metas(self.path / "meta.sqlite")
+        self.commit, self.order, self.rows = None, [], {}
+        self.entity_names, self.group_names = [], []
+        self.vectors = None
+        self.columns = {name: np.zeros(0, dtype=np.int32) for name in COLUMNS}
+        self.columns.update({name: np.zeros(0) for name in TIMES})
         self._open_tantivy(create=True)
         self.stats["rebuilt"] = True
 
@@ -166,6 +227,7 @@ class LocalIndex:
 
     def _apply(self, changed: dict[str, str | None], embed, progress: Progress | None) -> None:
         import numpy as np
+        import tantivy
 
         updates: dict[str, dict] = {}
         removed: list[str] = []
@@ -174,12 +236,9 @@ class LocalIndex:
             if progress and (n % 500 == 0 or n == total):
                 progress(n, total)
             if oid is None:
-                stem = Path(path).stem
-                if stem in self.items:
-                    removed.append(stem)
-                self.blobs.pop(path, None)
+                if Path(path).stem in self.rows:
+                    removed.append(Path(path).stem)
                 continue
-            self.blobs[path] = oid
             kind = "claim" if path.startswith("claims/") else "knowledge"
             try:
                 item = parse_blob(kind, path, oid, self.store.repo[oid].data)
@@ -192,82 +251,76 @@ class LocalIndex:
         if not updates and not removed:
             return
         writer = self._tantivy.writer(heap_size=50_000_000, num_threads=1)
-        import tantivy
-
         for item_id in removed + list(updates):
             writer.delete_documents_by_term("id", item_id)
         for item_id, meta in updates.items():
             writer.add_document(tantivy.Document(id=item_id, text=_text(meta)))
         writer.commit()
         writer.wait_merging_threads()
-        for item_id in removed:
-            self.items.pop(item_id, None)
+        self.items.drop(removed)
+        self.items.put(updates)
         vectors = embed([_text(meta) for meta in updates.values()]) if updates else None
-        new_rows = [i for i in updates if i not in self.rows]
-        if self.vectors is None or self.vectors.size == 0:
-            self.vectors = np.zeros((0, vectors.shape[1] if vectors is not None else 0), dtype=np.float32)
-        if new_rows:
-            self.vectors = np.vstack([self.vectors, np.zeros((len(new_rows), vectors.shape[1]), np.float32)])
-            for item_id in new_rows:
-                self.rows[item_id] = len(self.order)
-                self.order.append(item_id)
+        new_ids = [i for i in updates if i not in self.rows]
+        if new_ids:
+            start = len(self.order)
+            for offset, item_id in enumerate(new_ids):
+                self.rows[item_id] = start + offset
+            self.order.extend(new_ids)
+            dims = vectors.shape[1]
+            grown = np.zeros((len(self.order), dims), dtype=np.float32)
+            if self.vectors is not None and len(self.vectors):
+                grown[:start] = self.vectors
+            self.vectors = grown
+            for name in COLUMNS:
+                self.columns[name] = np.concatenate([self.columns[name], np.zeros(len(new_ids), np.int32)])
+            for name in TIMES:
+                self.columns[name] = np.concatenate([self.columns[name], np.full(len(new_ids), NO_TIME)])
         for n, (item_id, meta) in enumerate(updates.items()):
-            self.items[item_id] = meta
-            self.vectors[self.rows[item_id]] = vectors[n]
+            row = self.rows[item_id]
+            self.vectors[row] = vectors[n]
+            self._set_row(row, meta)
         for item_id in removed:
-            if item_id in self.rows:
-                self.vectors[self.rows[item_id]] = 0
-        self._columns()
+            row = self.rows[item_id]
+            self.vectors[row] = 0
+            self.columns["present"][row] = 0
 
-    def _columns(self) -> None:
-        """Filter columns, one row per item, so scope soundness is a vectorised mask at query time."""
-        import numpy as np
+    def _code(self, names: list[str], name: str) -> int:
+        if name not in names:
+            names.append(name)  # codes only ever grow, so existing rows stay valid
+        return names.index(name) + 1
 
-        n = len(self.order)
-        entities = sorted({m["scope"][7:] for m in self.items.values() if (m.get("scope") or "").startswith("entity:")})
-        groups = sorted({m["audience"][6:] for m in self.items.values() if (m.get("audience") or "").startswith("group:")})
-        entity_code = {e: i + 1 for i, e in enumerate(entities)}
-        group_code = {g: i + 1 for i, g in enumerate(groups)}
-        cols = {name: np.zeros(n, dtype=np.int32) for name in ("servable", "stale", "personal", "scope",
-                                                               "audience", "knowledge", "present")}
-        for name in ("valid_from", "valid_to", "expires"):
-            cols[name] = np.full(n, NO_TIME)
-        for row, item_id in enumerate(self.order):
-            meta = self.items.get(item_id)
-            if meta is None:
-                continue
-            cols["present"][row] = 1
-            cols["servable"][row] = meta["status"] in SERVABLE[meta["kind"]]
-            cols["stale"][row] = meta["status"] in STALE
-            cols["personal"][row] = bool(meta.get("personal"))
-            cols["knowledge"][row] = meta["kind"] == "knowledge"
-            scope = meta.get("scope") or "org"
-            cols["scope"][row] = entity_code.get(scope[7:], 0) if scope.startswith("entity:") else 0
-            audience = meta.get("audience") or "all"
-            cols["audience"][row] = group_code.get(audience[6:], -1) if audience.startswith("group:") else 0
-            cols["valid_from"][row] = _epoch(meta.get("valid_from"))
-            cols["valid_to"][row] = _epoch(meta.get("valid_to"))
-            cols["expires"][row] = _epoch(meta.get("expires_at"))
-        self.columns = cols
-        self.entity_names, self.group_names = entities, groups
+    def _set_row(self, row: int, meta: dict) -> None:
+        """One item's filter columns, so scope soundness is a vectorised mask at query time."""
+        c = self.columns
+        c["present"][row] = 1
+        c["servable"][row] = meta["status"] in SERVABLE[meta["kind"]]
+        c["stale"][row] = meta["status"] in STALE
+        c["personal"][row] = bool(meta.get("personal"))
+        c["knowledge"][row] = meta["kind"] == "knowledge"
+        scope = meta.get("scope") or "org"
+        c["scope"][row] = self._code(self.entity_names, scope[7:]) if scope.startswith("entity:") else 0
+        audience = meta.get("audience") or "all"
+        c["audience"][row] = self._code(self.group_names, audience[6:]) if audience.startswith("group:") else 0
+        c["valid_from"][row] = _epoch(meta.get("valid_from"))
+        c["valid_to"][row] = _epoch(meta.get("valid_to"))
+        c["expires"][row] = _epoch(meta.get("expires_at"))
 
     def _save(self) -> None:
         import numpy as np
 
         self.path.mkdir(parents=True, exist_ok=True)
-        for name in ("vectors.npy", "columns.npz"):
+        for name in ("vectors.f32", "columns.npz"):
             tmp = self.path / f".{name}.tmp{os.getpid()}"
             with open(tmp, "wb") as handle:
-                if name == "vectors.npy":
-                    np.save(handle, self.vectors)
+                if name == "vectors.f32":
+                    (self.vectors if self.vectors is not None else np.zeros((0, 0), np.float32)).tofile(handle)
                 else:
-                    np.savez(handle, **self.columns)
+                    np.savez(handle, ids=np.array(self.order, dtype="U14"), **self.columns)
             os.replace(tmp, self.path / name)
-        tmp = self.path / f".meta.tmp{os.getpid()}"
-        tmp.write_bytes(marshal.dumps({"version": SCHEMA_VERSION, "model": self.model_id, "commit": self.commit,
-                                       "blobs": self.blobs, "items": self.items, "order": self.order,
-                                       "entity_names": self.entity_names, "group_names": self.group_names}))
-        os.replace(tmp, self.path / "meta.marshal")
+        dims = int(self.vectors.shape[1]) if self.vectors is not None and self.vectors.ndim == 2 else 0
+        self.items.set_info({"version": SCHEMA_VERSION, "model": self.model_id, "commit": self.commit,
+                             "entity_names": self.entity_names, "group_names": self.group_names, "dims": dims})
+        self.items.commit()  # last: a crash before this leaves an older commit recorded, so it catches up again
 
     # -- querying ----------------------------------------------------------------------------------------------
 

@@ -111,10 +111,13 @@ def search(index, query: str, who: Scope, include_stale: bool, k: int, embed) ->
         return {"coverage": "uncovered", "results": []}
     qv = embed([query])[0]
     cosines = index.vectors[allowed] @ qv
-    top = allowed[np.argsort(-cosines)[:DEPTH]]
-    cosine_of = {index.order[r]: float(c) for r, c in zip(allowed, cosines)}
-    vector_rank = [index.order[r] for r in top]
-    lexical = [(i, s) for i, s in index.bm25(query, 2000) if i in index.rows and mask[index.rows[i]]][:DEPTH]
+    best = np.argpartition(-cosines, min(DEPTH, cosines.size - 1))[:DEPTH] if cosines.size > DEPTH else \
+        np.arange(cosines.size)
+    best = best[np.argsort(-cosines[best])]
+    vector_rank = [index.order[allowed[b]] for b in best]
+    lexical = [(i, s) for i, s in index.bm25(query, 4 * DEPTH) if i in index.rows and mask[index.rows[i]]][:DEPTH]
+    candidates = set(vector_rank) | {i for i, _ in lexical}
+    cosine_of = {i: float(index.vectors[index.rows[i]] @ qv) for i in candidates}  # only what may be shown
     return _fuse(index.items, vector_rank, lexical, cosine_of, k, at=datetime.fromtimestamp(now, timezone.utc),
                  stale_ok=include_stale)
 
@@ -127,7 +130,9 @@ def _fuse(items: dict, vector_rank: list[str], lexical: list[tuple[str, float]],
     for rank, (item_id, _) in enumerate(lexical):
         fused[item_id] = fused.get(item_id, 0.0) + 1 / (RRF_K + rank + 1)
     scored = []
-    for item_id, score in fused.items():
+    # confidence weights lie in [0.5, 1]: only the best fused candidates can end in the top k
+    shortlist = sorted(fused.items(), key=lambda kv: (-kv[1], kv[0]))[:max(50, 4 * k)]
+    for item_id, score in shortlist:
         item = items[item_id]
         conf = confidence.effective_confidence(item, at)
         scored.append((score * (0.5 + 0.5 * conf), conf, item_id))
