@@ -124,6 +124,9 @@ class LocalIndex:
         self.entity_names: list[str] = []
         self.group_names: list[str] = []
         self._tantivy = None
+        self._stored_rows = 0  # rows in vectors.f32
+        self._dims = 0
+        self._pending: dict[int, object] = {}  # row -> new vector, written by _save
         self.stats = {"parsed": 0, "rebuilt": False}
 
     # -- lifecycle ------------------------------------------------------------------------------------------
@@ -153,8 +156,8 @@ class LocalIndex:
                 self.columns = {k: data[k] for k in data.files}
             ids = self.columns.pop("ids")
             self.order = ids.tolist()
-            self.vectors = np.fromfile(self.path / "vectors.f32", dtype=np.float32).reshape(len(self.order), -1) \
-                if self.order else np.zeros((0, info["dims"]), dtype=np.float32)
+            self._stored_rows, self._dims = len(self.order), info["dims"]
+            self.vectors = self._map()
             if any(len(v) != len(self.order) for v in self.columns.values()):
                 return False
             self.rows = {item_id: n for n, item_id in enumerate(self.order)}
@@ -162,6 +165,15 @@ class LocalIndex:
             return True
         except Exception:  # noqa: BLE001 - any damage means: rebuild from git
             return False
+
+    def _map(self):
+        """The vectors, memory-mapped read-only: loading costs nothing and nothing is copied."""
+        import numpy as np
+
+        if not self._stored_rows:
+            return np.zeros((0, self._dims), dtype=np.float32)
+        return np.memmap(self.path / "vectors.f32", dtype=np.float32, mode="r",
+                         shape=(self._stored_rows, self._dims))
 
     def _reset(self) -> None:
         import numpy as np
@@ -171,7 +183,8 @@ class LocalIndex:
         self.items = Metas(self.path / "meta.sqlite")
         self.commit, self.order, self.rows = None, [], {}
         self.entity_names, self.group_names = [], []
-        self.vectors = None
+        self._stored_rows, self._pending = 0, {}
+        self.vectors = self._map()
         self.columns = {name: np.zeros(0, dtype=np.int32) for name in COLUMNS}
         self.columns.update({name: np.zeros(0) for name in TIMES})
         self._open_tantivy(create=True)
@@ -260,28 +273,25 @@ class LocalIndex:
         self.items.drop(removed)
         self.items.put(updates)
         vectors = embed([_text(meta) for meta in updates.values()]) if updates else None
+        if vectors is not None and len(vectors):
+            self._dims = int(vectors.shape[1])
         new_ids = [i for i in updates if i not in self.rows]
         if new_ids:
             start = len(self.order)
             for offset, item_id in enumerate(new_ids):
                 self.rows[item_id] = start + offset
             self.order.extend(new_ids)
-            dims = vectors.shape[1]
-            grown = np.zeros((len(self.order), dims), dtype=np.float32)
-            if self.vectors is not None and len(self.vectors):
-                grown[:start] = self.vectors
-            self.vectors = grown
             for name in COLUMNS:
                 self.columns[name] = np.concatenate([self.columns[name], np.zeros(len(new_ids), np.int32)])
             for name in TIMES:
                 self.columns[name] = np.concatenate([self.columns[name], np.full(len(new_ids), NO_TIME)])
         for n, (item_id, meta) in enumerate(updates.items()):
             row = self.rows[item_id]
-            self.vectors[row] = vectors[n]
+            self._pending[row] = vectors[n]
             self._set_row(row, meta)
         for item_id in removed:
             row = self.rows[item_id]
-            self.vectors[row] = 0
+            self._pending[row] = np.zeros(self._dims, dtype=np.float32)
             self.columns["present"][row] = 0
 
     def _code(self, names: list[str], name: str) -> int:
@@ -306,20 +316,36 @@ class LocalIndex:
         c["expires"][row] = _epoch(meta.get("expires_at"))
 
     def _save(self) -> None:
+        """Write what changed: vector rows in place (appending new ones), the small column file, then the commit."""
         import numpy as np
 
         self.path.mkdir(parents=True, exist_ok=True)
-        for name in ("vectors.f32", "columns.npz"):
-            tmp = self.path / f".{name}.tmp{os.getpid()}"
-            with open(tmp, "wb") as handle:
-                if name == "vectors.f32":
-                    (self.vectors if self.vectors is not None else np.zeros((0, 0), np.float32)).tofile(handle)
-                else:
-                    np.savez(handle, ids=np.array(self.order, dtype="U14"), **self.columns)
-            os.replace(tmp, self.path / name)
-        dims = int(self.vectors.shape[1]) if self.vectors is not None and self.vectors.ndim == 2 else 0
+        vectors_file = self.path / "vectors.f32"
+        if self._stored_rows and (not vectors_file.exists()
+                                  or vectors_file.stat().st_size != self._stored_rows * self._dims * 4):
+            raise OSError("vectors.f32 does not match the index")  # damaged: the next open rebuilds
+        if not self._stored_rows:
+            vectors_file.write_bytes(b"")
+        existing = sorted(row for row in self._pending if row < self._stored_rows)
+        if existing:
+            stored = np.memmap(vectors_file, dtype=np.float32, mode="r+", shape=(self._stored_rows, self._dims))
+            for row in existing:
+                stored[row] = self._pending[row]
+            stored.flush()
+            del stored
+        if len(self.order) > self._stored_rows:
+            fresh = np.stack([self._pending[row] for row in range(self._stored_rows, len(self.order))])
+            with open(vectors_file, "ab") as handle:
+                fresh.astype(np.float32).tofile(handle)
+        self._stored_rows, self._pending = len(self.order), {}
+        self.vectors = self._map()
+        tmp = self.path / f".columns.npz.tmp{os.getpid()}"
+        with open(tmp, "wb") as handle:
+            np.savez(handle, ids=np.array(self.order, dtype="U14"), **self.columns)
+        os.replace(tmp, self.path / "columns.npz")
         self.items.set_info({"version": SCHEMA_VERSION, "model": self.model_id, "commit": self.commit,
-                             "entity_names": self.entity_names, "group_names": self.group_names, "dims": dims})
+                             "entity_names": self.entity_names, "group_names": self.group_names,
+                             "dims": self._dims})
         self.items.commit()  # last: a crash before this leaves an older commit recorded, so it catches up again
 
     # -- querying ----------------------------------------------------------------------------------------------

@@ -110,12 +110,13 @@ def search(index, query: str, who: Scope, include_stale: bool, k: int, embed) ->
     if allowed.size == 0:
         return {"coverage": "uncovered", "results": []}
     qv = embed([query])[0]
-    cosines = index.vectors[allowed] @ qv
-    best = np.argpartition(-cosines, min(DEPTH, cosines.size - 1))[:DEPTH] if cosines.size > DEPTH else \
-        np.arange(cosines.size)
+    cosines = index.vectors @ qv  # every row (BLAS), then mask: cheaper than gathering the allowed rows first
+    cosines[~mask] = -np.inf
+    depth = min(DEPTH, allowed.size)
+    best = np.argpartition(-cosines, depth - 1)[:depth] if cosines.size > depth else np.arange(cosines.size)
     best = best[np.argsort(-cosines[best])]
-    vector_rank = [index.order[allowed[b]] for b in best]
-    lexical = [(i, s) for i, s in index.bm25(query, 4 * DEPTH) if i in index.rows and mask[index.rows[i]]][:DEPTH]
+    vector_rank = [index.order[b] for b in best if mask[b]]
+    lexical = [(i, s) for i, s in index.bm25(query, 2 * DEPTH) if i in index.rows and mask[index.rows[i]]][:DEPTH]
     candidates = set(vector_rank) | {i for i, _ in lexical}
     cosine_of = {i: float(index.vectors[index.rows[i]] @ qv) for i in candidates}  # only what may be shown
     return _fuse(index.items, vector_rank, lexical, cosine_of, k, at=datetime.fromtimestamp(now, timezone.utc),
