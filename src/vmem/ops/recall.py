@@ -116,7 +116,7 @@ def search(index, query: str, who: Scope, include_stale: bool, k: int, embed) ->
     best = np.argpartition(-cosines, depth - 1)[:depth] if cosines.size > depth else np.arange(cosines.size)
     best = best[np.argsort(-cosines[best])]
     vector_rank = [index.order[b] for b in best if mask[b]]
-    lexical = [(i, s) for i, s in index.bm25(query, 2 * DEPTH) if i in index.rows and mask[index.rows[i]]][:DEPTH]
+    lexical = [(i, s) for i, s in index.bm25(query, DEPTH) if i in index.rows and mask[index.rows[i]]]
     candidates = set(vector_rank) | {i for i, _ in lexical}
     cosine_of = {i: float(index.vectors[index.rows[i]] @ qv) for i in candidates}  # only what may be shown
     return _fuse(index.items, vector_rank, lexical, cosine_of, k, at=datetime.fromtimestamp(now, timezone.utc),
