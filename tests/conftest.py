@@ -25,6 +25,10 @@ def isolated(tmp_path, monkeypatch):
     home.mkdir()
     (home / ".gitconfig").write_text(f"[user]\n\tname = {ALICE[0]}\n\temail = {ALICE[1]}\n")
     monkeypatch.setenv("HOME", str(home))
+    # libgit2 reads the global config path once, when pygit2 is imported: point it at this test's home too
+    level = pygit2.enums.ConfigLevel.GLOBAL
+    previous = pygit2.settings.search_path[level]
+    pygit2.settings.search_path[level] = str(home)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
@@ -34,6 +38,8 @@ def isolated(tmp_path, monkeypatch):
     for name in ("VMEM_STORE", "VMEM_DEBUG", "VMEM_TEST_KILL_AT", "GIT_DIR", "GIT_WORK_TREE"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.chdir(tmp_path)
+    yield
+    pygit2.settings.search_path[level] = previous
 
 
 def _identify(path: Path, who: tuple[str, str]) -> None:
