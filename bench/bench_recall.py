@@ -624,7 +624,7 @@ def floors(root: Path) -> dict[str, float]:
     def walk():
         snapshot = Snapshot(repo, repo.head.peel(pygit2.Commit))
         for top in kinds:
-            for path, entry in snapshot._walk(top):
+            for path, entry in snapshot.walk(top):
                 if path.endswith(".yaml"):
                     yield kinds[top], path, entry
 

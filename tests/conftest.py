@@ -76,6 +76,15 @@ def commit_count(store: Store) -> int:
     return int(git(store, "rev-list", "--count", "HEAD"))
 
 
+def commit_file(store: Store, path: str, data: bytes) -> None:
+    """Commit a file by hand, with git itself (hand edits, broken or hostile files)."""
+    full = store.root / path
+    full.parent.mkdir(parents=True, exist_ok=True)
+    full.write_bytes(data)
+    git(store, "add", path)
+    git(store, "commit", "-q", "-m", "hand-committed file")
+
+
 def assert_clean(store: Store) -> None:
     assert git(store, "status", "--porcelain", "--untracked-files=all") == ""
 

@@ -5,23 +5,15 @@ from __future__ import annotations
 import threading
 import time
 
-from conftest import commit_count, git
+from conftest import commit_count, commit_file
 
 from vmem import model
 from vmem.store.lock import StoreLock
 
 
-def _commit_file(store, path: str, data: bytes) -> None:
-    full = store.root / path
-    full.parent.mkdir(parents=True, exist_ok=True)
-    full.write_bytes(data)
-    git(store, "add", path)
-    git(store, "commit", "-q", "-m", "hand edit")
-
-
 def test_malformed_yaml_names_file_and_line_and_the_rest_is_still_listed(store, vmem):
     good = vmem.json("propose", "a good fact", store=store)["data"]["item"]
-    _commit_file(store, "claims/ab/c-ab0000000000.yaml", b"id: c-ab0000000000\nkind: claim\nstatement: [unclosed\n")
+    commit_file(store, "claims/ab/c-ab0000000000.yaml", b"id: c-ab0000000000\nkind: claim\nstatement: [unclosed\n")
     result = vmem("list", "--json", store=store)
     assert "claims/ab/c-ab0000000000.yaml:4: malformed YAML" in result.stderr
     import json
@@ -36,16 +28,16 @@ def test_malformed_yaml_names_file_and_line_and_the_rest_is_still_listed(store, 
 def test_schema_errors_name_file_field_line_and_fix(store, vmem):
     text = (b"id: c-cd0000000000\nkind: claim\nstatement: fine\nstatus: proposed\n"
             b"created_at: 2026-11-01T00:00:00Z\nconfidence: 7\n")
-    _commit_file(store, "claims/cd/c-cd0000000000.yaml", text)
+    commit_file(store, "claims/cd/c-cd0000000000.yaml", text)
     error = vmem.json("check", code=1)["data"]["errors"][0]
     assert error["path"] == "claims/cd/c-cd0000000000.yaml"
     assert error["message"].startswith("line 6: field 'confidence': expected a number between 0 and 1")
-    _commit_file(store, "claims/cd/c-cd0000000000.yaml", text.replace(b"confidence: 7", b"colour: red"))
+    commit_file(store, "claims/cd/c-cd0000000000.yaml", text.replace(b"confidence: 7", b"colour: red"))
     assert "unknown field 'colour'" in vmem.json("check", code=1)["data"]["errors"][0]["message"]
 
 
 def test_non_utf8_file_is_named(store, vmem):
-    _commit_file(store, "claims/ee/c-ee0000000000.yaml", b"id: c-ee0000000000\nstatement: caf\xe9\n")
+    commit_file(store, "claims/ee/c-ee0000000000.yaml", b"id: c-ee0000000000\nstatement: caf\xe9\n")
     result = vmem("list", store=store)
     assert "claims/ee/c-ee0000000000.yaml:2: not UTF-8 (byte 0xe9)" in result.stderr
 

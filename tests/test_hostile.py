@@ -5,15 +5,7 @@ from __future__ import annotations
 import os
 
 import pytest
-from conftest import commit_count, git
-
-
-def _commit_file(store, path: str, data: bytes) -> None:
-    full = store.root / path
-    full.parent.mkdir(parents=True, exist_ok=True)
-    full.write_bytes(data)
-    git(store, "add", path)
-    git(store, "commit", "-q", "-m", "hostile file")
+from conftest import commit_count, commit_file, git
 
 
 @pytest.mark.parametrize("name, data, message", [
@@ -29,7 +21,7 @@ def _commit_file(store, path: str, data: bytes) -> None:
 ])
 def test_hostile_item_files_are_skipped_with_a_named_error(store, vmem, name, data, message):
     good = vmem.json("propose", "a good fact", store=store)["data"]["item"]["id"]
-    _commit_file(store, "claims/aa/c-aa0000000001.yaml", data)
+    commit_file(store, "claims/aa/c-aa0000000001.yaml", data)
     listed = vmem("list", "--json")
     assert "claims/aa/c-aa0000000001.yaml" in listed.stderr and message in listed.stderr
     import json
@@ -44,7 +36,7 @@ def test_a_bom_file_is_read(store, vmem):
     from vmem import model
 
     path = model.item_path(item["id"])
-    _commit_file(store, path, b"\xef\xbb\xbf" + (store.root / path).read_bytes())
+    commit_file(store, path, b"\xef\xbb\xbf" + (store.root / path).read_bytes())
     assert vmem.json("show", item["id"])["data"]["statement"] == "a fact"
 
 

@@ -226,7 +226,7 @@ class LocalIndex:
 
             snapshot = Snapshot(repo, head)
             for kind_dir in ("claims", "knowledge"):
-                for path, entry in snapshot._walk(kind_dir):
+                for path, entry in snapshot.walk(kind_dir):
                     if path.endswith(".yaml"):
                         changed[path] = str(entry.id)
         else:

@@ -234,7 +234,7 @@ def _scan(root: Path, cached: dict | None):
     blobs: dict[str, str] = {}
     items: dict[str, dict | None] = {}
     for kind, top in (("claim", "claims"), ("knowledge", "knowledge")):
-        for path, entry in snapshot._walk(top):
+        for path, entry in snapshot.walk(top):
             if not path.endswith(".yaml"):
                 continue
             oid = str(entry.id)

@@ -90,7 +90,7 @@ class Snapshot:
         found = self.blob(path)
         return None if found is None else _copy(parse_blob(kind, path, found[0], found[1]))
 
-    def _walk(self, top: str) -> Iterator[tuple[str, pygit2.Object]]:
+    def walk(self, top: str) -> Iterator[tuple[str, pygit2.Object]]:
         if self.tree is None:
             return
         try:
@@ -112,7 +112,7 @@ class Snapshot:
     def files(self, kind: str) -> Iterator[Loaded]:
         """Every file of one kind, parsed; a broken file yields its error instead of stopping the rest."""
         top = {"claim": "claims", "knowledge": "knowledge", "entity": "entities", "episode": "episodes"}[kind]
-        for path, entry in sorted(self._walk(top), key=lambda pe: pe[0]):
+        for path, entry in sorted(self.walk(top), key=lambda pe: pe[0]):
             if not path.endswith(".yaml"):
                 continue
             oid = str(entry.id)
