@@ -14,7 +14,7 @@ TEXT = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters=
 TRICKY = st.sampled_from(["yes", "no", "on", "off", "null", "~", "1.0", "0777", "1_000", "12:30", "2026-03-14",
                           "industry:healthcare", "- dash", "# hash", "'quoted'", '"dq"', "a: b", "@at", "%pct",
                           "*star", "&amp", "!bang", " padded ", "", "[x]", "{y}", "line\nbreak", "tab\there"])
-PLAINISH = st.text("abcXYZ019 _.,;:()/%$+=@~'-#!", max_size=40)  # near the fast writer's edge
+PLAINISH = st.text("abcXYZ019 _.,;:()/%$+=@~'-#!*?&\"…–—‘’“”éßΩ日١²\u0301\u00a0\u2028\ufeff", max_size=40)  # near the fast writer's edge
 WORDS = st.one_of(TEXT, TRICKY, PLAINISH)
 STAMP = st.datetimes(min_value=__import__("datetime").datetime(1970, 1, 1), max_value=__import__("datetime").datetime(2200, 1, 1), timezones=st.just(__import__("datetime").timezone.utc)).map(model.format_ts)
 
@@ -51,6 +51,27 @@ def test_round_trip_is_lossless_and_byte_stable(item):
 def test_edit_in_place_equals_a_fresh_write_when_there_are_no_comments(first, second):
     second = {**second, "id": first["id"]}
     assert codec.dump(second, codec.dump(first)) == codec.dump(second)
+
+
+@settings(max_examples=150, deadline=None)
+@given(claims(), claims(), st.sampled_from(["confidence", "status", "expires_at", "categories", "title"]))
+def test_fast_rewrite_of_an_existing_file_equals_the_round_trip_edit(first, second, keep):
+    """Editing a file in the fast layout without ruamel must give ruamel's in-place edit, byte for byte."""
+    second = {**second, "id": first["id"], keep: first[keep]}
+    previous = codec.dump(first)
+    assert codec.dump(second, previous) == codec._dump_rt(second, previous)
+    equal_but_typed = previous.replace(f"confidence: {first['confidence']!r}\n", "confidence: 1\n") \
+        if first["confidence"] == 1.0 else previous
+    assert codec.dump(second, equal_but_typed) == codec._dump_rt(second, equal_but_typed)
+
+
+def test_fast_rewrite_declines_files_with_comments_or_styles():
+    item = model.validate("claim", {"id": "c-0123456789ab", "kind": "claim", "statement": "a fact",
+                                    "status": "proposed", "created_at": "2026-11-29T10:00:00Z"}, "x")
+    text = codec.dump(item)
+    assert codec._rewrite_fast({**item, "status": "approved"}, text) == text.replace("proposed", "approved")
+    assert codec._rewrite_fast(item, text.replace("a fact\n", "a fact  # why\n")) is None
+    assert codec._rewrite_fast(item, text.replace("a fact\n", "'a fact'\n")) is None
 
 
 def test_layout_is_block_style_with_yaml11_safe_quoting():
