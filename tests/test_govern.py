@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from conftest import REVIEWER, commit_count, git
+import re
+
+from conftest import REVIEWER, commit_count, commit_file, git
 
 from vmem import model
 
@@ -79,6 +81,20 @@ def test_expired_claims_are_never_live_and_the_sweep_records_them(seeded, vmem):
     assert vmem.json("show", item)["data"]["status"] == "expired"
     assert vmem.json("expire", store=seeded)["data"] == {"expired": []}
     assert commit_count(seeded) == before + 1
+
+
+def test_the_sweep_reads_hand_written_expiry_dates_and_skips_live_ones(seeded, vmem):
+    """The sweep judges vmem-written files by their bytes; anything else is parsed, so nothing is missed."""
+    past, future, dated = (_claim(vmem, seeded, f"fact number {n}") for n in range(3))
+    for item, stamp in ((past, "2020-01-01T00:00:00Z"), (future, "2999-01-01T00:00:00Z")):
+        with seeded.transaction("edit", items=[item]) as tx:
+            tx.write({**tx.snapshot.item(item), "expires_at": stamp})
+    path = model.item_path(dated)
+    text = re.sub(r"expires_at: .*\n", "expires_at: 2021-03-04  # hand-set\n", (seeded.root / path).read_text())
+    assert "2021-03-04" in text
+    commit_file(seeded, path, text.encode())
+    assert sorted(vmem.json("expire", store=seeded)["data"]["expired"]) == sorted([past, dated])
+    assert vmem.json("show", future)["data"]["status"] == "proposed"
 
 
 def test_effective_confidence_decays_and_respects_floors():

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import commit_count, git
+from conftest import commit_count, commit_file, git
 
 from vmem import model
 
@@ -65,6 +65,21 @@ def test_same_canonical_statement_adds_evidence_instead_of_a_file(seeded, vmem):
                       "--from", "corvane", "-c", "industry:healthcare", "--as", "Bob <bob@example.com>",
                       store=seeded)["data"]
     assert again["action"] == "unchanged" and commit_count(seeded) == before
+
+
+def test_reinforcement_finds_a_hand_edited_file_whatever_its_quoting(seeded, vmem):
+    """The lookup skips files by their bytes first; escapes, quotes and folding must not hide a match."""
+    first = vmem.json("propose", "Healthcare buyers ask for audit logs before security review.",
+                      "--from", "tidewell", "-c", "industry:healthcare", store=seeded)["data"]["item"]
+    path = seeded.root / model.item_path(first["id"])
+    text = path.read_text().replace(
+        "canonical: healthcare buyers ask for audit logs before security review\n",
+        'canonical: "healthcare buyers ask for au\\x64it logs\n  before security review"\n')
+    assert "au\\x64it" in text
+    commit_file(seeded, str(path.relative_to(seeded.root)), text.encode())
+    second = vmem.json("propose", "Healthcare buyers ask for audit logs before security review",
+                       "--from", "corvane", "-c", "industry:healthcare", store=seeded)["data"]
+    assert second["action"] == "reinforced" and second["item"]["id"] == first["id"]
 
 
 def test_rejected_statement_comes_back_rejected_and_unchanged(seeded, vmem):

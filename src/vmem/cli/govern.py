@@ -70,4 +70,5 @@ def expire(ctx: typer.Context, json_: JsonOpt = False, store: StoreOpt = None) -
         expired = run(s.store)
         s.out.result({"expired": expired})
         s.out.line(f"{len(expired)} claim{'s' * (len(expired) != 1)} recorded as expired"
-                   + (": " + ", ".join(expired) if expired else ""))
+                   + (": " + ", ".join(expired[:10]) if expired else "")
+                   + (f" and {len(expired) - 10} more (--json lists all)" if len(expired) > 10 else ""))

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
+from typing import Callable
 
 from vmem import model
 from vmem.confidence import base_confidence
-from vmem.errors import IllegalTransition, UsageError
+from vmem.errors import IllegalTransition, ItemNotFound, SchemaError, UsageError
 from vmem.ops.common import expires_at
 from vmem.store.repo import Snapshot, Store
 from vmem.text import canonicalize
@@ -156,23 +158,32 @@ def _learning(tx, statement, canonical, entity, categories, episodes, tier, writ
 
 def find_canonical(snapshot: Snapshot, canonical: str) -> dict | None:
     """The knowledge item with this canonical statement (following merges to the survivor), if any."""
-    by_id: dict[str, dict] = {}
     hit = None
-    for loaded in snapshot.files("knowledge"):
+    for loaded in snapshot.files("knowledge", may_match=_may_hold(canonical)):
         item = loaded.item
-        if item is None:
-            continue
-        by_id[item["id"]] = item
-        if item["canonical"] == canonical and (hit is None or _rank(item) < _rank(hit)):
+        if item is not None and item["canonical"] == canonical and (hit is None or _rank(item) < _rank(hit)):
             hit = item
     seen = set()
     while hit is not None and hit["status"] == "merged" and hit.get("merged_into") and hit["id"] not in seen:
         seen.add(hit["id"])
-        hit = by_id.get(hit["merged_into"])
+        try:
+            hit = snapshot.item(hit["merged_into"])
+        except (ItemNotFound, SchemaError, UsageError):
+            hit = None
     if hit is None or hit["status"] not in REINFORCEABLE + ("rejected",):
         return None
     import copy
     return copy.deepcopy(hit)
+
+
+def _may_hold(canonical: str) -> Callable[[bytes], bool]:
+    """A byte test that no file holding CANONICAL can fail: every word of it appears verbatim in such a file.
+
+    YAML folds and quotes only at spaces, so words survive whole; a file with a backslash (an escape in a
+    double-quoted scalar could spell a word differently) is always parsed.
+    """
+    words = sorted({w.encode() for w in re.findall(r"[a-z0-9]+", canonical)}, key=len, reverse=True)
+    return lambda data: b"\\" in data or all(w in data for w in words)
 
 
 def _rank(item: dict) -> int:
