@@ -158,6 +158,21 @@ def test_judged_paraphrases_merge_into_the_oldest_and_become_eligible(seeded, vm
     assert f"merge {absorbed_ids[0]} -> {survivor_id} [deterministic]: merged: token-aligned paraphrase" in body
 
 
+def test_an_eligible_item_that_absorbs_a_failing_category_is_quarantined_not_a_crash(seeded, vmem):
+    """Merging can widen an eligible item's categories; a gate that now fails takes it out, lawfully."""
+    _paraphrases(vmem, seeded)
+    survivor = vmem.json("consolidate", store=seeded)["data"]["eligible"][0]
+    late = _learn(vmem, seeded, "Healthcare customers ask to see audit logs before they begin security review; "
+                                "demoing the export up front saves about two weeks.", "meridale", ANALYSTS[0],
+                  "-c", "segment:smb")["item"]["id"]
+    result = vmem.json("consolidate", store=seeded)["data"]
+    assert [(m["from"], m["into"]) for m in result["merged"]] == [(late, survivor)]
+    assert [q["id"] for q in result["quarantined"]] == [survivor]
+    assert "segment:smb (0)" in result["quarantined"][0]["reason"]
+    shown = vmem.json("show", survivor)["data"]
+    assert shown["status"] == "quarantined" and shown["gate"]["checks"]["category_floor"] is False
+
+
 def test_kill_switch_leaves_paraphrases_apart(seeded, vmem, monkeypatch):
     monkeypatch.setenv("VMEM_KNOWLEDGE_AUTO_MERGE", "0")
     _paraphrases(vmem, seeded)

@@ -105,6 +105,10 @@ def consolidate(store: Store, *, dry_run: bool = False, progress: Progress | Non
             target = status_after_gates(gate)
             previous_gate = item.get("gate") or {}
             if target != item["status"]:
+                if item["status"] == "eligible" and target == "quarantined":
+                    # a merge widened it (a category below the floor): eligible -> candidate -> quarantined
+                    model.check_transition(item, "candidate")
+                    item["status"] = "candidate"
                 model.check_transition(item, target)
                 item["status"] = target
                 changed.add(item["id"])
