@@ -158,9 +158,21 @@ class Lexicon:
     dates: list[tuple[Term, date]] = field(default_factory=list)
     quotes: list[tuple[str, str, list[str]]] = field(default_factory=list)  # entity, quote, its tokens
 
+    _lookup: tuple | None = field(default=None, repr=False, compare=False)
+
+    def lookup(self) -> tuple[dict[str, Term], int]:
+        """Terms by squashed form, and the widest word window worth trying; built once per lexicon."""
+        if self._lookup is None or self._lookup[0] != len(self.terms):
+            by_squash: dict[str, Term] = {}
+            for term in self.terms:
+                by_squash.setdefault(term.squashed, term)
+            width = max((len(tokens(t.text)) for t in self.terms), default=1) + 2
+            self._lookup = (len(self.terms), by_squash, width)
+        return self._lookup[1], self._lookup[2]
+
     @property
     def max_words(self) -> int:
-        return max((len(tokens(t.text)) for t in self.terms), default=1) + 2
+        return self.lookup()[1]
 
 
 def _squash(words: list[str]) -> str:
@@ -243,11 +255,9 @@ def scan(statement: str, lexicon: Lexicon) -> list[Hit]:
     words = tokens(statement)
     stems = [_stem(w) for w in words]
     # names, aliases, people, domain labels, textual restricted values: windows of words, squashed
-    by_squash: dict[str, Term] = {}
-    for term in lexicon.terms:
-        by_squash.setdefault(term.squashed, term)
+    by_squash, max_words = lexicon.lookup()
     for start in range(len(words)):
-        for width in range(1, min(lexicon.max_words, len(words) - start) + 1):
+        for width in range(1, min(max_words, len(words) - start) + 1):
             window = words[start:start + width]
             for key in {_squash(window), "".join(window)}:
                 term = by_squash.get(key)
@@ -255,9 +265,13 @@ def scan(statement: str, lexicon: Lexicon) -> list[Hit]:
                     hits.append(Hit(term.entity, term.kind, term.text, " ".join(window)))
     # a contact's surname alone: after a title, after an initial, or capitalised mid-sentence
     original = _TOKEN.findall(folded)
+    present = set(words) | set(stems)
     for surname in lexicon.surnames:
+        stem = _stem(surname.squashed)
+        if stem not in present and surname.squashed not in present:
+            continue
         for i, word in enumerate(words):
-            if stems[i] != _stem(surname.squashed) and word != surname.squashed:
+            if stems[i] != stem and word != surname.squashed:
                 continue
             before = words[i - 1] if i else ""
             capitalised = i < len(original) and original[i][:1].isupper() and i > 0
