@@ -136,3 +136,11 @@ def test_fast_writer_handles_the_everyday_item():
     }, "x")
     fast = codec._dump_fast(item)
     assert fast is not None and fast == codec.dump(item, previous="{}\n")
+
+
+@pytest.mark.parametrize("text", ["category below the floor of 3 customers: industry:retail (2)", "**/*.sql",
+                                  "yes", "#1 complaint", "ends with:", " padded", "it's: quoted twice"])
+def test_fast_writer_quotes_what_ruamel_can_never_write_plain(text):
+    item = {"reason": text, "paths": [text]}
+    fast = codec._dump_fast(item)
+    assert fast == codec._dump_rt(item, None) or (fast is None and "'" in text)

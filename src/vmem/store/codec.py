@@ -180,6 +180,8 @@ def _plain(value: Any) -> Any:
 # Text that every YAML reader takes as plain text and that ruamel writes unquoted: the fast writer's domain.
 _PLAIN = re.compile(r"^[\w(][\w .,;:()/%$+=@~'*?!&\"…–—‘’“”-]*$")  # \w: letters and digits of any script
 _QUOTABLE = re.compile(r"^[\w .,;:()/%$+=@~'*?!&\"…–—‘’“”#\[\]{}<>|`^\\-]*$")  # one printable line
+# what rules out a plain scalar for ruamel's emitter, for certain (it then single-quotes a printable line)
+_NEVER_PLAIN = re.compile(r"^[#,\[\]{}&*!|>'\"%@`\s]|: | #|:$|\s$")
 _RESERVED = re.compile(r": | #|:$|\s$|  |^[-.]|^[0-9+.-]")
 
 
@@ -201,7 +203,8 @@ def _fast_scalar(value: Any, quoted: bool = False) -> str | None:
         if len(value) < 1000 and _PLAIN.match(value) and not _RESERVED.search(value) \
                 and not _resolves_to_non_str(value):
             return value
-        if quoted and len(value) < 1000 and _QUOTABLE.match(value):
+        if len(value) < 1000 and _QUOTABLE.match(value) and (quoted or "'" not in value and (  # ruamel: "it's"
+                _NEVER_PLAIN.search(value) or _resolves_to_non_str(value))):
             return "'" + value.replace("'", "''") + "'"
     return None
 
@@ -209,8 +212,9 @@ def _fast_scalar(value: Any, quoted: bool = False) -> str | None:
 def _fast_lines(mapping: dict, indent: str, out: list[str], quoted: bool = False) -> bool:
     """Append MAPPING in the stable layout; False when a value is outside the fast writer's domain.
 
-    QUOTED also renders one-line strings single-quoted. That is not how a new value is written (whether ruamel
-    quotes is its call), only how an unchanged value that ruamel quoted before is recognised in an old file.
+    A one-line string that ruamel can never write plain (an indicator first, ": " inside, a value YAML would
+    read as another type) is single-quoted, as ruamel does. QUOTED single-quotes every other one-line string
+    too: not how a new value is written (ruamel's call), only how an old file's unchanged value is recognised.
     """
     for key, value in mapping.items():
         if isinstance(value, dict):
