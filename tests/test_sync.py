@@ -159,19 +159,22 @@ def test_hook_mode_never_fails_and_carries_the_bundle(mixed, tmp_path):
     assert missing.returncode == 0 and "vmem sync skipped" in missing.stdout
 
 
-def test_sync_never_imports_the_model_and_a_warm_run_skips_pygit2(mixed, tmp_path):
+@pytest.mark.parametrize("argv", [["sync"], ["--store", "STORE", "sync"], ["--store=STORE", "sync"]])
+def test_sync_never_imports_the_model_and_a_warm_run_skips_pygit2(mixed, tmp_path, argv):
     store, _ = mixed
-    probe = ("import sys, os, runpy\n"
+    argv = [a.replace("STORE", str(store.root)) for a in argv]
+    probe = ("import sys, os, json\n"
              "real_exit = os._exit\n"
              "def report(code):\n"
              "    heavy = [m for m in ('numpy', 'tantivy', 'model2vec', 'pygit2', 'typer', 'rich') if m in sys.modules]\n"
              "    sys.stderr.write('LOADED=' + ','.join(heavy) + '\\n'); sys.stderr.flush(); real_exit(code)\n"
              "os._exit = report\n"
-             "sys.argv = ['vmem', 'sync', '--dir', sys.argv[1]]\n"
+             "sys.argv = ['vmem'] + json.loads(sys.argv[2]) + ['--dir', sys.argv[1]]\n"
              "from vmem.cli.entry import main\nmain()\n")
-    env = {**os.environ, "VMEM_STORE": str(store.root)}
-    runs = [subprocess.run([sys.executable, "-c", probe, str(tmp_path / "r")], env=env, capture_output=True,
-                           text=True) for _ in range(2)]
+    env = {**os.environ, "VMEM_STORE": str(store.root)} if argv == ["sync"] else \
+        {k: v for k, v in os.environ.items() if k != "VMEM_STORE"}
+    runs = [subprocess.run([sys.executable, "-c", probe, str(tmp_path / "r"), json.dumps(argv)], env=env,
+                           capture_output=True, text=True, cwd=tmp_path) for _ in range(2)]
     loaded = [r.stderr.split("LOADED=")[1].splitlines()[0] for r in runs]
     assert all(r.returncode == 0 for r in runs), runs
     assert not any(m in loaded[0] for m in ("numpy", "tantivy", "model2vec", "typer", "rich"))
