@@ -108,6 +108,46 @@ def test_second_sync_touches_nothing_and_revocation_removes_the_file(mixed, vmem
     assert not (target / f"km_{mandatory}.md").exists()
 
 
+def test_a_commit_that_changes_no_file_rewrites_none_and_one_that_does_rewrites_it(mixed, vmem, tmp_path):
+    store, items = mixed
+    target = tmp_path / "rules"
+    first = vmem.json("sync", "--dir", str(target))["data"]
+    stamps = {p.name: p.stat().st_mtime_ns for p in target.iterdir()}
+    vmem("propose", "an unreviewed fact that no agent sees", store=store)
+    again = vmem.json("sync", "--dir", str(target))["data"]
+    assert again["commit"] != first["commit"] and again["written"] == [] and again["deleted"] == []
+    assert {p.name: p.stat().st_mtime_ns for p in target.iterdir()} == stamps  # markers keep the older commit
+    approved = vmem.json("propose", "a fact a reviewer approves", store=store)["data"]["item"]["id"]
+    vmem("approve", approved, "--as", "Rita <rita@example.com>", store=store)
+    third = vmem.json("sync", "--dir", str(target))["data"]
+    assert third["written"] == [str(target / "km_approved.md")]
+    assert f"at commit {third['commit']};" in (target / "km_approved.md").read_text()
+    assert f"at commit {first['commit']};" in (target / f"km_{items['mandatory']['id']}.md").read_text()
+
+
+def test_incremental_scan_sees_what_a_full_scan_sees(mixed, vmem, tmp_path):
+    """After adds, edits, hand deletions and broken files, the git-diff scan equals a cold walk of the tree."""
+    from conftest import commit_file, git
+
+    from vmem.ops.sync import cache_file, load_candidates
+
+    store, items = mixed
+    load_candidates(store.root)  # cache at this commit
+    vmem("revoke", items["mandatory"]["id"], "--as", "Rita <rita@example.com>", store=store)
+    published = model.item_path(items["published"]["id"])
+    git(store, "rm", "-q", published)
+    git(store, "commit", "-q", "-m", "hand delete")
+    commit_file(store, model.item_path(items["approved"]["id"]), b"statement: [broken\n")
+    with store.transaction("import", summary="more") as tx:
+        tx.write(_claim("NEW approved fact"))
+    commit, _, incremental = load_candidates(store.root)
+    cache_file(store.root).unlink()
+    again, _, full = load_candidates(store.root)
+    assert commit == again
+    assert sorted(i["id"] for i in incremental) == sorted(i["id"] for i in full)
+    assert items["mandatory"]["id"] not in {i["id"] for i in full} and "NEW approved fact" in str(full)
+
+
 def test_tiny_budget_keeps_every_mandatory_item_and_packs_smaller_ones(mixed, vmem, tmp_path):
     store, items = mixed
     target = tmp_path / "rules"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime, timezone
+from functools import lru_cache
 
 from vmem.model import parse_ts
 
@@ -66,10 +67,15 @@ def effective_confidence(item: dict, at: datetime | None = None) -> float:
     return round(min(1.0, max(0.0, c)), 4)
 
 
+@lru_cache(maxsize=8)
+def _canonical(at: datetime) -> str:
+    return at.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
 def _not_after(stamp: str, at: datetime) -> bool:
     """stamp <= at; vmem's canonical stamps compare as text (this runs for every item on every sync)."""
     if len(stamp) == 20 and stamp.endswith("Z"):
-        return stamp <= at.strftime("%Y-%m-%dT%H:%M:%SZ")
+        return stamp <= _canonical(at)
     return parse_ts(stamp) <= at
 
 

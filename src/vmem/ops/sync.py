@@ -3,8 +3,9 @@
 Only live, reviewed, in-scope, audience-visible, non-personal items are selected (the same rule as recall);
 mandatory claims each get a file and are never dropped; approved claims and published knowledge are ranked by
 confidence x freshness and packed into the budget, skipping what does not fit and packing smaller items after.
-Every generated file carries a marker naming vmem, the store and the commit; only marked files are ever
-rewritten or deleted, writes are atomic, and a file whose bytes would not change is not touched.
+Every generated file carries a marker naming vmem, the store and the commit its content was generated from;
+only marked files are ever rewritten or deleted, writes are atomic, and a file whose content would not change
+(apart from that commit) is not touched.
 """
 
 from __future__ import annotations
@@ -146,6 +147,16 @@ def owned(path: Path) -> bool:
     return MARKER in head
 
 
+_MARKED_COMMIT = re.compile(rb"at commit (?:[0-9a-f]{40}|none);")
+
+
+def _same_content(old: bytes, new: bytes) -> bool:
+    """Equal, or equal but for the commit in the marker: the file stays as it is (same bytes, same mtime), and
+    its marker keeps naming the commit its content was generated from. A commit that changes nothing a file
+    shows rewrites nothing."""
+    return old == new or _MARKED_COMMIT.sub(b"", old, count=1) == _MARKED_COMMIT.sub(b"", new, count=1)
+
+
 def write_bundle(target: Path, bundle: Bundle) -> tuple[list[str], list[str], list[str]]:
     written, unchanged, deleted = [], [], []
     if target.is_symlink():
@@ -155,7 +166,7 @@ def write_bundle(target: Path, bundle: Bundle) -> tuple[list[str], list[str], li
     for name, content in sorted(bundle.files.items()):
         path = target / name  # names come from validated ids: km_<id>.md, never a path
         data = content.encode("utf-8")
-        if path.exists() and not path.is_symlink() and path.read_bytes() == data:
+        if path.exists() and not path.is_symlink() and _same_content(path.read_bytes(), data):
             unchanged.append(str(path))
             continue
         if path.exists() and not owned(path):
@@ -216,10 +227,79 @@ def load_candidates(root: Path) -> tuple[str | None, dict, list[dict]]:
     cached = _read_cache(path)
     if cached is not None and commit is not None and cached["commit"] == commit:
         return commit, cached["policy"], [i for i in cached["items"].values() if i is not None]
-    commit, policy, blobs, items = _scan(root, cached)
+    scanned = _scan_changes(root, cached, commit) if cached is not None and commit is not None else None
+    commit, policy, blobs, items = scanned or _scan(root, cached)
     _write_cache(path, {"version": CACHE_VERSION, "commit": commit, "policy": policy, "blobs": blobs,
                         "items": items})
     return commit, policy, [i for i in items.values() if i is not None]
+
+
+def _git(root: Path, args: list[str], stdin: bytes | None = None) -> bytes | None:
+    import shutil
+    import subprocess
+
+    git = shutil.which("git")
+    if git is None:
+        return None
+    env = {k: v for k, v in os.environ.items() if k not in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE")}
+    try:
+        done = subprocess.run([git, *args], cwd=root, env=env, input=stdin, capture_output=True, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return done.stdout if done.returncode == 0 else None
+
+
+def _scan_changes(root: Path, cached: dict, commit: str):
+    """Only what changed since the cached commit, read with git itself: no pygit2 import, no walk of the tree.
+
+    None (the caller walks the whole tree) when git is missing, the cached commit is gone, or vmem.yaml changed.
+    """
+    from vmem.errors import SchemaError
+    from vmem.policy import POLICY_FILE
+    from vmem.store.parse import parse_blob
+
+    if not cached.get("commit") or not re.fullmatch(r"[0-9a-f]{40}", cached["commit"]):
+        return None
+    out = _git(root, ["diff-tree", "-r", "-z", "--no-renames", cached["commit"], commit, "--",
+                      "claims", "knowledge", POLICY_FILE])
+    if out is None:
+        return None
+    fields = out.split(b"\0")
+    blobs, items = dict(cached["blobs"]), dict(cached["items"])
+    wanted: dict[str, tuple[str, str]] = {}
+    for meta, raw in zip(fields[0::2], fields[1::2]):  # ":oldmode newmode oldsha newsha status", path
+        parts = meta.decode("ascii", "replace").split()
+        path = raw.decode("utf-8", "replace")
+        if len(parts) != 5 or path == POLICY_FILE:
+            return None
+        blobs.pop(path, None)
+        items.pop(path, None)
+        if path.endswith(".yaml") and parts[1] in ("100644", "100755") and parts[4][0] != "D":
+            blobs[path] = parts[3]
+            wanted[path] = ("claim" if path.startswith("claims/") else "knowledge", parts[3])
+    data: dict[str, bytes] = {}
+    if wanted:
+        batch = _git(root, ["cat-file", "--batch"], "\n".join(sha for _, sha in wanted.values()).encode() + b"\n")
+        if batch is None:
+            return None
+        at = 0
+        while at < len(batch):
+            end = batch.find(b"\n", at)
+            if end < 0:
+                return None
+            header = batch[at:end].split()
+            if len(header) != 3 or not header[2].isdigit():
+                return None  # "<sha> missing": let the full walk decide
+            size = int(header[2])
+            data[header[0].decode()] = batch[end + 1:end + 1 + size]
+            at = end + 2 + size
+    for path, (kind, sha) in wanted.items():
+        try:
+            item = parse_blob(kind, path, sha, data[sha])
+        except (SchemaError, KeyError):
+            item = None  # vmem check reports it; sync serves the rest
+        items[path] = item if item is not None and item["status"] in _CANDIDATE[kind] else None
+    return commit, cached["policy"], blobs, items
 
 
 def _scan(root: Path, cached: dict | None):

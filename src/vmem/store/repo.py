@@ -18,6 +18,7 @@ from vmem.policy import POLICY_FILE, load_policy
 from vmem.store import codec
 from vmem.store.lock import StoreLock
 from vmem.store.message import Message
+from vmem.store.parse import _PARSED, parse_blob  # noqa: F401 - re-exported
 
 PENDING_FILE = "vmem-pending"  # in .git: a commit whose files may not be in the work tree yet
 LOCK_FILE = "vmem.lock"
@@ -31,21 +32,6 @@ class Loaded:
     oid: str
     item: dict | None
     error: SchemaError | None = None
-
-
-_PARSED: dict[tuple[str, str], dict] = {}  # (kind, blob id) -> validated item; blob ids are content hashes
-
-
-def parse_blob(kind: str, path: str, oid: str, data: bytes) -> dict:
-    key = (kind, oid)
-    cached = _PARSED.get(key)
-    if cached is None:
-        text = codec.decode(data, path)
-        cached = model.validate(kind, codec.load(text, path), path, codec.line_finder(text))
-        if len(_PARSED) > 200_000:
-            _PARSED.clear()
-        _PARSED[key] = cached
-    return cached
 
 
 def _copy(item: dict) -> dict:
