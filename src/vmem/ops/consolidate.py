@@ -165,7 +165,8 @@ def _judged_merges(store, policy, live, result, changed, now, progress, embed) -
             continue
         # only older / higher-ranked items (rows before n) can absorb this one: merges form trees, never cycles
         row = vectors[:n] @ vectors[n]
-        order = np.argsort(-row, kind="stable")
+        close = np.flatnonzero(row >= blocker["threshold"])  # the loop stops below the threshold anyway
+        order = close[np.argsort(-row[close], kind="stable")]
         seen = 0
         for m in order:
             if seen >= blocker["top_k"]:
