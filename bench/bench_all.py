@@ -1,0 +1,521 @@
+"""The full benchmark (SPEC §10): every vmem operation on 1k / 10k / 100k stores, next to its git baseline.
+
+    python bench/bench_all.py [--sizes 1000,10000,100000] [--runs 5] [--seed 1]
+    python bench/bench_all.py --report          # rebuild the table and the plot from saved results
+
+For each size: the cached synthetic store (bench/gen_store.py) is cloned into bench/out/work/, with its own
+index and sync caches (XDG_CACHE_HOME), and every operation runs as a fresh CLI process, as a user or a hook runs
+it, against a baseline run in the same session on the same store:
+
+  propose, propose --from, supersede     vs  write the same file(s), `git add`, `git commit` (two processes)
+  consolidate of 1,000 new learnings     vs  `git add` + `git commit` of the very files consolidate changed
+  sync (warm, after a commit, cold)      vs  SPEC §10's budget: 2 x `python -c 'import vmem'` + writing the files
+  index rebuild                          vs  reading every item blob (`git ls-tree | git cat-file --batch`), and
+                                             parsing every item in-process (the floor SPEC §10 names)
+  index catch-up (1 and 100 new items)   vs  `git diff HEAD~1 HEAD` (git reading the same changed blobs)
+  recall (warm index; cold = right after a commit, catch-up included)  vs  `git grep -i -F -l -e W1 -e W2 ...`
+  recall in-process (index open)         vs  SPEC §10's 20 ms
+
+Write operations are interleaved with their baselines in shuffled order, --runs rounds (fewer for the
+operations that take seconds). Before timing, the generated store gets the upkeep a live store has had all along:
+one `vmem expire` and one `vmem consolidate` (both reported, as one-off rows). Results go to
+bench/out/full/results-N.json; the report (bench/results/benchmark.md, included in the README) and the plot
+(bench/results/benchmark.png, needs the `bench` extra: matplotlib) are rebuilt from all saved sizes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import random
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from collections import defaultdict
+from datetime import datetime, timezone
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from gen_store import BENCH_DIR, IDENTITY, Generator, ensure_store, git  # noqa: E402
+
+from vmem import model  # noqa: E402
+from vmem.ops.common import expires_at  # noqa: E402
+from vmem.store import codec  # noqa: E402
+from vmem.store.message import Message  # noqa: E402
+from vmem.store.repo import Store  # noqa: E402
+from vmem.text import canonicalize  # noqa: E402
+
+OUT = BENCH_DIR / "out" / "full"
+WORK = BENCH_DIR / "out" / "work"
+RESULTS = BENCH_DIR / "results"
+VMEM = str(Path(sys.executable).with_name("vmem"))
+PROPOSALS = 1_000  # learnings consolidated per run (SPEC §10: "consolidate 1k proposals into 10k")
+BULK = 100
+QUERIES = [
+    "how is ARR defined",
+    "when is invoices.paid_at stamped",
+    "test traffic rows in events by platform",
+    "convert amount_cents to USD with fx rates",
+    "which time zone does orders.placed_at use",
+    "Brightwater Clinics reseller account attribution",
+    "fintech buyers push back on data residency",
+    "refresh MRR after a backfill",
+    "join subscriptions to accounts without fanning out",
+    "enterprise customers need a SOC 2 report before security review",
+    "when is the finance.payments table rebuilt nightly",
+    "net revenue retention trailing window board deck",
+]
+STOP = {"a", "after", "an", "and", "before", "by", "does", "how", "in", "is", "need", "of", "on", "the", "to",
+        "use", "what", "when", "which", "with", "without"}
+
+# row key -> (what vmem does, its baseline row key or None)
+ROWS = {
+    "propose": ("`vmem propose TEXT` (claim)", "git-propose"),
+    "learning": ("`vmem propose TEXT --from ENTITY -c CAT` (learning)", "git-propose"),
+    "supersede": ("`vmem supersede ID TEXT`", "git-supersede"),
+    "consolidate": (f"`vmem consolidate` of {PROPOSALS:,} new learnings", "git-consolidate"),
+    "sync-warm": ("`vmem sync`, nothing changed", "sync-budget"),
+    "sync-commit": ("`vmem sync` right after a new commit", "sync-budget"),
+    "sync-cold": ("`vmem sync`, caches deleted", "sync-budget"),
+    "rebuild": ("`vmem index --rebuild`", "git-read-all"),
+    "catchup-1": ("`vmem index` after a 1-item commit", "git-diff-1"),
+    "catchup-100": (f"`vmem index` after a {BULK}-item commit", "git-diff-100"),
+    "index-noop": ("`vmem index`, up to date", None),
+    "recall-warm": ("`vmem recall QUERY`, index up to date", "git-grep"),
+    "recall-cold": ("`vmem recall QUERY` right after a commit", "git-grep"),
+    "recall-inproc": ("recall in-process, index open", "budget-20ms"),
+    "expire-once": ("one-off: first `vmem expire` of the generated store", None),
+    "consolidate-once": ("one-off: first `vmem consolidate` of the generated store", None),
+}
+BASELINES = {
+    "git-propose": "write the file + `git add` + `git commit`",
+    "git-supersede": "write both files + `git add` + `git commit`",
+    "git-consolidate": "write the changed files + `git add` + `git commit`",
+    "sync-budget": "budget: 2 × `python -c 'import vmem'` + file writes",
+    "git-read-all": "`git ls-tree -r` + `git cat-file --batch` of every item",
+    "parse-floor": "in-process: read + parse + validate every item",
+    "git-diff-1": "`git diff HEAD~1 HEAD` (1 item)",
+    "git-diff-100": f"`git diff HEAD~1 HEAD` ({BULK} items)",
+    "git-grep": "`git grep -i -F -l -e W1 -e W2 …`",
+    "budget-20ms": "budget: 20 ms",
+}
+
+
+def grep_words(query: str) -> list[str]:
+    return [w for w in dict.fromkeys(re.findall(r"\w+", query.lower())) if len(w) > 1 and w not in STOP]
+
+
+class Bench:
+    def __init__(self, size: int, seed: int, runs: int, log) -> None:
+        self.size, self.runs, self.log = size, runs, log
+        self.heavy_runs = 1 if size >= 100_000 else 2
+        source = ensure_store(size, seed, log=log)
+        self.root = WORK / f"items-{size}"
+        self.cache = WORK / f"cache-{size}"
+        self.rules = WORK / f"rules-{size}"
+        for path in (self.root, self.cache, self.rules):
+            shutil.rmtree(path, ignore_errors=True)
+        started = time.perf_counter()
+        subprocess.run(["git", "clone", "-q", str(source), str(self.root)], check=True)
+        git(self.root, "config", "user.name", IDENTITY[0])
+        git(self.root, "config", "user.email", IDENTITY[1])
+        log(f"cloned into {self.root} in {time.perf_counter() - started:.1f} s")
+        os.environ["XDG_CACHE_HOME"] = str(self.cache)  # index + sync caches for this size only (in-process too)
+        self.env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        self.env["PYTHONPYCACHEPREFIX"] = str(BENCH_DIR / "out" / "pycache")
+        self.store = Store.open(self.root)
+        self.gen = Generator(seed + 7_919, self.store.policy)  # ids and text the store does not have
+        self.rng = random.Random(seed)
+        self.samples: dict[str, list[float]] = defaultdict(list)
+        self.facts: dict[str, object] = {}
+        self.queries = iter(QUERIES * 1000)
+
+    # -- helpers --------------------------------------------------------------------------------------
+
+    def run(self, argv: list[str], stdin: bytes | None = None) -> float:
+        started = time.perf_counter()
+        done = subprocess.run(argv, cwd=self.root, env=self.env, input=stdin, capture_output=True)
+        elapsed = time.perf_counter() - started
+        if done.returncode not in (0, 1) or (done.returncode == 1 and argv[:2] != ["git", "grep"]):
+            raise SystemExit(f"{' '.join(argv[:5])} … failed ({done.returncode}):\n{done.stderr.decode()[-2000:]}")
+        return elapsed
+
+    def vmem(self, *args: str) -> float:
+        return self.run([VMEM, "--store", str(self.root), *args])
+
+    def head(self) -> str:
+        return git(self.root, "rev-parse", "HEAD").strip()
+
+    def claim(self, statement: str | None = None) -> dict:
+        """A claim as `vmem propose TEXT --domain finance` writes it."""
+        now = model.now()
+        return model.validate("claim", {
+            "id": self.gen.new_id("claim"), "kind": "claim", "statement": statement or self.gen.claim_text()[0],
+            "scope": "org", "class": "factual", "domain": "finance", "status": "proposed", "audience": "all",
+            "personal": False, "source": {"type": "analyst", "user": IDENTITY[1], "episode": None},
+            "confidence": 0.5, "created_at": now, "valid_from": now,
+            "expires_at": expires_at(self.store.policy, "factual", now)}, "bench claim")
+
+    def commit_claims(self, count: int) -> None:
+        """Setup, untimed: COUNT new claims in one vmem commit (in-process)."""
+        with self.store.transaction("propose", summary=f"{count} bench claims") as tx:
+            for _ in range(count):
+                item = self.claim()
+                tx.message.items.append(item["id"])
+                tx.write(item)
+
+    def git_commit(self, files: dict[str, bytes], message: str) -> float:
+        """The git baseline: write FILES, `git add` them, `git commit` (timed together)."""
+        started = time.perf_counter()
+        for path, data in files.items():
+            full = self.root / path
+            full.parent.mkdir(parents=True, exist_ok=True)
+            full.write_bytes(data)
+        self.run(["git", "add", "--pathspec-from-file=-"], stdin="\n".join(files).encode())
+        self.run(["git", "commit", "-q", "--no-verify", "-m", message])
+        return time.perf_counter() - started
+
+    def replay_with_git(self, before: str, after: str) -> float:
+        """Time git committing exactly the files that vmem's commit BEFORE..AFTER changed."""
+        repo = self.store.repo
+        names = git(self.root, "diff", "--name-only", before, after).split()
+        files = {name: repo[after].tree[name].data for name in names}
+        message = repo[after].message
+        git(self.root, "reset", "-q", "--hard", before)
+        elapsed = self.git_commit(files, message)
+        git(self.root, "reset", "-q", "--hard", after)
+        return elapsed
+
+    def interleave(self, operations: dict, rounds: int) -> None:
+        for _ in range(rounds):
+            order = list(operations)
+            self.rng.shuffle(order)
+            for key in order:
+                self.samples[key].append(operations[key]())
+
+    # -- the operations -------------------------------------------------------------------------------
+
+    def upkeep(self) -> None:
+        before = self.head()
+        self.samples["expire-once"].append(self.vmem("expire"))
+        self.facts["expired-once"] = len(git(self.root, "diff", "--name-only", before, "HEAD").split())
+        self.samples["consolidate-once"].append(self.vmem("consolidate"))
+        self.log(f"upkeep: expire {self.samples['expire-once'][0]:.1f} s ({self.facts['expired-once']} claims), "
+                 f"consolidate {self.samples['consolidate-once'][0]:.1f} s")
+
+    def writes(self) -> None:
+        live = [loaded.item["id"] for loaded in self.store.head().files("claim")
+                if loaded.item and loaded.item["status"] == "proposed"]  # approved ones need a reviewer
+        self.rng.shuffle(live)
+        targets = iter(live)
+        entities = sorted(self.store.head().entities())
+
+        def propose() -> float:
+            return self.vmem("propose", self.gen.claim_text()[0], "--domain", "finance")
+
+        def learning() -> float:
+            text, categories = self.gen.learning_text()
+            args = [arg for category in categories for arg in ("-c", category)]
+            return self.vmem("propose", text + f" (bench {self.rng.randrange(10**9)})", "--from",
+                             self.rng.choice(entities), *args)
+
+        def git_propose() -> float:
+            item = self.claim()
+            return self.git_commit({model.item_path(item["id"]): codec.dump(item).encode()},
+                                   Message("propose", items=[item["id"]], summary=item["statement"]).render())
+
+        def supersede() -> float:
+            return self.vmem("supersede", next(targets), self.gen.claim_text()[0], "-r", "bench revision")
+
+        def git_supersede() -> float:
+            old = self.store.head().item(next(targets))
+            new = self.claim()
+            old.update(status="superseded", superseded_by=new["id"], valid_to=new["created_at"])  # as vmem does
+            new["supersedes"] = old["id"]
+            old_path = model.item_path(old["id"])
+            previous = (self.root / old_path).read_text()
+            return self.git_commit({old_path: codec.dump(old, previous).encode(),
+                                    model.item_path(new["id"]): codec.dump(new).encode()},
+                                   Message("supersede", items=[old["id"], new["id"]], summary=new["statement"]).render())
+
+        self.interleave({"propose": propose, "learning": learning, "git-propose": git_propose,
+                         "supersede": supersede, "git-supersede": git_supersede}, self.runs)
+
+    def consolidate(self) -> None:
+        entities = sorted(self.store.head().entities())
+        writers = [f"analyst{n}@example.com" for n in range(12)]
+        with self.store.transaction("propose", summary=f"{PROPOSALS} bench learnings") as tx:
+            for _ in range(PROPOSALS):
+                text, categories = self.gen.learning_text()
+                now = model.now()
+                item = model.validate("knowledge", {
+                    "id": self.gen.new_id("knowledge"), "kind": "knowledge", "statement": text,
+                    "canonical": canonicalize(text), "categories": categories, "status": "candidate",
+                    "evidence": [{"entity": self.rng.choice(entities), "writer": self.rng.choice(writers),
+                                  "episode": None, "at": now, "tier": 2}],
+                    "first_seen": now, "last_reinforced": now, "valid_from": now}, "bench learning")
+                tx.message.items.append(item["id"])
+                tx.write(item)
+        proposals = self.head()
+        for n in range(self.heavy_runs):
+            if n:
+                git(self.root, "reset", "-q", "--hard", proposals)
+            self.samples["consolidate"].append(self.vmem("consolidate"))
+            self.samples["git-consolidate"].append(self.replay_with_git(proposals, self.head()))
+        stat = git(self.root, "show", "--format=%s", "--stat=200", "HEAD").splitlines()
+        self.facts["consolidate"] = {"summary": stat[0], "files": stat[-1].strip()}
+        self.log(f"consolidate: {self.samples['consolidate']} s; {stat[0]}")
+
+    def sync(self) -> None:
+        sync = ["sync", "--dir", str(self.rules)]
+        self.vmem(*sync)
+        files = sorted(self.rules.iterdir())
+        self.facts["bundle"] = {"files": len(files), "bytes": sum(p.stat().st_size for p in files)}
+        copy = ("import os, sys\nsrc, dst = sys.argv[1], sys.argv[2]\nos.makedirs(dst, exist_ok=True)\n"
+                "for name in os.listdir(src):\n    data = open(os.path.join(src, name), 'rb').read()\n"
+                "    tmp = os.path.join(dst, '.' + name + '.tmp')\n    open(tmp, 'wb').write(data)\n"
+                "    os.replace(tmp, os.path.join(dst, name))\n")
+        copy_dir = WORK / f"rules-copy-{self.size}"
+
+        for _ in range(self.runs):
+            self.commit_claims(1)
+            self.samples["sync-commit"].append(self.vmem(*sync))
+            probes = {"sync-warm": lambda: self.vmem(*sync),
+                      "import-vmem": lambda: self.run([sys.executable, "-c", "import vmem"]),
+                      "write-files": lambda: self.run([sys.executable, "-c", copy, str(self.rules), str(copy_dir)])}
+            self.interleave(probes, 1)
+        for _ in range(self.heavy_runs):
+            from vmem.ops.sync import cache_file
+            cache_file(self.root).unlink(missing_ok=True)
+            cache_file(self.root).with_suffix(".bundles").unlink(missing_ok=True)
+            self.samples["sync-cold"].append(self.vmem(*sync))
+        shutil.rmtree(copy_dir, ignore_errors=True)
+        imports = statistics.median(self.samples["import-vmem"])
+        writes = max(statistics.median(self.samples["write-files"]) - imports, 0.0)
+        self.samples["sync-budget"] = [2 * imports + writes]
+
+    def index(self) -> None:
+        for _ in range(self.heavy_runs):
+            self.samples["rebuild"].append(self.vmem("index", "--rebuild"))
+            started = time.perf_counter()
+            tree = subprocess.run(["git", "ls-tree", "-r", "--format=%(objectname)", "HEAD", "claims", "knowledge"],
+                                  cwd=self.root, capture_output=True, check=True).stdout
+            self.samples["git-read-all"].append(time.perf_counter() - started
+                                                + self.run(["git", "cat-file", "--batch"], stdin=tree))
+        from vmem.store import repo as repo_module
+        repo_module._PARSED.clear()
+        started = time.perf_counter()
+        parsed = sum(1 for loaded in self.store.head().items() if loaded.item)
+        self.samples["parse-floor"].append(time.perf_counter() - started)
+        repo_module._PARSED.clear()
+        self.facts["items"] = parsed
+
+        def catchup(count: int, key: str, diff: str) -> None:
+            self.commit_claims(count)
+            self.samples[key].append(self.vmem("index"))
+            self.samples[diff].append(self.run(["git", "diff", "HEAD~1", "HEAD"]))
+
+        for _ in range(self.runs):
+            catchup(1, "catchup-1", "git-diff-1")
+            self.samples["index-noop"].append(self.vmem("index"))
+        for _ in range(self.heavy_runs + 1):
+            catchup(BULK, "catchup-100", "git-diff-100")
+
+    def recall(self) -> None:
+        self.vmem("index")
+
+        def warm() -> float:
+            return self.vmem("recall", next(self.queries))
+
+        def grep() -> float:
+            words = grep_words(QUERIES[len(self.samples["git-grep"]) % len(QUERIES)])
+            return self.run(["git", "grep", "-i", "-F", "-l", *[a for w in words for a in ("-e", w)]])
+
+        self.interleave({"recall-warm": warm, "git-grep": grep}, max(self.runs, 6))
+        for _ in range(self.runs):
+            self.commit_claims(1)
+            self.samples["recall-cold"].append(self.vmem("recall", next(self.queries)))
+        self.samples["recall-inproc"] = self._in_process()
+        self.samples["budget-20ms"] = [0.020]
+
+    def _in_process(self) -> list[float]:
+        from vmem.embed import embedder
+        from vmem.index.local import LocalIndex
+        from vmem.ops.recall import Scope, search
+
+        store = Store.open(self.root)
+        embed = embedder(store.policy, store.root)
+        index = LocalIndex.open(store, embed, model_id=str(embed.path))
+        who = Scope.parse(None, None)
+        for query in QUERIES:
+            search(index, query, who, False, 5, embed)  # warm-up
+        times = []
+        for _ in range(8):
+            for query in QUERIES:
+                started = time.perf_counter()
+                search(index, query, who, False, 5, embed)
+                times.append(time.perf_counter() - started)
+        return times
+
+    def go(self) -> dict:
+        started = time.perf_counter()
+        for step in (self.upkeep, self.writes, self.consolidate, self.sync, self.index, self.recall):
+            step_started = time.perf_counter()
+            step()
+            self.log(f"{self.size:,}: {step.__name__} done in {time.perf_counter() - step_started:.1f} s")
+        if git(self.root, "status", "--porcelain"):
+            raise SystemExit(f"{self.root}: the work tree is not clean after the benchmark")
+        return {
+            "size": self.size, "runs": self.runs, "seconds": round(time.perf_counter() - started, 1),
+            "when": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), "revision": revision(),
+            "machine": machine(), "facts": self.facts, "samples": dict(self.samples),
+        }
+
+
+def revision() -> str:
+    root = BENCH_DIR.parent
+    head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True, text=True)
+    dirty = subprocess.run(["git", "status", "--porcelain", "src"], cwd=root, capture_output=True, text=True)
+    return head.stdout.strip() + (" + uncommitted changes in src/" if dirty.stdout.strip() else "")
+
+
+def machine() -> str:
+    gitv = subprocess.run(["git", "--version"], capture_output=True, text=True).stdout.strip()
+    return f"{os.cpu_count()} CPUs · Python {platform.python_version()} · {gitv} · {platform.machine()}"
+
+
+# -- the report ---------------------------------------------------------------------------------------
+
+def _median(values: list[float] | None) -> float | None:
+    return statistics.median(values) if values else None
+
+
+def _ms(seconds: float | None) -> str:
+    if seconds is None:
+        return "–"
+    return f"{seconds * 1000:,.0f} ms" if seconds < 10 else f"{seconds:,.1f} s"
+
+
+def load_results() -> list[dict]:
+    return sorted((json.loads(p.read_text()) for p in OUT.glob("results-*.json")), key=lambda r: r["size"])
+
+
+def report(results: list[dict]) -> str:
+    sizes = [r["size"] for r in results]
+    head = "| operation | baseline | " + " | ".join(f"{s:,} items: vmem / baseline" for s in sizes) + " |"
+    lines = ["<!-- written by bench/bench_all.py; do not edit -->", "",
+             head, "| --- | --- |" + " ---: |" * len(sizes)]
+    for key, (label, base) in ROWS.items():
+        cells = []
+        for result in results:
+            value = _median(result["samples"].get(key))
+            reference = _median(result["samples"].get(base)) if base else None
+            if value is None:
+                cells.append("–")
+            elif reference:
+                cells.append(f"{_ms(value)} / {_ms(reference)} (**{value / reference:.2f}×**)")
+            else:
+                cells.append(_ms(value))
+        lines.append(f"| {label} | {BASELINES.get(base, '') if base else ''} | " + " | ".join(cells) + " |")
+    extra = []
+    for result in results:
+        s = result["samples"]
+        floor = _median(s.get("parse-floor"))
+        rebuild = _median(s.get("rebuild"))
+        noop = _median(s.get("index-noop"))
+        facts = result["facts"]
+        parts = [f"**{result['size']:,} items** ({result['when']}, vmem at {result['revision']}, "
+                 f"{result['seconds']:,.0f} s in all)"]
+        if floor and rebuild:
+            parts.append(f"rebuild / in-process parse floor ({_ms(floor)}) = {rebuild / floor:.2f}×")
+        if noop:
+            parts.append("catch-up beyond an up-to-date `vmem index`: 1 item "
+                         f"{_ms(_median(s['catchup-1']) - noop)}, {BULK} items {_ms(_median(s['catchup-100']) - noop)}")
+        if "bundle" in facts:
+            parts.append(f"sync bundle {facts['bundle']['files']} files, {facts['bundle']['bytes']:,} bytes")
+        if "consolidate" in facts:
+            parts.append(f"consolidate: {facts['consolidate']['summary']} ({facts['consolidate']['files']})")
+        parts.append(f"one-off expiry recorded {facts.get('expired-once', 0):,} claims")
+        extra.append("- " + "; ".join(parts) + ".")
+    machine_line = results[0]["machine"] if results else ""
+    lines += ["", f"Medians; {machine_line}. Ratios are vmem / baseline (below 1× vmem is faster).", ""] + extra
+    return "\n".join(lines) + "\n"
+
+
+PLOT = [("propose", "git-propose"), ("supersede", "git-supersede"), ("consolidate", "git-consolidate"),
+        ("sync-commit", "sync-budget"), ("rebuild", "git-read-all"), ("catchup-1", "git-diff-1"),
+        ("recall-warm", "git-grep"), ("recall-inproc", None)]
+
+
+def plot(results: list[dict], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    sizes = [r["size"] for r in results]
+    fig, axes = plt.subplots(2, 4, figsize=(16, 7.5), sharex=True)
+    for ax, (key, base) in zip(axes.flat, PLOT):
+        vm = [_median(r["samples"].get(key)) for r in results]
+        ax.plot(sizes, vm, "o-", color="tab:blue", label="vmem")
+        if base:
+            bl = [_median(r["samples"].get(base)) for r in results]
+            ax.plot(sizes, bl, "s--", color="tab:gray", label=BASELINES[base].split(":")[0][:40])
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_title(ROWS[key][0].replace("`", ""), fontsize=9)
+        ax.set_ylabel("seconds (median)", fontsize=8)
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=7)
+    for ax in axes[-1]:
+        ax.set_xlabel("store size (items)")
+    fig.suptitle(f"vmem vs git baselines by store size ({results[0]['machine'] if results else ''})", fontsize=10)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=90)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="1000,10000,100000", help="comma-separated store sizes")
+    parser.add_argument("--runs", type=int, default=5, help="rounds for the quick operations (default: 5)")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--report", action="store_true", help="only rebuild the report and plot from saved results")
+    args = parser.parse_args(argv)
+
+    def log(message: str) -> None:
+        print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
+
+    if not args.report:
+        OUT.mkdir(parents=True, exist_ok=True)
+        for size in (int(s) for s in args.sizes.split(",")):
+            result = Bench(size, args.seed, args.runs, log).go()
+            (OUT / f"results-{size}.json").write_text(json.dumps(result, indent=1) + "\n")
+            log(f"{size:,} items done in {result['seconds']:.0f} s")
+    results = load_results()
+    if not results:
+        raise SystemExit("no saved results in bench/out/full/; run the benchmark first")
+    RESULTS.mkdir(exist_ok=True)
+    text = report(results)
+    (RESULTS / "benchmark.md").write_text(text)
+    print(text)
+    readme = BENCH_DIR.parent / "README.md"
+    start, end = "<!-- bench_all:start -->", "<!-- bench_all:end -->"
+    current = readme.read_text()
+    if start in current and end in current:  # the README carries the same table
+        head, rest = current.split(start, 1)
+        readme.write_text(head + start + "\n" + text + rest[rest.index(end):])
+    try:
+        plot(results, RESULTS / "benchmark.png")
+    except ImportError:
+        log("matplotlib is missing: pip install -e '.[bench]' for the plot")
+
+
+if __name__ == "__main__":
+    main()
