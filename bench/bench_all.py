@@ -178,7 +178,7 @@ class Bench:
             full.parent.mkdir(parents=True, exist_ok=True)
             full.write_bytes(data)
         self.run(["git", "add", "--pathspec-from-file=-"], stdin="\n".join(files).encode())
-        self.run(["git", "commit", "-q", "--no-verify", "-m", message])
+        self.run(["git", "commit", "-q", "--no-verify", "-F", "-"], stdin=message.encode())
         return time.perf_counter() - started
 
     def replay_with_git(self, before: str, after: str) -> float:
