@@ -95,7 +95,16 @@ def parse_ts(value: Any) -> datetime:
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
 
 
+_CANONICAL_TS = re.compile(r"[1-9]\d{3}-\d\d-\d\dT\d\d:\d\d:\d\dZ")
+
+
 def normalize_ts(value: Any) -> str:
+    if isinstance(value, str) and _CANONICAL_TS.fullmatch(value):
+        try:  # already canonical (every item carries several): a valid date is returned as it is
+            datetime.fromisoformat(value[:19])
+            return value
+        except ValueError:
+            pass
     return format_ts(parse_ts(value))
 
 

@@ -46,6 +46,9 @@ def load(data: bytes | str, path: str) -> Any:
     text = decode(data, path) if isinstance(data, bytes) else data
     if len(text) > MAX_BYTES:
         raise SchemaError(path, f"file is larger than {MAX_BYTES:,} bytes", "an item holds one statement")
+    value = _load_fast(text)
+    if value is not None:
+        return value
     try:
         value = yaml.load(text, Loader=_SafeLoader)  # noqa: S506 - a safe loader subclass
     except yaml.YAMLError as exc:
@@ -93,6 +96,8 @@ def line_finder(text: str):
 
 def _resolves_to_non_str(text: str) -> bool:
     """Would a YAML 1.1 reader (PyYAML, libyaml users, older tools) read this plain scalar as non-text?"""
+    if text[:1] not in _RESOLVER.yaml_implicit_resolvers:  # resolvers are keyed by first character
+        return False
     return _RESOLVER.resolve(yaml.ScalarNode, text, (True, False)) != "tag:yaml.org,2002:str"
 
 
@@ -315,3 +320,92 @@ def _dump_rt(item: dict, previous: str | None) -> str:
     stream = io.StringIO()
     writer.dump(doc, stream)
     return stream.getvalue()
+
+
+# -- reading the stable layout without a YAML parser ------------------------------------------------------
+# libyaml scans in C but PyYAML builds every node in Python (~0.9 ms for an item): that bounds an index rebuild
+# and a cold sync. Files in the stable layout are read line by line instead, and the result is accepted only if
+# the fast writer renders it back to exactly the same text. Any text that the fast writer renders is read by
+# YAML as the data it was rendered from (the tests hold the fast writer to ruamel and to a lossless round trip),
+# so an accepted result is what the YAML loader would have returned. Anything else goes to the YAML loader.
+
+_KEY = re.compile(r"[a-z][a-z0-9_]*")
+_YAML_WORDS = frozenset({"y", "n", "yes", "no", "on", "off", "true", "false", "null"})  # keys YAML reads as non-text
+_INT = re.compile(r"-?(?:0|[1-9][0-9]*)")
+_FLOAT = re.compile(r"-?[0-9]+\.[0-9]+")
+
+
+def _scalar(text: str) -> Any:
+    if text == "null":
+        return None
+    if text in ("true", "false"):
+        return text == "true"
+    if text == "{}":
+        return {}
+    if text == "[]":
+        return []
+    if _INT.fullmatch(text):
+        return int(text)
+    if _FLOAT.fullmatch(text):
+        return float(text)
+    if len(text) >= 2 and text[0] == text[-1] == "'":
+        return text[1:-1].replace("''", "'")
+    return text
+
+
+def _load_fast(text: str) -> dict | None:
+    if not text.endswith("\n") or "\r" in text or "\t" in text or text.startswith((" ", "-")):
+        return None
+    lines = text[:-1].split("\n")
+    at = 0
+
+    def mapping(indent: str) -> dict | None:
+        nonlocal at
+        out: dict = {}
+        while at < len(lines) and lines[at].startswith(indent) and not lines[at].startswith(indent + " ") \
+                and not lines[at].startswith(indent + "-"):
+            key, colon, rest = lines[at][len(indent):].partition(":")
+            if not colon or not _KEY.fullmatch(key) or key in _YAML_WORDS or key in out:
+                return None
+            at += 1
+            if rest:
+                if rest[0] != " ":
+                    return None
+                out[key] = _scalar(rest[1:])
+            elif at < len(lines) and lines[at].startswith(indent + "- "):
+                out[key] = sequence(indent)
+            elif at < len(lines) and lines[at].startswith(indent + "  "):
+                out[key] = mapping(indent + "  ")
+            else:
+                return None
+            if not rest and not out[key]:  # a block that parsed to nothing: not the stable layout
+                return None
+        return out
+
+    def sequence(indent: str) -> list | None:
+        nonlocal at
+        out: list = []
+        while at < len(lines) and lines[at].startswith(indent + "- "):
+            rest = lines[at][len(indent) + 2:]
+            head = rest.partition(":")
+            if rest[:1] != "'" and head[1] and _KEY.fullmatch(head[0]) and (head[2] == "" or head[2][:1] == " "):
+                lines[at] = indent + "  " + rest  # "- key: value" opens a mapping one level in
+                element = mapping(indent + "  ")
+                if not element:
+                    return None
+                out.append(element)
+            else:
+                out.append(_scalar(rest))
+                at += 1
+        return out
+
+    try:
+        value = mapping("")
+    except RecursionError:
+        return None
+    if not value or at != len(lines):
+        return None
+    rendered: list[str] = []
+    if not _fast_lines(value, "", rendered, quoted=True) or "\n".join(rendered) + "\n" != text:
+        return None
+    return value
