@@ -450,7 +450,7 @@ def report(results: list[dict]) -> str:
 
 PLOT = [("propose", "git-propose"), ("supersede", "git-supersede"), ("consolidate", "git-consolidate"),
         ("sync-commit", "sync-budget"), ("rebuild", "git-read-all"), ("catchup-1", "git-diff-1"),
-        ("recall-warm", "git-grep"), ("recall-inproc", None)]
+        ("recall-warm", "git-grep"), ("recall-inproc", "budget-20ms")]
 
 
 def plot(results: list[dict], path: Path) -> None:
