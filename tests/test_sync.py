@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from vmem import model
 
@@ -266,3 +268,15 @@ def test_pull_without_a_remote_degrades_to_a_warning(mixed, tmp_path):
     out = subprocess.run([sys.executable, "-m", "vmem", "sync", "--pull", "--dir", str(tmp_path / "r")], env=env,
                          capture_output=True, text=True)
     assert out.returncode == 0 and "warning: git pull failed" in out.stderr and "synced into" in out.stdout
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["--dir", "--dir=d", "d", "--store", "s", "--scope", "entity:a", "--audience",
+                                 "all", "--budget", "10", "--budget=7", "-3", "--pull", "--no-pull", "--hook",
+                                 "--json", "--bogus", "-x", "--budget=x"]), max_size=7))
+def test_the_fast_argument_reader_agrees_with_argparse_or_declines(argv):
+    from vmem.cli.sync import _parse_simple, parser
+
+    fast = _parse_simple(argv)
+    if fast is not None:
+        assert fast == vars(parser().parse_args(argv))

@@ -2,25 +2,24 @@
 
 from __future__ import annotations
 
+import os
 import re
-import secrets
-from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 from vmem.errors import IllegalTransition, InvalidId, SchemaError
+from vmem.names import NAME_ID, audience, check_audience  # noqa: F401 - re-exported
 
 # -- ids and paths ------------------------------------------------------------------
 
 ITEM_ID = re.compile(r"^[ck]-[0-9a-f]{12}$")
-NAME_ID = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
 PREFIX = {"claim": "c", "knowledge": "k"}
 KIND_OF_PREFIX = {"c": "claim", "k": "knowledge"}
 ITEM_DIRS = {"claim": "claims", "knowledge": "knowledge"}
 
 
 def new_id(kind: str) -> str:
-    return f"{PREFIX[kind]}-{secrets.token_hex(6)}"
+    return f"{PREFIX[kind]}-{os.urandom(6).hex()}"
 
 
 def check_item_id(value: str) -> str:
@@ -157,8 +156,7 @@ def check_transition(item: dict, target: str) -> None:
 # -- schemas ----------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Field:
+class Field(NamedTuple):  # not a dataclass: `vmem sync` imports this module and dataclasses costs ~15 ms
     name: str
     check: Callable[[Any], Any]  # returns the normalised value or raises ValueError
     required: bool = False
@@ -243,19 +241,9 @@ def _scope(v: Any) -> str:
     raise ValueError("expected org or entity:<id>")
 
 
-def _audience(v: Any) -> str:
-    if v == "all":
-        return v
-    if isinstance(v, str) and v.startswith("group:") and NAME_ID.match(v[6:]):
-        return v
-    raise ValueError("expected all or group:<name>")
+_audience = audience
 
 
-def check_audience(value: str) -> str:
-    try:
-        return _audience(value)
-    except ValueError:
-        raise InvalidId(f"invalid audience {value!r}", "use all or group:NAME") from None
 
 
 def _record(fields: tuple[Field, ...]) -> Callable[[Any], dict]:

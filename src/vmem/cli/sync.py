@@ -1,7 +1,6 @@
 """`vmem sync`: write the bundle into the agent's rules directory. Runs in hooks, so it has a fast path that
 skips typer (argparse, no rich): an unchanged store is synced without importing pygit2 either."""
 
-import argparse
 import json
 import sys
 from pathlib import Path
@@ -56,7 +55,9 @@ def _context(result) -> str:
     return context if len(context) < HOOK_LIMIT else context[: HOOK_LIMIT - 40] + "\n… (truncated; see the rules files)"
 
 
-def parser() -> argparse.ArgumentParser:
+def parser():
+    import argparse
+
     p = argparse.ArgumentParser(prog="vmem sync", description="Write the trusted, ranked, token-budgeted bundle "
                                 "into the agent's rules directory (default .claude/rules/vmem/).")
     p.add_argument("--store", metavar="PATH", help="the store (else $VMEM_STORE, else the nearest parent)")
@@ -71,13 +72,46 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
+_VALUED = {"--store": "store", "--dir": "directory", "--scope": "scope", "--audience": "audience",
+           "--budget": "budget"}
+_FLAGS = {"--pull": ("do_pull", True), "--no-pull": ("do_pull", False), "--hook": ("hook", True),
+          "--json": ("as_json", True)}
+
+
+def _parse_simple(argv: list[str]) -> dict | None:
+    """The everyday command lines, without importing argparse (~10 ms of a hook's start-up); None for
+    anything else, which argparse then parses (and explains, if it is wrong)."""
+    args: dict = {"store": None, "directory": None, "scope": None, "audience": None, "budget": None,
+                  "do_pull": False, "hook": False, "as_json": False}
+    rest = list(argv)
+    while rest:
+        word = rest.pop(0)
+        name, equals, value = word.partition("=")
+        if name in _VALUED:
+            if not equals:
+                if not rest or rest[0].startswith("-"):
+                    return None
+                value = rest.pop(0)
+            if name == "--budget":
+                if not value.isdigit():
+                    return None
+                value = int(value)
+            args[_VALUED[name]] = value
+        elif word in _FLAGS:
+            key, flag = _FLAGS[word]
+            args[key] = flag
+        else:
+            return None
+    return args
+
+
 def fast_main(argv: list[str]) -> int:
-    args = parser().parse_args(argv)
     import os
 
-    return run(store=args.store or os.environ.get("VMEM_STORE"), directory=args.directory, scope=args.scope,
-               audience=args.audience, budget=args.budget, do_pull=args.do_pull, hook=args.hook,
-               as_json=args.as_json)
+    args = _parse_simple(argv)
+    if args is None:
+        args = vars(parser().parse_args(argv))
+    return run(**{**args, "store": args["store"] or os.environ.get("VMEM_STORE")})
 
 
 def make_command():

@@ -12,36 +12,30 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 
-from vmem import confidence, model
 from vmem.errors import UsageError
+from vmem.names import NAME_ID, check_audience
 
 MARKER = "<!-- vmem:"
 CHARS_PER_TOKEN = 4
 _OWNED = re.compile(r"^km_(?:approved|[ck]-[0-9a-f]{12})\.md$")
 
 
-@dataclass
-class Bundle:
-    files: dict[str, str] = field(default_factory=dict)  # file name -> content
-    items: list[str] = field(default_factory=list)
-    tokens: int = 0
-    dropped: list[str] = field(default_factory=list)
+class Bundle:  # plain classes: this module is on the hook's start-up path, and dataclasses imports inspect
+    def __init__(self, files: dict[str, str] | None = None, items: list[str] | None = None, tokens: int = 0,
+                 dropped: list[str] | None = None) -> None:
+        self.files = files if files is not None else {}  # file name -> content
+        self.items = items if items is not None else []
+        self.tokens = tokens
+        self.dropped = dropped if dropped is not None else []
 
 
-@dataclass
 class SyncResult:
-    dir: str
-    commit: str | None
-    written: list[str] = field(default_factory=list)
-    unchanged: list[str] = field(default_factory=list)
-    deleted: list[str] = field(default_factory=list)
-    tokens: int = 0
-    budget: int = 0
-    items: list[str] = field(default_factory=list)
-    summary: str = ""
+    def __init__(self, dir: str, commit: str | None, written: list[str], unchanged: list[str], deleted: list[str],
+                 tokens: int, budget: int, items: list[str]) -> None:
+        self.dir, self.commit, self.written, self.unchanged, self.deleted = dir, commit, written, unchanged, deleted
+        self.tokens, self.budget, self.items, self.summary = tokens, budget, items, ""
 
     def as_dict(self) -> dict:
         return {"dir": self.dir, "commit": self.commit, "written": self.written, "unchanged": self.unchanged,
@@ -50,6 +44,7 @@ class SyncResult:
 
 def visible(item: dict, scope: str | None, audience: str, at=None) -> bool:
     """Scope soundness (SPEC 8): live, reviewed, not personal, the caller's audience, the caller's scope."""
+    from vmem import confidence  # here, not at the top: a warm sync never ranks, so never imports vmem.model
     if item.get("personal") or not confidence.is_live(item, at):
         return False
     if item["kind"] == "knowledge":
@@ -80,6 +75,8 @@ def _frontmatter(paths: list[str]) -> str:
 
 
 def _entry(item: dict, tiers: dict) -> str:
+    from vmem import confidence
+
     if item["kind"] == "knowledge":
         tier = confidence.support_tier(item, tiers)
         return f"- {one_line(item['statement'])} _(pattern across customers; support: {tier})_\n"
@@ -91,6 +88,8 @@ def _entry(item: dict, tiers: dict) -> str:
 def build_bundle(items: list[dict], policy: dict, *, scope: str | None, audience: str, budget: int,
                  store_name: str, commit: str | None) -> Bundle:
     from datetime import datetime, timezone
+
+    from vmem import confidence
 
     at = datetime.now(timezone.utc)
     tiers = policy["knowledge"]["tiers"]
@@ -415,10 +414,10 @@ def sync(root: Path, *, target: Path | None = None, scope: str | None = None, au
         commit, policy, items = load_candidates(root)
     settings = policy["sync"]
     scope = scope or settings["scope"]
-    if scope is not None and scope != "org" and not (scope.startswith("entity:") and model.NAME_ID.match(scope[7:])):
+    if scope is not None and scope != "org" and not (scope.startswith("entity:") and NAME_ID.match(scope[7:])):
         raise UsageError(f"invalid scope {scope!r}", "use --scope entity:ID")
     scope = None if scope == "org" else scope
-    audience = model.check_audience(audience or settings["audience"])
+    audience = check_audience(audience or settings["audience"])
     budget = settings["budget"] if budget is None else budget
     if budget < 0:
         raise UsageError("--budget must be zero or more tokens", "e.g. --budget 6000")
