@@ -8,7 +8,7 @@ from datetime import datetime, timezone
 from typing import Any, Callable, NamedTuple
 
 from vmem.errors import IllegalTransition, InvalidId, SchemaError
-from vmem.names import NAME_ID, audience, check_audience  # noqa: F401 - re-exported
+from vmem.names import NAME_ID, audience, scope
 
 # -- ids and paths ------------------------------------------------------------------
 
@@ -233,12 +233,7 @@ def _name(v: Any) -> str:
     return v
 
 
-def _scope(v: Any) -> str:
-    if v == "org":
-        return v
-    if isinstance(v, str) and v.startswith("entity:") and NAME_ID.match(v[7:]):
-        return v
-    raise ValueError("expected org or entity:<id>")
+_scope = scope
 
 
 _audience = audience

@@ -9,7 +9,16 @@ from vmem.errors import InvalidId
 NAME_ID = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")  # entity, episode and group names
 
 
-def audience(v: Any) -> str:
+def scope(v: object) -> str:
+    """'org' or 'entity:<id>'; ValueError otherwise."""
+    if v == "org":
+        return v
+    if isinstance(v, str) and v.startswith("entity:") and NAME_ID.match(v[7:]):
+        return v
+    raise ValueError("expected org or entity:<id>")
+
+
+def audience(v: object) -> str:
     """'all' or 'group:<name>'; ValueError otherwise."""
     if v == "all":
         return v

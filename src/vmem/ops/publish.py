@@ -8,6 +8,7 @@ from vmem import model
 from vmem.confidence import support_tier
 from vmem.errors import GateFailed, UsageError
 from vmem.gates.publish import load_inputs, run_gates
+from vmem.names import check_audience
 from vmem.ops.common import require_reviewer
 from vmem.store.repo import Store
 
@@ -24,7 +25,7 @@ def publish(store: Store, item_id: str, *, audience: str | None = None, k_min: i
     if model.kind_of(model.check_item_id(item_id)) != "knowledge":
         raise UsageError(f"{item_id} is a claim; publish is for knowledge", f"approve a claim with: vmem approve {item_id}")
     if audience is not None:
-        model.check_audience(audience)
+        check_audience(audience)
     author = store.identity(as_)
     require_reviewer(store, author.email, "publish knowledge")
     with store.transaction("publish", reason=None) as tx:

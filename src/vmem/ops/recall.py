@@ -14,6 +14,7 @@ from datetime import datetime, timezone
 
 from vmem import confidence, model
 from vmem.errors import UsageError
+from vmem.names import check_audience
 from vmem.store.repo import Store
 
 RRF_K = 60
@@ -37,7 +38,7 @@ class Scope:
             if not scope.startswith("entity:"):
                 raise UsageError(f"invalid scope {scope!r}", "use --scope entity:ID (or leave it out for org)")
             entity = model.check_name_id(scope[7:])
-        return cls(entity, model.check_audience(audience or "all"))
+        return cls(entity, check_audience(audience or "all"))
 
     def admits(self, item: dict, include_stale: bool = False, at: datetime | None = None) -> bool:
         """The one rule (SPEC 8), for an item read from any tree."""

@@ -15,7 +15,7 @@ import re
 from pathlib import Path
 
 from vmem.errors import UsageError
-from vmem.names import NAME_ID, check_audience
+from vmem.names import check_audience, scope as valid_scope
 
 MARKER = "<!-- vmem:"
 CHARS_PER_TOKEN = 4
@@ -414,8 +414,10 @@ def sync(root: Path, *, target: Path | None = None, scope: str | None = None, au
         commit, policy, items = load_candidates(root)
     settings = policy["sync"]
     scope = scope or settings["scope"]
-    if scope is not None and scope != "org" and not (scope.startswith("entity:") and NAME_ID.match(scope[7:])):
-        raise UsageError(f"invalid scope {scope!r}", "use --scope entity:ID")
+    try:
+        scope = None if scope is None else valid_scope(scope)
+    except ValueError:
+        raise UsageError(f"invalid scope {scope!r}", "use --scope entity:ID") from None
     scope = None if scope == "org" else scope
     audience = check_audience(audience or settings["audience"])
     budget = settings["budget"] if budget is None else budget
