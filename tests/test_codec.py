@@ -101,6 +101,8 @@ def test_hand_comments_survive_a_rewrite():
         f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join(['*' + chr(97 + i)] * 10)}]\n" for i in range(6)),
      "alias expansion"),
     ("a: " + "[" * 40 + "]" * 40, "nested deeper"),
+    ("".join("  " * i + "a:\n" for i in range(40)) + "  " * 40 + "a: 1\n", "nested deeper"),  # stable layout
+    ("".join(f"k{i}: {i}\n" for i in range(60_000)), "more than"),
     ("key: [unclosed", "malformed YAML"),
 ])
 def test_hostile_yaml_is_refused(text, message):

@@ -48,6 +48,7 @@ def load(data: bytes | str, path: str) -> Any:
         raise SchemaError(path, f"file is larger than {MAX_BYTES:,} bytes", "an item holds one statement")
     value = _load_fast(text)
     if value is not None:
+        _check_bounds(value, path)  # the same size and depth bounds as for YAML
         return value
     try:
         value = yaml.load(text, Loader=_SafeLoader)  # noqa: S506 - a safe loader subclass
