@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from conftest import commit_count, commit_file, git
 
 from vmem import model
@@ -80,6 +81,43 @@ def test_reinforcement_finds_a_hand_edited_file_whatever_its_quoting(seeded, vme
     second = vmem.json("propose", "Healthcare buyers ask for audit logs before security review",
                        "--from", "corvane", "-c", "industry:healthcare", store=seeded)["data"]
     assert second["action"] == "reinforced" and second["item"]["id"] == first["id"]
+
+
+@pytest.mark.parametrize("text, expected", [
+    (b"id: k-1\ncanonical: plain words\ncategories: []\n", "plain words"),
+    (b"id: k-1\ncanonical: 'a: quoted #1 it''s'\ncategories: []\n", "a: quoted #1 it's"),
+    (b"id: k-1\ncanonical: folded\n  onto two lines\ncategories: []\n", None),
+    (b"id: k-1\ncanonical: words  # a comment\n", None),
+    (b"id: k-1\ncanonical: \"escaped \\x41\"\n", None),
+    (b"{id: k-1, canonical: flow}\ncanonical: decoy\n", None),
+    (b"id: k-1\ncanonical: one\ncanonical: two\n", None),
+    (b"id: k-1\ncanonical: |\n  block\n", None),
+    (b"id: k-1\ncanonical: \xff\n", None),
+])
+def test_the_canonical_line_is_read_from_bytes_only_when_unambiguous(text, expected):
+    from vmem.knowledge.canon import canonical_in
+
+    assert canonical_in(text) == expected
+
+
+def test_reinforcement_survives_a_stale_or_missing_canonical_cache(seeded, vmem):
+    """The per-commit cache is brought forward by tree diffs; deleting or corrupting it costs time, not answers."""
+    from vmem.ops.sync import cache_file
+
+    texts = [f"Retail buyers ask for store-level exports before pilot number {n}." for n in range(3)]
+    ids = [vmem.json("propose", t, "--from", "tidewell", "-c", "industry:healthcare", store=seeded)["data"]["item"]["id"]
+           for t in texts]
+    git(seeded, "rm", "-q", model.item_path(ids[0]))
+    git(seeded, "commit", "-q", "-m", "hand delete")
+    again = vmem.json("propose", texts[0], "--from", "corvane", "-c", "industry:healthcare", store=seeded)["data"]
+    assert again["action"] == "created" and again["item"]["id"] != ids[0]  # the deleted file is gone from the cache
+    late = vmem.json("propose", texts[2], "--from", "corvane", "-c", "industry:healthcare", store=seeded)["data"]
+    assert late["action"] == "reinforced" and late["item"]["id"] == ids[2]  # files added since the cache was made
+    for damage in (b"\x00garbage", None):
+        canon = cache_file(seeded.root).with_suffix(".canon")
+        canon.write_bytes(damage) if damage else canon.unlink()
+        hit = vmem.json("propose", texts[1], "--from", "corvane", "-c", "industry:healthcare", store=seeded)["data"]
+        assert hit["action"] in ("reinforced", "unchanged") and hit["item"]["id"] == ids[1]
 
 
 def test_rejected_statement_comes_back_rejected_and_unchanged(seeded, vmem):

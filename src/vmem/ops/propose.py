@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
-from typing import Callable
+from pathlib import Path
 
 from vmem import model
 from vmem.confidence import base_confidence
@@ -158,9 +157,11 @@ def _learning(tx, statement, canonical, entity, categories, episodes, tier, writ
 
 def find_canonical(snapshot: Snapshot, canonical: str) -> dict | None:
     """The knowledge item with this canonical statement (following merges to the survivor), if any."""
+    from vmem.knowledge.canon import candidates
+
     hit = None
-    for loaded in snapshot.files("knowledge", may_match=_may_hold(canonical)):
-        item = loaded.item
+    for path in candidates(snapshot, Path(snapshot.repo.workdir), canonical):
+        item = _load_or_none(snapshot, path)
         if item is not None and item["canonical"] == canonical and (hit is None or _rank(item) < _rank(hit)):
             hit = item
     seen = set()
@@ -176,14 +177,11 @@ def find_canonical(snapshot: Snapshot, canonical: str) -> dict | None:
     return copy.deepcopy(hit)
 
 
-def _may_hold(canonical: str) -> Callable[[bytes], bool]:
-    """A byte test that no file holding CANONICAL can fail: every word of it appears verbatim in such a file.
-
-    YAML folds and quotes only at spaces, so words survive whole; a file with a backslash (an escape in a
-    double-quoted scalar could spell a word differently) is always parsed.
-    """
-    words = sorted({w.encode() for w in re.findall(r"[a-z0-9]+", canonical)}, key=len, reverse=True)
-    return lambda data: b"\\" in data or all(w in data for w in words)
+def _load_or_none(snapshot: Snapshot, path: str) -> dict | None:
+    try:
+        return snapshot.load_file("knowledge", path)
+    except SchemaError:
+        return None  # a broken file matches nothing; vmem check reports it
 
 
 def _rank(item: dict) -> int:

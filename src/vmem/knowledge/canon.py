@@ -1,0 +1,74 @@
+"""Which knowledge files may hold a canonical statement, from a per-commit cache, so that a learning is matched
+without reading every knowledge file (30k of them in a 100k store).
+
+The cache maps each knowledge file to the canonical statement read from its bytes, or None when the bytes are
+not plainly vmem's own layout (then the file is always a candidate and gets parsed). It is kept per commit in
+the user cache directory and brought forward by a tree diff, so after the first learning only changed files are
+read. Losing or corrupting it costs one full read, never a wrong answer.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+_LINE = re.compile(rb"^canonical: ([^\n]*)\n(?! )", re.M)  # one top-level line, not continued on the next
+
+
+def canonical_in(data: bytes) -> str | None:
+    """The canonical statement as vmem writes it (one plain or single-quoted line); None when unsure."""
+    if not data.startswith(b"id: ") or b"\\" in data:
+        return None
+    found = _LINE.findall(data)
+    if len(found) != 1:
+        return None
+    try:
+        raw = found[0].decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    if len(raw) >= 2 and raw[0] == raw[-1] == "'":
+        return raw[1:-1].replace("''", "'")
+    if not raw or raw != raw.strip() or " #" in raw or raw[0] in "'\"|>&*!%@`[]{},?:-#":
+        return None
+    return raw
+
+
+def candidates(snapshot, root: Path, canonical: str) -> list[str]:
+    """Paths of knowledge files that may hold CANONICAL at SNAPSHOT (HEAD): every file whose canonical line
+    says so, and every file whose bytes were not plain enough to tell."""
+    from vmem.ops.sync import CACHE_VERSION, _read_cache, _write_cache, cache_file
+
+    if snapshot.commit is None:
+        return []
+    path = cache_file(root).with_suffix(".canon")
+    cached = _read_cache(path)
+    commit = snapshot.commit_id
+    if cached is not None and cached.get("commit") == commit:
+        canon = cached["canon"]
+    else:
+        canon = _forward(snapshot, cached) if cached is not None else None
+        if canon is None:
+            canon = {name: canonical_in(entry.data) for name, entry in snapshot.walk("knowledge")
+                     if name.endswith(".yaml")}
+        _write_cache(path, {"version": CACHE_VERSION, "commit": commit, "canon": canon})
+    return sorted(name for name, text in canon.items() if text is None or text == canonical)
+
+
+def _forward(snapshot, cached: dict) -> dict | None:
+    """The cached map brought from its commit to SNAPSHOT's by a tree diff; None if that commit is gone."""
+    import pygit2
+
+    try:
+        old = snapshot.repo[cached["commit"]].peel(pygit2.Commit)
+    except (KeyError, ValueError, TypeError, pygit2.GitError):
+        return None
+    canon = dict(cached["canon"])
+    for delta in old.tree.diff_to_tree(snapshot.tree).deltas:
+        for side in (delta.old_file.path, delta.new_file.path):
+            if side.startswith("knowledge/"):
+                canon.pop(side, None)
+        new = delta.new_file
+        if (new.path.startswith("knowledge/") and new.path.endswith(".yaml") and delta.status_char() != "D"
+                and new.mode in (pygit2.GIT_FILEMODE_BLOB, pygit2.GIT_FILEMODE_BLOB_EXECUTABLE)):
+            canon[new.path] = canonical_in(snapshot.repo[new.id].data)
+    return canon
