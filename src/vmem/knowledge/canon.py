@@ -36,12 +36,12 @@ def canonical_in(data: bytes) -> str | None:
 def candidates(snapshot, root: Path, canonical: str) -> list[str]:
     """Paths of knowledge files that may hold CANONICAL at SNAPSHOT (HEAD): every file whose canonical line
     says so, and every file whose bytes were not plain enough to tell."""
-    from vmem.ops.sync import CACHE_VERSION, _read_cache, _write_cache, cache_file
+    from vmem.store.cache import cache_file, read_cache, write_cache
 
     if snapshot.commit is None:
         return []
     path = cache_file(root).with_suffix(".canon")
-    cached = _read_cache(path)
+    cached = read_cache(path)
     commit = snapshot.commit_id
     if cached is not None and cached.get("commit") == commit:
         canon = cached["canon"]
@@ -50,7 +50,7 @@ def candidates(snapshot, root: Path, canonical: str) -> list[str]:
         if canon is None:
             canon = {name: canonical_in(entry.data) for name, entry in snapshot.walk("knowledge")
                      if name.endswith(".yaml")}
-        _write_cache(path, {"version": CACHE_VERSION, "commit": commit, "canon": canon})
+        write_cache(path, {"commit": commit, "canon": canon})
     return sorted(name for name, text in canon.items() if text is None or text == canonical)
 
 

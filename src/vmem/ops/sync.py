@@ -16,6 +16,7 @@ from pathlib import Path
 
 from vmem.errors import UsageError
 from vmem.names import check_audience, scope as valid_scope
+from vmem.store.cache import cache_file, read_cache, write_cache
 
 MARKER = "<!-- vmem:"
 CHARS_PER_TOKEN = 4
@@ -184,7 +185,6 @@ def write_bundle(target: Path, bundle: Bundle) -> tuple[list[str], list[str], li
 
 # -- reading the store fast: a commit-keyed cache, so a hook run on an unchanged store never imports pygit2 ----
 
-CACHE_VERSION = 1
 _CANDIDATE = {"claim": ("approved", "mandatory"), "knowledge": ("published",)}
 
 
@@ -210,25 +210,16 @@ def head_commit(root: Path) -> str | None:
     return None
 
 
-def cache_file(root: Path) -> Path:
-    import hashlib
-
-    from platformdirs import user_cache_dir
-
-    key = hashlib.sha256(str(root.resolve()).encode()).hexdigest()[:16]
-    return Path(user_cache_dir("vmem")) / "sync" / f"{key}.marshal"
-
-
 def load_candidates(root: Path) -> tuple[str | None, dict, list[dict]]:
     """(commit, policy, items that could be served), from the cache when HEAD has not moved."""
     commit = head_commit(root)
     path = cache_file(root)
-    cached = _read_cache(path)
+    cached = read_cache(path)
     if cached is not None and commit is not None and cached["commit"] == commit:
         return commit, cached["policy"], [i for i in cached["items"].values() if i is not None]
     scanned = _scan_changes(root, cached, commit) if cached is not None and commit is not None else None
     commit, policy, blobs, items = scanned or _scan(root, cached)
-    _write_cache(path, {"version": CACHE_VERSION, "commit": commit, "policy": policy, "blobs": blobs,
+    write_cache(path, {"commit": commit, "policy": policy, "blobs": blobs,
                         "items": items})
     return commit, policy, [i for i in items.values() if i is not None]
 
@@ -336,28 +327,6 @@ def _bundle_file(root: Path) -> Path:
     return cache_file(root).with_suffix(".bundles")
 
 
-def _read_cache(path: Path) -> dict | None:
-    import marshal
-
-    try:
-        data = marshal.loads(path.read_bytes())
-    except (OSError, EOFError, ValueError, TypeError):
-        return None  # missing or corrupt: rebuilt, never fatal
-    return data if isinstance(data, dict) and data.get("version") == CACHE_VERSION else None
-
-
-def _write_cache(path: Path, data: dict) -> None:
-    import marshal
-
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
-        tmp.write_bytes(marshal.dumps(data))
-        os.replace(tmp, path)
-    except OSError:
-        pass
-
-
 def _valid_until(items: list[dict], now: float) -> float:
     """A cached bundle is exact until the next moment any candidate expires, ends or starts being valid."""
     from vmem.model import parse_ts
@@ -406,7 +375,7 @@ def sync(root: Path, *, target: Path | None = None, scope: str | None = None, au
     import time
 
     commit = head_commit(root)
-    bundles = _read_cache(_bundle_file(root))
+    bundles = read_cache(_bundle_file(root))
     fresh = bundles is not None and commit is not None and bundles.get("commit") == commit
     policy = bundles["policy"] if fresh else None
     items = None
@@ -436,7 +405,7 @@ def sync(root: Path, *, target: Path | None = None, scope: str | None = None, au
         entry = {"files": bundle.files, "items": bundle.items, "tokens": bundle.tokens, "dropped": bundle.dropped,
                  "valid_until": _valid_until(items, time.time())}
         keep = bundles.get("bundles", {}) if fresh else {}
-        _write_cache(_bundle_file(root), {"version": CACHE_VERSION, "commit": commit, "policy": policy,
+        write_cache(_bundle_file(root), {"commit": commit, "policy": policy,
                                           "bundles": {**keep, key: entry}})
     written, unchanged, deleted = write_bundle(target, bundle)
     result = SyncResult(str(target), commit, written, unchanged, deleted, bundle.tokens, budget, bundle.items)
