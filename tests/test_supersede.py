@@ -87,3 +87,40 @@ def test_supersede_refuses_knowledge_until_its_gates_rerun(seeded, vmem):
     item = vmem.json("propose", "Fintech buyers want SOC 2 first", "--from", "meridale",
                      "-c", "industry:financial_services", store=seeded)["data"]["item"]
     assert "knowledge item" in vmem("supersede", item["id"], "x", code=1, store=seeded).stderr
+
+
+def _acting(store, who) -> None:
+    """Make the next commands run as WHO: the store's own git identity (the committer), not --as."""
+    git(store, "config", "user.name", who[0])
+    git(store, "config", "user.email", who[1])
+
+
+def test_revisions_that_never_took_effect_leave_a_valid_store(seeded, vmem):
+    # regression: rejecting a `propose --supersedes` revision left a store that `vmem check` refused as a
+    # "one-sided link"; only approval retires the old claim, so a pending, rejected or lapsed revision points one way
+    old = vmem.json("propose", "refunds sync weekly", store=seeded)["data"]["item"]["id"]
+    rejected, lapsed, revised = (
+        vmem.json("propose", f"refunds sync {when}", "--supersedes", old, store=seeded)["data"]["item"]["id"]
+        for when in ("daily", "hourly", "monthly"))
+    vmem("supersede", revised, "refunds sync every other month", store=seeded)  # revised while still pending
+    _acting(seeded, REVIEWER)
+    vmem("reject", rejected, "--reason", "still weekly", store=seeded)
+    with seeded.transaction("edit", items=[lapsed]) as tx:
+        tx.write({**tx.snapshot.item(lapsed), "expires_at": "2020-01-01T00:00:00Z"})
+    assert vmem.json("expire", store=seeded)["data"]["expired"] == [lapsed]
+    assert vmem.json("show", old)["data"]["status"] == "proposed"
+    assert vmem.json("check")["data"]["errors"] == []
+
+
+def test_a_one_sided_link_on_a_revision_that_took_effect_is_still_an_error(seeded, vmem):
+    old = vmem.json("propose", "refunds sync weekly", store=seeded)["data"]["item"]["id"]
+    new = vmem.json("propose", "refunds sync daily", "--supersedes", old, store=seeded)["data"]["item"]["id"]
+    with seeded.transaction("edit", items=[new]) as tx:  # approved by hand: the old claim was never retired
+        tx.write({**tx.snapshot.item(new), "status": "approved",
+                  "review": {"by": REVIEWER[1], "at": model.now(), "action": "approve", "reason": None}})
+    errors = vmem.json("check", code=1)["data"]["errors"]
+    assert [(e["path"], e["message"]) for e in errors] == [
+        (model.item_path(new), f"supersedes: {old}, but {old} has superseded_by: None (one-sided link)")]
+    with seeded.transaction("edit", items=[new]) as tx:  # and so is one that expired after its approval
+        tx.write({**tx.snapshot.item(new), "status": "expired"})
+    assert len(vmem.json("check", code=1)["data"]["errors"]) == 1

@@ -57,9 +57,7 @@ def check(store: Store) -> Report:
                 continue
             if target not in items:
                 report.error(path, f"{link}: {target} does not exist (dangling link)")
-            elif items[target][1].get(back) != item_id and not (
-                link == "supersedes" and item["status"] == "proposed"  # a pending `propose --supersedes`
-            ):
+            elif items[target][1].get(back) != item_id and not (link == "supersedes" and _never_took_effect(item)):
                 report.error(path, f"{link}: {target}, but {target} has {back}: {items[target][1].get(back)} "
                                    "(one-sided link)")
         if item["status"] == "superseded" and not item.get("superseded_by"):
@@ -99,6 +97,17 @@ def check(store: Store) -> Report:
                                    "run: vmem setup")
     _check_work_tree(store, report)
     return report
+
+
+def _never_took_effect(item: dict) -> bool:
+    """A revision proposed with --supersedes that was never approved: pending, rejected, or expired or revised
+    before approval. Only approval retires the old claim, so its link points one way by design."""
+    if item["kind"] != "claim":
+        return False
+    if item["status"] in ("proposed", "rejected"):
+        return True
+    return item["status"] in ("expired", "superseded") and (item.get("review") or {}).get("action") not in (
+        "approve", "mandate", "supersede")
 
 
 def _check_knowledge(snapshot, items: dict[str, tuple[str, dict]], report: Report) -> None:
