@@ -96,15 +96,21 @@ class Vmem:
         self.runner = CliRunner()
 
     def __call__(self, *args: str, code: int = 0, input: str | None = None, env: dict | None = None,
-                 store: Store | None = None):
+                 store: Store | None = None, who: str | None = None):
+        """WHO ('Name <email>'): run as that person, as git would see them in their own clone (committer and
+        author, through git's environment variables)."""
+        if who is not None:
+            name, email = who[:-1].split(" <")
+            env = {**(env or {}), "GIT_AUTHOR_NAME": name, "GIT_AUTHOR_EMAIL": email, "GIT_COMMITTER_NAME": name,
+                   "GIT_COMMITTER_EMAIL": email}
         result = self.runner.invoke(app, list(args), input=input, env=env, catch_exceptions=False)
         assert result.exit_code == code, (result.exit_code, result.stdout, result.stderr)
         if store is not None:
             assert_clean(store)
         return result
 
-    def json(self, *args: str, code: int = 0, store: Store | None = None):
-        result = self(*args, "--json", code=code, store=store)
+    def json(self, *args: str, code: int = 0, store: Store | None = None, who: str | None = None):
+        result = self(*args, "--json", code=code, store=store, who=who)
         payload = json.loads(result.stdout)
         assert payload["schema_version"] == 1
         return payload

@@ -21,24 +21,24 @@ def test_approve_mandate_revoke_each_one_commit_by_a_reviewer(seeded, vmem):
     for command, status in (("approve", "approved"), ("mandate", "mandatory"), ("approve", "approved"),
                             ("revoke", "revoked")):
         before = commit_count(seeded)
-        data = vmem.json(command, item, "--reason", f"{command} it", "--as", REVIEW_AS, store=seeded)["data"]
+        data = vmem.json(command, item, "--reason", f"{command} it", who=REVIEW_AS, store=seeded)["data"]
         assert data["item"]["status"] == status and data["item"]["review"]["by"] == REVIEWER[1]
         assert commit_count(seeded) == before + 1
         assert f"Vmem-Action: {command}" in git(seeded, "log", "-1", "--format=%B")
     assert vmem.json("show", item)["data"]["valid_to"] is not None  # revoked: no longer valid
     before = commit_count(seeded)
-    refused = vmem("approve", item, "--as", REVIEW_AS, code=1, store=seeded)
+    refused = vmem("approve", item, who=REVIEW_AS, code=1, store=seeded)
     assert f"{item} is revoked; it cannot become approved" in refused.stderr
     assert commit_count(seeded) == before
 
 
 def test_approving_a_revision_supersedes_the_old_claim_in_the_same_commit(seeded, vmem):
     old = _claim(vmem, seeded)
-    vmem("approve", old, "--as", REVIEW_AS, store=seeded)
+    vmem("approve", old, who=REVIEW_AS, store=seeded)
     new = _claim(vmem, seeded, "orders lag placement by 1 day", "--supersedes", old)
     assert vmem.json("show", old)["data"]["status"] == "approved"  # live until the revision is approved
     before = commit_count(seeded)
-    data = vmem.json("approve", new, "--as", REVIEW_AS, store=seeded)["data"]
+    data = vmem.json("approve", new, who=REVIEW_AS, store=seeded)["data"]
     assert commit_count(seeded) == before + 1
     assert data["previous"]["status"] == "superseded" and data["previous"]["superseded_by"] == new
     assert vmem.json("blame", new)["data"]["chain"] == [old, new]
@@ -47,19 +47,19 @@ def test_approving_a_revision_supersedes_the_old_claim_in_the_same_commit(seeded
 
 def test_reject_claims_needs_a_reason_and_knowledge_is_not_approved(seeded, vmem):
     item = _claim(vmem, seeded)
-    assert vmem.json("reject", item, "--reason", "wrong table", "--as", REVIEW_AS,
-                     store=seeded)["data"]["item"]["status"] == "rejected"
+    assert vmem.json("reject", item, "--reason", "wrong table",
+                     who=REVIEW_AS, store=seeded)["data"]["item"]["status"] == "rejected"
     learning = vmem.json("propose", "Fintech buyers want SOC 2 first", "--from", "meridale",
                          "-c", "industry:financial_services", store=seeded)["data"]["item"]["id"]
-    assert "vmem publish" in vmem("approve", learning, "--as", REVIEW_AS, code=2, store=seeded).stderr
+    assert "vmem publish" in vmem("approve", learning, who=REVIEW_AS, code=2, store=seeded).stderr
 
 
 def test_verification_raises_effective_confidence(seeded, vmem):
     item = _claim(vmem, seeded)
-    vmem("approve", item, "--as", REVIEW_AS, store=seeded)
+    vmem("approve", item, who=REVIEW_AS, store=seeded)
     base = vmem.json("show", item)["data"]["computed"]["effective_confidence"]
-    vmem("verify", item, "--kind", "confirmation", "--as", "Bob <bob@example.com>", store=seeded)
-    vmem("verify", item, "--kind", "confirmation", "--as", "Cy <cy@example.com>", store=seeded)
+    vmem("verify", item, "--kind", "confirmation", who="Bob <bob@example.com>", store=seeded)
+    vmem("verify", item, "--kind", "confirmation", who="Cy <cy@example.com>", store=seeded)
     after = vmem.json("show", item)["data"]
     assert [v["user"] for v in after["verifications"]] == ["bob@example.com", "cy@example.com"]
     assert after["computed"]["effective_confidence"] == round(base + 0.20 + 0.05, 4)
@@ -68,7 +68,7 @@ def test_verification_raises_effective_confidence(seeded, vmem):
 
 def test_expired_claims_are_never_live_and_the_sweep_records_them(seeded, vmem):
     item = _claim(vmem, seeded)
-    vmem("approve", item, "--as", REVIEW_AS, store=seeded)
+    vmem("approve", item, who=REVIEW_AS, store=seeded)
     with seeded.transaction("edit", items=[item]) as tx:
         current = tx.snapshot.item(item)
         current["expires_at"] = "2020-01-01T00:00:00Z"
@@ -117,7 +117,7 @@ def test_effective_confidence_decays_and_respects_floors():
 
 def test_governance_audit_names_commits_by_non_reviewers(seeded, vmem):
     item = _claim(vmem, seeded)
-    vmem("approve", item, "--as", REVIEW_AS, store=seeded)
+    vmem("approve", item, who=REVIEW_AS, store=seeded)
     assert vmem.json("check", "--governance")["data"]["errors"] == []
     # someone edits history locally: an approval committed by a non-reviewer (local refusal is only a courtesy)
     other = _claim(vmem, seeded, "refunds lag by a day")

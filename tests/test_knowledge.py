@@ -11,7 +11,7 @@ CATS = ["-c", "industry:healthcare", "-c", "stage:security_review"]
 
 
 def _learn(vmem, store, text, entity, writer, *extra):
-    return vmem.json("propose", text, "--from", entity, *CATS, *extra, "--as", writer, store=store)["data"]
+    return vmem.json("propose", text, "--from", entity, *CATS, *extra, who=writer, store=store)["data"]
 
 
 def test_three_customers_two_writers_merge_gate_publish_and_forget(seeded, vmem, monkeypatch):
@@ -50,14 +50,14 @@ def test_three_customers_two_writers_merge_gate_publish_and_forget(seeded, vmem,
 
     # publish: reviewers only; re-runs every gate; records who and when; support tier emerging
     assert "not a reviewer" in vmem("publish", item_id, code=1, store=seeded).stderr
-    assert "does not pass" in vmem("publish", item_id, "--k-min", "4", "--as", REVIEW_AS, code=1,
+    assert "does not pass" in vmem("publish", item_id, "--k-min", "4", who=REVIEW_AS, code=1,
                                    store=seeded).stderr
-    published = vmem.json("publish", item_id, "--as", REVIEW_AS, store=seeded)["data"]["item"]
+    published = vmem.json("publish", item_id, who=REVIEW_AS, store=seeded)["data"]["item"]
     assert published["status"] == "published" and published["published"]["by"] == REVIEWER[1]
     assert published["audience"] == "all"
     assert "Vmem-Support-Tier: emerging" in git(seeded, "log", "-1", "--format=%B")
-    assert "retract it with: vmem forget" in vmem("reject", item_id, "--reason", "no", "--as", REVIEW_AS,
-                                                 code=1, store=seeded).stderr
+    assert "retract it with: vmem forget" in vmem("reject", item_id, "--reason", "no",
+                                                 who=REVIEW_AS, code=1, store=seeded).stderr
 
     # forget one supporter: support falls below k, the published item is invalidated
     forgotten = vmem.json("forget", "--entity", "corvane", "--reason", "customer withdrew consent",
@@ -70,8 +70,8 @@ def test_three_customers_two_writers_merge_gate_publish_and_forget(seeded, vmem,
 
 def test_rejected_statement_proposed_again_comes_back_rejected(seeded, vmem):
     item = _learn(vmem, seeded, "Healthcare buyers never read release notes.", "tidewell", ANALYSTS[0])["item"]
-    assert "needs a reason" in vmem("reject", item["id"], "--as", REVIEW_AS, code=2).stderr
-    vmem("reject", item["id"], "--reason", "anecdote, not a pattern", "--as", REVIEW_AS, store=seeded)
+    assert "needs a reason" in vmem("reject", item["id"], who=REVIEW_AS, code=2).stderr
+    vmem("reject", item["id"], "--reason", "anecdote, not a pattern", who=REVIEW_AS, store=seeded)
     before = commit_count(seeded)
     again = vmem("propose", "healthcare buyers never read release notes", "--from", "corvane", *CATS, "--json",
                  code=1, store=seeded)
@@ -233,7 +233,7 @@ def test_check_flags_published_knowledge_that_a_new_lexicon_identifies(seeded, v
     ids = _paraphrases(vmem, seeded)
     vmem.json("consolidate", store=seeded)
     survivor = next(i for i in ids if vmem.json("show", i)["data"]["status"] == "eligible")
-    vmem("publish", survivor, "--as", REVIEW_AS, store=seeded)
+    vmem("publish", survivor, who=REVIEW_AS, store=seeded)
     assert vmem.json("check")["data"]["errors"] == []
     # a new customer whose alias is a word the published statement uses
     from vmem import model

@@ -53,7 +53,7 @@ def test_same_canonical_statement_adds_evidence_instead_of_a_file(seeded, vmem):
     files = git(seeded, "ls-files", "knowledge").split()
     second = vmem.json("propose", "healthcare  buyers ask for AUDIT logs, before security review",
                        "--from", "corvane", "-c", "industry:healthcare", "-c", "stage:security_review",
-                       "--as", "Bob <bob@example.com>", store=seeded)["data"]
+                       who="Bob <bob@example.com>", store=seeded)["data"]
     assert second["action"] == "reinforced"
     assert second["item"]["id"] == first["id"]
     assert [e["entity"] for e in second["item"]["evidence"]] == ["tidewell", "corvane"]
@@ -63,7 +63,7 @@ def test_same_canonical_statement_adds_evidence_instead_of_a_file(seeded, vmem):
     # the very same evidence again changes nothing and makes no commit
     before = commit_count(seeded)
     again = vmem.json("propose", "Healthcare buyers ask for audit logs before security review",
-                      "--from", "corvane", "-c", "industry:healthcare", "--as", "Bob <bob@example.com>",
+                      "--from", "corvane", "-c", "industry:healthcare", who="Bob <bob@example.com>",
                       store=seeded)["data"]
     assert again["action"] == "unchanged" and commit_count(seeded) == before
 

@@ -100,13 +100,13 @@ def facts(seeded, vmem):
             ("mine", "I always alias orders as o in SQL", ["--personal"])):
         ids[key] = vmem.json("propose", text, *extra, store=seeded)["data"]["item"]["id"]
         if key != "mine":
-            vmem("approve", ids[key], "--as", REVIEW_AS, store=seeded)
+            vmem("approve", ids[key], who=REVIEW_AS, store=seeded)
     return ids
 
 
 def test_superseded_is_excluded_unless_asked_and_then_marked(seeded, vmem, facts):
     new = vmem.json("supersede", facts["lag"], "orders.completed_at lags orders.placed_at by one day since the "
-                    "v2 ETL", "--as", REVIEW_AS, store=seeded)["data"]["item"]["id"]
+                    "v2 ETL", who=REVIEW_AS, store=seeded)["data"]["item"]["id"]
     data = vmem.json("recall", "how long does orders.completed_at lag placed_at")["data"]
     ids = [r["id"] for r in data["results"]]
     assert new in ids and facts["lag"] not in ids and data["coverage"] in ("covered", "partial")
@@ -147,8 +147,8 @@ def test_as_of_answers_from_the_past_tree(seeded, vmem, facts):
 
     before = model.now()
     time.sleep(1.1)
-    vmem("supersede", facts["arr"], "ARR excludes trials, pilots and one-off services", "--as", REVIEW_AS,
-         store=seeded)
+    vmem("supersede", facts["arr"], "ARR excludes trials, pilots and one-off services",
+         who=REVIEW_AS, store=seeded)
     now_rows = vmem.json("recall", "ARR trials")["data"]["results"]
     then = vmem.json("recall", "ARR trials", "--as-of", before)["data"]
     assert then["results"][0]["id"] == facts["arr"] and now_rows[0]["id"] != facts["arr"]

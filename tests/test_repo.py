@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 import subprocess
 import sys
 from datetime import datetime, timedelta, timezone
@@ -87,12 +88,32 @@ def test_a_commit_rewrites_only_the_trees_on_its_path(store):
     assert_clean(store)
 
 
-def test_identity_comes_from_git_config_and_as_is_recorded(store):
+def test_identity_comes_from_git_config_and_as_is_the_author_only(store):
     result = propose_claim(store, "a fact", as_="Bob Builder <bob@example.com>")
     commit = store.repo[result.commit]
     assert (commit.author.name, commit.author.email) == ("Bob Builder", "bob@example.com")
     assert (commit.committer.name, commit.committer.email) == ("Alice Analyst", "alice@example.com")
-    assert result.item["source"]["user"] == "bob@example.com"
+    assert "Vmem-On-Behalf-Of: Bob Builder <bob@example.com>" in commit.message
+    assert result.item["source"]["user"] == "alice@example.com"  # the writer vmem records is the committer
+
+
+def test_identity_follows_git_environment_like_git_commit(store, monkeypatch):
+    """CI jobs set GIT_COMMITTER_* / GIT_AUTHOR_* / EMAIL instead of config; vmem uses them as git would."""
+    monkeypatch.setenv("GIT_COMMITTER_NAME", "CI Bot")
+    monkeypatch.setenv("GIT_COMMITTER_EMAIL", "ci@example.com")
+    monkeypatch.setenv("GIT_AUTHOR_NAME", "Dana Author")
+    monkeypatch.setenv("GIT_AUTHOR_EMAIL", "dana@example.com")
+    commit = store.repo[propose_claim(store, "a fact").commit]
+    assert (commit.committer.name, commit.committer.email) == ("CI Bot", "ci@example.com")
+    assert (commit.author.name, commit.author.email) == ("Dana Author", "dana@example.com")
+    for name in ("GIT_COMMITTER_EMAIL", "GIT_AUTHOR_EMAIL"):
+        monkeypatch.delenv(name)
+    store.repo.config.delete_multivar("user.email", ".*")
+    (Path(os.environ["HOME"]) / ".gitconfig").write_text("[user]\n\tname = Alice Analyst\n")
+    monkeypatch.setenv("EMAIL", "from-env@example.com")
+    store = Store.open(store.root)
+    commit = store.repo[propose_claim(store, "another fact").commit]
+    assert commit.committer.email == commit.author.email == "from-env@example.com"
 
 
 def test_history_and_as_of(store):

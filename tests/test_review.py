@@ -32,7 +32,7 @@ def test_without_a_terminal_review_refuses_unless_told_exactly_what_to_do(seeded
     assert "needs a terminal" in vmem("review", code=2).stderr
     assert "--yes needs --action" in vmem("review", "--yes", code=2).stderr
     assert commit_count(seeded) == before
-    vmem("review", "--yes", "--action", "approve", "--as", REVIEW_AS, store=seeded)
+    vmem("review", "--yes", "--action", "approve", who=REVIEW_AS, store=seeded)
     assert commit_count(seeded) == before + 3
     assert {vmem.json("show", f)["data"]["status"] for f in facts} == {"approved"}
 
@@ -45,7 +45,7 @@ def test_interactive_review_approve_reject_edit_and_quit(seeded, vmem, tmp_path)
     env = {"VMEM_ASSUME_TTY": "1", "EDITOR": f"{sys.executable} {editor}"}
     # item 1: reject with an empty reason (re-asked), then a reason; item 2: approve; item 3: edit, approve
     keys = "r\n\nr\nnot true\na\ne\na\n"
-    result = vmem("review", "--as", REVIEW_AS, input=keys, env=env, store=seeded)
+    result = vmem("review", who=REVIEW_AS, input=keys, env=env, store=seeded)
     assert "a rejection needs a reason" in result.stdout
     shown = [vmem.json("show", f)["data"] for f in facts]
     assert [s["status"] for s in shown] == ["rejected", "approved", "approved"]
@@ -57,7 +57,7 @@ def test_a_failing_editor_changes_nothing(seeded, vmem):
     fact = _queue(vmem, seeded)[0]
     before = commit_count(seeded)
     env = {"VMEM_ASSUME_TTY": "1", "EDITOR": "false"}
-    result = vmem("review", "--as", REVIEW_AS, input="e\nq\n", env=env, store=seeded)
+    result = vmem("review", who=REVIEW_AS, input="e\nq\n", env=env, store=seeded)
     assert "the editor exited with status 1; nothing changed" in result.stdout
     assert commit_count(seeded) == before
     assert vmem.json("show", fact)["data"]["statement"].startswith("fact number")

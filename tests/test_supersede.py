@@ -11,7 +11,7 @@ def test_supersede_links_both_versions_in_one_commit_and_blame_shows_them(store,
     old = vmem.json("propose", "orders lag placement by 3 days", "--domain", "finance", store=store)["data"]["item"]
     before = commit_count(store)
     data = vmem.json("supersede", old["id"], "orders lag placement by 1 day since the v2 ETL",
-                     "--reason", "ETL fixed in v2", "--as", "Bob Builder <bob@example.com>", store=store)["data"]
+                     "--reason", "ETL fixed in v2", who="Bob Builder <bob@example.com>", store=store)["data"]
     new, previous = data["item"], data["previous"]
     assert data["action"] == "superseded"
     assert commit_count(store) == before + 1
@@ -67,7 +67,7 @@ def test_approved_claims_are_superseded_by_reviewers_only(seeded, vmem):
     refused = vmem("supersede", old["id"], "ARR excludes trials and pilots", code=1, store=seeded)
     assert "not a reviewer" in refused.stderr and f"--supersedes {old['id']}" in refused.stderr
     data = vmem.json("supersede", old["id"], "ARR excludes trials and pilots", "--reason", "pilots are free",
-                     "--as", f"Rita <{REVIEWER[1]}>", store=seeded)["data"]
+                     who=f"Rita <{REVIEWER[1]}>", store=seeded)["data"]
     assert data["item"]["status"] == "approved"  # the belief is never unserved in between
     assert data["item"]["review"]["action"] == "supersede"
 

@@ -104,7 +104,7 @@ def test_second_sync_touches_nothing_and_revocation_removes_the_file(mixed, vmem
     assert again["written"] == [] and again["deleted"] == []
     assert {p.name: p.stat().st_mtime_ns for p in target.iterdir()} == stamps
     mandatory = items["mandatory"]["id"]
-    vmem("revoke", mandatory, "--as", "Rita <rita@example.com>", store=store)
+    vmem("revoke", mandatory, who="Rita <rita@example.com>", store=store)
     after = vmem.json("sync", "--dir", str(target))["data"]
     assert str(target / f"km_{mandatory}.md") in after["deleted"]
     assert not (target / f"km_{mandatory}.md").exists()
@@ -120,7 +120,7 @@ def test_a_commit_that_changes_no_file_rewrites_none_and_one_that_does_rewrites_
     assert again["commit"] != first["commit"] and again["written"] == [] and again["deleted"] == []
     assert {p.name: p.stat().st_mtime_ns for p in target.iterdir()} == stamps  # markers keep the older commit
     approved = vmem.json("propose", "a fact a reviewer approves", store=store)["data"]["item"]["id"]
-    vmem("approve", approved, "--as", "Rita <rita@example.com>", store=store)
+    vmem("approve", approved, who="Rita <rita@example.com>", store=store)
     third = vmem.json("sync", "--dir", str(target))["data"]
     assert third["written"] == [str(target / "km_approved.md")]
     assert f"at commit {third['commit']};" in (target / "km_approved.md").read_text()
@@ -135,7 +135,7 @@ def test_incremental_scan_sees_what_a_full_scan_sees(mixed, vmem, tmp_path):
 
     store, items = mixed
     load_candidates(store.root)  # cache at this commit
-    vmem("revoke", items["mandatory"]["id"], "--as", "Rita <rita@example.com>", store=store)
+    vmem("revoke", items["mandatory"]["id"], who="Rita <rita@example.com>", store=store)
     published = model.item_path(items["published"]["id"])
     git(store, "rm", "-q", published)
     git(store, "commit", "-q", "-m", "hand delete")

@@ -17,8 +17,11 @@ def run(*args, cwd=None, env=None, check=True):
     return subprocess.run(list(args), cwd=cwd, env=env, capture_output=True, text=True, check=check)
 
 
-def vmem_cli(store_dir, *args, check=True):
+def vmem_cli(store_dir, *args, check=True, who=None):
     env = {**os.environ, "VMEM_STORE": str(store_dir)}
+    if who is not None:  # that person running vmem in this clone, as git sees them
+        name, email = who[:-1].split(" <")
+        env.update(GIT_AUTHOR_NAME=name, GIT_AUTHOR_EMAIL=email, GIT_COMMITTER_NAME=name, GIT_COMMITTER_EMAIL=email)
     done = run(sys.executable, "-m", "vmem", *args, env=env, check=False)
     if check:
         assert done.returncode == 0, done.stderr
@@ -38,9 +41,9 @@ def test_two_clones_reinforce_the_same_item_and_merge_to_the_union(seeded, tmp_p
     run("git", "pull", "-q", "--no-rebase", "origin", "main", cwd=b)
     # both clones reinforce the same item with different customers, concurrently
     vmem_cli(a, "propose", "healthcare buyers ask for audit logs early", "--from", "corvane",
-             "-c", "industry:healthcare", "--as", "Bob <bob@example.com>")
+             "-c", "industry:healthcare", who="Bob <bob@example.com>")
     vmem_cli(b, "propose", "Healthcare buyers ask for audit logs, early.", "--from", "larkspur-health",
-             "-c", "industry:healthcare", "-c", "stage:security_review", "--as", "Chen <chen@example.com>")
+             "-c", "industry:healthcare", "-c", "stage:security_review", who="Chen <chen@example.com>")
     run("git", "push", "-q", "origin", "main", cwd=a)
     env = {**os.environ, "PATH": f"{os.path.dirname(sys.executable)}:{os.environ['PATH']}"}
     pulled = run("git", "pull", "--no-rebase", "--no-edit", "origin", "main", cwd=b, env=env, check=False)

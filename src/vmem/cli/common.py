@@ -15,8 +15,20 @@ from vmem.output import Output
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object {schema_version, data}.")]
 StoreOpt = Annotated[Optional[str], typer.Option("--store", metavar="PATH", help="The store (else $VMEM_STORE, "
                                                  "else the nearest parent with vmem.yaml).", show_default=False)]
-AsOpt = Annotated[Optional[str], typer.Option("--as", metavar="EMAIL",
-                                              help="Write as this identity (scripted imports); recorded as the author.")]
+AsOpt = Annotated[Optional[str], typer.Option("--as", metavar="'NAME <EMAIL>'",
+                                              help="Scripted imports: record this analyst as the commit's author "
+                                                   "(and a Vmem-On-Behalf-Of trailer); the writer is still you.")]
+# Governance and other writes take no --as: the reviewer is whoever makes the commit. The option stays, hidden,
+# so that passing it is refused with an explanation instead of typer's bare "no such option".
+NoAsOpt = Annotated[Optional[str], typer.Option("--as", hidden=True, show_default=False)]
+
+
+def refuse_as(value: str | None, command: str) -> None:
+    if value is not None:
+        from vmem.errors import UsageError
+
+        raise UsageError(f"{command} does not take --as: the reviewer is whoever makes the commit (git's committer)",
+                         "run it as yourself (git config user.email, or GIT_COMMITTER_NAME/GIT_COMMITTER_EMAIL)")
 
 
 @dataclass

@@ -6,7 +6,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from vmem.cli.common import AsOpt, JsonOpt, StoreOpt, session
+from vmem.cli.common import JsonOpt, NoAsOpt, StoreOpt, refuse_as, session
 from vmem.cli.render import one_line
 
 IdArg = Annotated[str, typer.Argument(metavar="ID")]
@@ -17,7 +17,8 @@ def _set(ctx, item_id, target, reason, as_, json_, store) -> None:
     with session(ctx, json_, store) as s:
         from vmem.ops.govern import set_status
 
-        result = set_status(s.store, item_id, target, reason=reason, as_=as_)
+        refuse_as(as_, {"approved": "approve", "mandatory": "mandate", "revoked": "revoke"}[target])
+        result = set_status(s.store, item_id, target, reason=reason)
         data = {"action": result.action, "item": result.item, "commit": result.commit}
         if result.superseded is not None:
             data["previous"] = result.superseded
@@ -27,19 +28,19 @@ def _set(ctx, item_id, target, reason, as_, json_, store) -> None:
             s.out.note(f"{result.superseded['id']} is now superseded by it")
 
 
-def approve(ctx: typer.Context, item_id: IdArg, reason: ReasonOpt = None, as_: AsOpt = None,
+def approve(ctx: typer.Context, item_id: IdArg, reason: ReasonOpt = None, as_: NoAsOpt = None,
             json_: JsonOpt = False, store: StoreOpt = None) -> None:
     """Approve a proposed claim (reviewers only); a revision proposed with --supersedes retires the old one."""
     _set(ctx, item_id, "approved", reason, as_, json_, store)
 
 
-def mandate(ctx: typer.Context, item_id: IdArg, reason: ReasonOpt = None, as_: AsOpt = None,
+def mandate(ctx: typer.Context, item_id: IdArg, reason: ReasonOpt = None, as_: NoAsOpt = None,
             json_: JsonOpt = False, store: StoreOpt = None) -> None:
     """Make a claim mandatory: always synced into the agent's context, never dropped for budget."""
     _set(ctx, item_id, "mandatory", reason, as_, json_, store)
 
 
-def revoke(ctx: typer.Context, item_id: IdArg, reason: ReasonOpt = None, as_: AsOpt = None,
+def revoke(ctx: typer.Context, item_id: IdArg, reason: ReasonOpt = None, as_: NoAsOpt = None,
            json_: JsonOpt = False, store: StoreOpt = None) -> None:
     """Withdraw an approved or mandatory claim; the next sync removes it."""
     _set(ctx, item_id, "revoked", reason, as_, json_, store)
@@ -49,7 +50,7 @@ def verify(
     ctx: typer.Context,
     item_id: IdArg,
     kind: Annotated[str, typer.Option("--kind", help="confirmation or correction.")] = "confirmation",
-    as_: AsOpt = None,
+    as_: NoAsOpt = None,
     json_: JsonOpt = False,
     store: StoreOpt = None,
 ) -> None:
@@ -57,7 +58,8 @@ def verify(
     with session(ctx, json_, store) as s:
         from vmem.ops.govern import verify as run
 
-        result = run(s.store, item_id, kind, as_=as_)
+        refuse_as(as_, "verify")
+        result = run(s.store, item_id, kind)
         s.out.result({"action": "verified", "item": result.item, "commit": result.commit})
         s.out.line(one_line(f"verified ({kind})", result.item, result.commit))
 

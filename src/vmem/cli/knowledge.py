@@ -6,7 +6,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from vmem.cli.common import AsOpt, JsonOpt, StoreOpt, session
+from vmem.cli.common import JsonOpt, NoAsOpt, StoreOpt, refuse_as, session
 from vmem.cli.render import item_panel
 from vmem.output import safe
 
@@ -75,7 +75,7 @@ def publish(
     item_id: Annotated[str, typer.Argument(metavar="ID")],
     audience: Annotated[Optional[str], typer.Option("--audience", help="all or group:NAME (default: policy).")] = None,
     k_min: Annotated[Optional[int], typer.Option("--k-min", help="Require this many customers (never below 3).")] = None,
-    as_: AsOpt = None,
+    as_: NoAsOpt = None,
     json_: JsonOpt = False,
     store: StoreOpt = None,
 ) -> None:
@@ -84,7 +84,8 @@ def publish(
         from vmem.confidence import support_tier
         from vmem.ops.publish import publish as run
 
-        result = run(s.store, item_id, audience=audience, k_min=k_min, as_=as_)
+        refuse_as(as_, "publish")
+        result = run(s.store, item_id, audience=audience, k_min=k_min)
         tier = support_tier(result.item, s.store.policy["knowledge"]["tiers"])
         s.out.result({"action": "published", "item": result.item, "commit": result.commit},
                      lambda console: item_panel(console, result.item, f"published, support tier {tier}"))
@@ -94,7 +95,7 @@ def reject(
     ctx: typer.Context,
     item_id: Annotated[str, typer.Argument(metavar="ID")],
     reason: Annotated[str, typer.Option("--reason", "-r", help="Why (required; remembered).")] = "",
-    as_: AsOpt = None,
+    as_: NoAsOpt = None,
     json_: JsonOpt = False,
     store: StoreOpt = None,
 ) -> None:
@@ -102,7 +103,8 @@ def reject(
     with session(ctx, json_, store) as s:
         from vmem.ops.publish import reject as run
 
-        result = run(s.store, item_id, reason=reason, as_=as_)
+        refuse_as(as_, "reject")
+        result = run(s.store, item_id, reason=reason)
         s.out.result({"action": "rejected", "item": result.item, "commit": result.commit},
                      lambda console: item_panel(console, result.item, "rejected"))
 
@@ -112,7 +114,7 @@ def forget(
     entity: Annotated[Optional[str], typer.Option("--entity", metavar="E", help="Drop this customer's evidence.")] = None,
     episode: Annotated[Optional[str], typer.Option("--episode", metavar="EP", help="Drop this episode's evidence.")] = None,
     reason: Annotated[str, typer.Option("--reason", "-r", help="Why (required).")] = "",
-    as_: AsOpt = None,
+    as_: NoAsOpt = None,
     json_: JsonOpt = False,
     store: StoreOpt = None,
 ) -> None:
@@ -120,7 +122,8 @@ def forget(
     with session(ctx, json_, store) as s:
         from vmem.ops.forget import forget as run
 
-        result = run(s.store, entity=entity, episode=episode, reason=reason, as_=as_)
+        refuse_as(as_, "forget")
+        result = run(s.store, entity=entity, episode=episode, reason=reason)
         s.out.result(result.as_dict(), lambda console: console.print(
             f"{result.evidence_removed} evidence entries removed; invalidated: "
             f"{', '.join(result.invalidated) or 'none'}; back to candidate: {', '.join(result.demoted) or 'none'}"))

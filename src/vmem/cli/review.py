@@ -8,7 +8,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from vmem.cli.common import AsOpt, JsonOpt, StoreOpt, session
+from vmem.cli.common import JsonOpt, NoAsOpt, StoreOpt, refuse_as, session
 from vmem.output import safe
 
 KEYS = "[a]pprove/publish  [m]andate  [r]eject  [e]dit  [s]kip  [q]uit"
@@ -21,7 +21,7 @@ def review(
     yes: Annotated[bool, typer.Option("--yes", help="Apply --action to every queued item without asking.")] = False,
     action: Annotated[Optional[str], typer.Option("--action", help="With --yes: approve | reject.")] = None,
     reason: Annotated[Optional[str], typer.Option("--reason", help="Reason for --action reject.")] = None,
-    as_: AsOpt = None,
+    as_: NoAsOpt = None,
     json_: JsonOpt = False,
     store: StoreOpt = None,
 ) -> None:
@@ -30,6 +30,7 @@ def review(
         from vmem.errors import UsageError
         from vmem.ops.review import queue
 
+        refuse_as(as_, "review")
         if status not in (None, "proposed", "eligible"):
             raise UsageError(f"unknown queue status {status!r}", "use --status proposed or --status eligible")
         entries = queue(s.store, status)
@@ -39,34 +40,34 @@ def review(
         if yes:
             if action not in ("approve", "reject"):
                 raise UsageError("--yes needs --action approve or --action reject", "or review interactively in a terminal")
-            results = [_apply(s.store, e, action, reason, as_) for e in entries]
+            results = [_apply(s.store, e, action, reason) for e in entries]
             s.out.result([{"id": e["id"], "action": a} for e, a in zip(entries, results)])
             s.out.line(f"{len(entries)} item{'s' * (len(entries) != 1)}: {action}")
             return
         if not (sys.stdin.isatty() or os.environ.get("VMEM_ASSUME_TTY")):
             raise UsageError("vmem review is interactive and needs a terminal",
                              "use vmem review --list, or --yes --action approve|reject for scripts")
-        _interactive(s, entries, as_)
+        _interactive(s, entries)
 
 
-def _apply(store, entry: dict, action: str, reason: str | None, as_: str | None) -> str:
+def _apply(store, entry: dict, action: str, reason: str | None) -> str:
     from vmem.ops.govern import set_status
     from vmem.ops.publish import publish, reject
 
     if action == "reject":
-        reject(store, entry["id"], reason=reason or "", as_=as_)
+        reject(store, entry["id"], reason=reason or "")
         return "rejected"
     if action == "mandate":
-        set_status(store, entry["id"], "mandatory", as_=as_)
+        set_status(store, entry["id"], "mandatory")
         return "mandated"
     if entry["kind"] == "knowledge":
-        publish(store, entry["id"], as_=as_)
+        publish(store, entry["id"])
         return "published"
-    set_status(store, entry["id"], "approved", as_=as_)
+    set_status(store, entry["id"], "approved")
     return "approved"
 
 
-def _interactive(s, entries: list[dict], as_: str | None) -> None:
+def _interactive(s, entries: list[dict]) -> None:
     from vmem.errors import VmemError
     from vmem.ops.review import edit
 
@@ -83,17 +84,17 @@ def _interactive(s, entries: list[dict], as_: str | None) -> None:
                 if key == "s":
                     done["skipped"] += 1
                 elif key == "a":
-                    done[_apply(s.store, entry, "approve", None, as_)] += 1
+                    done[_apply(s.store, entry, "approve", None)] += 1
                 elif key == "m" and entry["kind"] == "claim":
-                    done[_apply(s.store, entry, "mandate", None, as_)] += 1
+                    done[_apply(s.store, entry, "mandate", None)] += 1
                 elif key == "r":
                     why = typer.prompt("reason", default="", show_default=False).strip()
                     if not why:
                         console.print("a rejection needs a reason")
                         continue
-                    done[_apply(s.store, entry, "reject", why, as_)] += 1
+                    done[_apply(s.store, entry, "reject", why)] += 1
                 elif key == "e":
-                    edited = edit(s.store, entry["id"], as_=as_)
+                    edited = edit(s.store, entry["id"])
                     console.print(f"edited: {safe(edited['statement'])}")
                     done["edited"] += 1
                     continue  # act on the edited item next

@@ -6,7 +6,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from vmem.cli.common import AsOpt, JsonOpt, StoreOpt, session
+from vmem.cli.common import NoAsOpt, JsonOpt, StoreOpt, session
 from vmem.cli.render import one_line
 
 
@@ -16,7 +16,7 @@ def supersede(
     text: Annotated[str, typer.Argument(metavar="TEXT", help="The new statement.")],
     reason: Annotated[Optional[str], typer.Option("--reason", "-r", help="Why the belief changed.")] = None,
     title: Annotated[Optional[str], typer.Option("--title", help="A new one-line title.")] = None,
-    as_: AsOpt = None,
+    as_: NoAsOpt = None,
     json_: JsonOpt = False,
     store: StoreOpt = None,
 ) -> None:
@@ -24,7 +24,8 @@ def supersede(
     with session(ctx, json_, store) as s:
         from vmem.ops.supersede import supersede as run
 
-        result = run(s.store, item_id, text, reason=reason, title=title, as_=as_)
+        refuse_as(as_, "supersede")
+        result = run(s.store, item_id, text, reason=reason, title=title)
 
         s.out.result({"action": "superseded", "item": result.item, "previous": result.previous,
                       "commit": result.commit})

@@ -15,8 +15,25 @@ def expires_at(policy: dict, klass: str, created: str) -> str:
 
 
 def require_reviewer(store: Store, email: str, action: str, hint: str | None = None) -> None:
-    """Governance actions are for the reviewers named in vmem.yaml (anyone, when the list is empty)."""
-    reviewers = [r.casefold() for r in store.policy["reviewers"]]
-    if reviewers and email.casefold() not in reviewers:
+    """Governance actions are for the reviewers of the policy that history attests (anyone, while the list is
+    empty): a name added to vmem.yaml by someone who is not a reviewer does not count (SPEC 12)."""
+    from vmem.store.attest import is_reviewer
+
+    if not is_reviewer(store.attestation().policy, email):
         raise NotAllowed(f"{email} is not a reviewer of this store; only reviewers may {action}",
                          hint or "ask a reviewer listed under reviewers: in vmem.yaml")
+
+
+def require_attested(store: Store, snapshot, item: dict) -> None:
+    """Refuse to act on an item whose status in its file is not the one history attests (a hand edit)."""
+    state = store.attestation(snapshot)
+    path = model.item_path(item["id"])
+    found = state.unattested.get(path)
+    attested = state.status_of(path)
+    if found is None and attested == item["status"]:
+        return
+    commit = found[1][:10] if found else "an earlier commit"
+    raise NotAllowed(f"{item['id']} says status {item['status']}, but history attests {attested or 'no status'} "
+                     f"(set by {commit} without a reviewer's vmem commit)",
+                     f"restore it (git revert {commit}, or set status: {attested or 'proposed'} and commit); "
+                     "see: vmem check --governance")

@@ -68,15 +68,17 @@ def run_demo(directory: Path | None, narrate: Narrate) -> dict:
     for entry in claims_doc["claims"]:
         writer = team[entry["writer"]]
         if entry.get("supersedes"):
-            result = supersede(store, refs[entry["supersedes"]], entry["statement"], reason=entry.get("reason"),
-                               title=entry.get("title"), as_=writer)
+            with store.acting_as(writer):  # each analyst runs vmem in their own clone: author and committer
+                result = supersede(store, refs[entry["supersedes"]], entry["statement"], reason=entry.get("reason"),
+                                   title=entry.get("title"))
             revised.append((result.previous["id"], result.item["id"], entry.get("reason")))
             refs[entry["ref"]] = result.item["id"]
         else:
-            result = propose_claim(store, entry["statement"], about=entry.get("about"), domain=entry.get("domain"),
-                                   title=entry.get("title"), klass=entry.get("class"),
-                                   audience=entry.get("audience", "all"), personal=entry.get("personal", False),
-                                   paths=entry.get("paths"), categories=entry.get("categories"), as_=writer)
+            with store.acting_as(writer):
+                result = propose_claim(store, entry["statement"], about=entry.get("about"),
+                                       domain=entry.get("domain"), title=entry.get("title"), klass=entry.get("class"),
+                                       audience=entry.get("audience", "all"), personal=entry.get("personal", False),
+                                       paths=entry.get("paths"), categories=entry.get("categories"))
             refs[entry["ref"]] = result.item["id"]
     narrate(f"vmem propose ×{len(claims_doc['claims']) - len(revised)}",
             "four analysts propose facts about tables, metrics and customers; each is one commit they author")
@@ -85,9 +87,10 @@ def run_demo(directory: Path | None, narrate: Narrate) -> dict:
 
     actions: Counter = Counter()
     for entry in learnings_doc["learnings"]:
-        result = propose_learning(store, entry["statement"], entity=entry["from"], categories=entry["categories"],
-                                  episodes=[entry["episode"]] if entry.get("episode") else None,
-                                  as_=team[entry["writer"]])
+        with store.acting_as(team[entry["writer"]]):
+            result = propose_learning(store, entry["statement"], entity=entry["from"],
+                                      categories=entry["categories"],
+                                      episodes=[entry["episode"]] if entry.get("episode") else None)
         actions[result.action] += 1
     narrate(f"vmem propose --from ×{len(learnings_doc['learnings'])}",
             f"learnings from customer calls: {actions['created']} new candidates, {actions['reinforced']} "
@@ -156,13 +159,13 @@ def _review_and_sync(store: Store, root: Path, refs: dict, claims_doc: dict, rev
         item = store.head().item(item_id)
         if item["status"] != "proposed" or item["personal"]:
             continue
-        if entry.get("ref") == "arr-definition":
-            set_status(store, item_id, "mandatory", reason="the one ARR definition every analysis must use",
-                       as_=reviewer)
-            mandated += 1
-        else:
-            set_status(store, item_id, "approved", as_=reviewer)
-            approved += 1
+        with store.acting_as(reviewer):
+            if entry.get("ref") == "arr-definition":
+                set_status(store, item_id, "mandatory", reason="the one ARR definition every analysis must use")
+                mandated += 1
+            else:
+                set_status(store, item_id, "approved")
+                approved += 1
     narrate("vmem approve / vmem mandate", f"{approved} claims approved, {mandated} mandated (always in context)")
     project = root.parent / "project"
     result, _ = sync(store.root, target=project / ".claude" / "rules" / "vmem")
@@ -197,7 +200,8 @@ def _knowledge_steps(store: Store, learnings: list[dict], team: dict, reviewer_n
     if not eligible:
         return report
     # publish every eligible pattern; forgetting a customer that supports only one of them shows the cascade
-    published_items = [publish(store, item["id"], as_=reviewer).item for item in eligible]
+    with store.acting_as(reviewer):
+        published_items = [publish(store, item["id"]).item for item in eligible]
     tiers = store.policy["knowledge"]["tiers"]
     for published in published_items:
         narrate(f"vmem publish {published['id']}", f"{reviewer_name} re-runs every gate and publishes: "
@@ -210,9 +214,11 @@ def _knowledge_steps(store: Store, learnings: list[dict], team: dict, reviewer_n
                           and loaded.item["statement"] == near_miss["statement"]
                           and loaded.item["status"] in ("candidate", "eligible")), None)
         if candidate is not None:
-            reject(store, candidate["id"], reason="one customer's anecdote, not a pattern", as_=reviewer)
-            again = propose_learning(store, near_miss["statement"], entity=near_miss["from"],
-                                     categories=near_miss["categories"], as_=team[near_miss["writer"]])
+            with store.acting_as(reviewer):
+                reject(store, candidate["id"], reason="one customer's anecdote, not a pattern")
+            with store.acting_as(team[near_miss["writer"]]):
+                again = propose_learning(store, near_miss["statement"], entity=near_miss["from"],
+                                         categories=near_miss["categories"])
             narrate(f"vmem reject {candidate['id']}", f"then the same statement proposed again comes back "
                                                       f"{again.action.replace('_', ' ')}, unchanged")
             report["rejected"] = candidate["id"]
@@ -222,7 +228,8 @@ def _knowledge_steps(store: Store, learnings: list[dict], team: dict, reviewer_n
     others = set().union(set(), *(s for p, s in zip(published_items, supporters) if p is not target))
     supporter = sorted({e["entity"] for e in target["evidence"]} - others or
                        {e["entity"] for e in target["evidence"]})[0]
-    forgotten = forget(store, entity=supporter, reason="customer asked us to delete their data", as_=reviewer)
+    with store.acting_as(reviewer):
+        forgotten = forget(store, entity=supporter, reason="customer asked us to delete their data")
     narrate(f"vmem forget --entity {supporter}",
             f"{forgotten.evidence_removed} evidence entries dropped; invalidated: "
             f"{', '.join(forgotten.invalidated) or 'none'} (support fell below k=3)")

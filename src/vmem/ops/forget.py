@@ -21,8 +21,7 @@ class Forgotten:
         return {"evidence_removed": self.evidence_removed, "invalidated": self.invalidated, "demoted": self.demoted}
 
 
-def forget(store: Store, *, entity: str | None = None, episode: str | None = None, reason: str,
-           as_: str | None = None) -> Forgotten:
+def forget(store: Store, *, entity: str | None = None, episode: str | None = None, reason: str) -> Forgotten:
     if bool(entity) == bool(episode):
         raise UsageError("forget needs exactly one of --entity or --episode", "e.g. vmem forget --entity acme "
                          "--reason 'customer asked us to delete their data'")
@@ -33,7 +32,7 @@ def forget(store: Store, *, entity: str | None = None, episode: str | None = Non
     else:
         model.check_name_id(episode, "episode")
     result = Forgotten()
-    author = store.identity(as_)
+    author = store.identity()
     with store.transaction("forget", reason=reason) as tx:
         tx.author = author
         k = k_min(store.policy)

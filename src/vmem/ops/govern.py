@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from vmem import model
 from vmem.confidence import is_expired
 from vmem.errors import UsageError
-from vmem.ops.common import require_reviewer
+from vmem.ops.common import require_attested, require_reviewer
 from vmem.store.repo import Store
 
 
@@ -27,16 +27,16 @@ def _claim(tx, item_id: str) -> dict:
     return item
 
 
-def set_status(store: Store, item_id: str, target: str, *, reason: str | None = None,
-               as_: str | None = None) -> Governed:
+def set_status(store: Store, item_id: str, target: str, *, reason: str | None = None) -> Governed:
     """approve | mandate | revoke: a reviewer moves a claim along the lifecycle table."""
     action = {"approved": "approve", "mandatory": "mandate", "revoked": "revoke"}[target]
-    author = store.identity(as_)
+    author = store.identity()
     require_reviewer(store, author.email, f"{action} claims")
     superseded = None
     with store.transaction(action, reason=reason) as tx:
         tx.author = author
         item = _claim(tx, item_id)
+        require_attested(store, tx.snapshot, item)
         model.check_transition(item, target)
         now = model.now()
         if target == "revoked":
@@ -60,11 +60,11 @@ def set_status(store: Store, item_id: str, target: str, *, reason: str | None = 
                     superseded)
 
 
-def verify(store: Store, item_id: str, kind: str, *, as_: str | None = None) -> Governed:
+def verify(store: Store, item_id: str, kind: str) -> Governed:
     """Record an independent confirmation or correction (feeds effective confidence)."""
     if kind not in ("confirmation", "correction"):
         raise UsageError(f"unknown verification kind {kind!r}", "use --kind confirmation or --kind correction")
-    author = store.identity(as_)
+    author = store.identity()
     with store.transaction("verify") as tx:
         tx.author = author
         item = _claim(tx, item_id)

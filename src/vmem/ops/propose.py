@@ -45,8 +45,9 @@ def propose_claim(
         raise UsageError(f"unknown class {klass!r}", f"use one of: {', '.join(model.CLASSES)}")
     if supersedes:
         model.check_item_id(supersedes)
-    author = store.identity(as_)
+    author = store.identity()
     with store.transaction("propose") as tx:
+        _on_behalf_of(tx, as_)
         if about:
             tx.snapshot.entity(model.check_name_id(about))
         if supersedes:
@@ -72,7 +73,6 @@ def propose_claim(
             "expires_at": expires_at(store.policy, klass, now),
             "supersedes": supersedes,
         }, "the new claim")
-        tx.author = author
         tx.message.items = [item["id"]]
         tx.message.summary = statement
         tx.message.supersedes = supersedes
@@ -95,13 +95,27 @@ def propose_learning(
     episodes = [model.check_name_id(e, "episode") for e in episodes or []]
     if not categories:
         raise UsageError("a learning needs at least one category", "add -c FACET:VALUE, e.g. -c industry:healthcare")
-    author = store.identity(as_)
+    author = store.identity()
     canonical = canonicalize(statement)
     with store.transaction("propose") as tx:
-        tx.author = author
+        _on_behalf_of(tx, as_)
         result = _learning(tx, statement, canonical, entity, categories, episodes, tier, author.email)
     result.commit = tx.commit_id
     return result
+
+
+def _on_behalf_of(tx, as_: str | None) -> None:
+    """`propose --as` (scripted imports): the analyst is the commit's author and named in a Vmem-On-Behalf-Of
+    trailer; the writer vmem records and every gate counts is still the committer, so one person is one writer."""
+    if not as_:
+        return
+    import pygit2
+
+    from vmem.store.repo import parse_person
+
+    name, email = parse_person(as_)
+    tx.author = pygit2.Signature(name, email)
+    tx.message.extra["On-Behalf-Of"] = f"{name} <{email}>"
 
 
 def _learning(tx, statement, canonical, entity, categories, episodes, tier, writer) -> Proposed:

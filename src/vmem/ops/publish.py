@@ -9,7 +9,7 @@ from vmem.confidence import support_tier
 from vmem.errors import GateFailed, UsageError
 from vmem.gates.publish import load_inputs, run_gates
 from vmem.names import check_audience
-from vmem.ops.common import require_reviewer
+from vmem.ops.common import require_attested, require_reviewer
 from vmem.store.repo import Store
 
 
@@ -20,17 +20,17 @@ class Reviewed:
     commit: str | None
 
 
-def publish(store: Store, item_id: str, *, audience: str | None = None, k_min: int | None = None,
-            as_: str | None = None) -> Reviewed:
+def publish(store: Store, item_id: str, *, audience: str | None = None, k_min: int | None = None) -> Reviewed:
     if model.kind_of(model.check_item_id(item_id)) != "knowledge":
         raise UsageError(f"{item_id} is a claim; publish is for knowledge", f"approve a claim with: vmem approve {item_id}")
     if audience is not None:
         check_audience(audience)
-    author = store.identity(as_)
+    author = store.identity()
     require_reviewer(store, author.email, "publish knowledge")
     with store.transaction("publish", reason=None) as tx:
         tx.author = author
         item = tx.snapshot.item(item_id)
+        require_attested(store, tx.snapshot, item)
         model.check_transition(item, "published")
         gate = run_gates(item, load_inputs(tx.snapshot), store.policy, k_min)
         if not gate["passed"]:
@@ -52,15 +52,16 @@ def publish(store: Store, item_id: str, *, audience: str | None = None, k_min: i
     return Reviewed("published", model.normalize_item(item), tx.commit_id)
 
 
-def reject(store: Store, item_id: str, *, reason: str, as_: str | None = None) -> Reviewed:
+def reject(store: Store, item_id: str, *, reason: str) -> Reviewed:
     model.check_item_id(item_id)
     if not reason or not reason.strip():
         raise UsageError("a rejection needs a reason", "add --reason \"why this is not true or not useful\"")
-    author = store.identity(as_)
+    author = store.identity()
     require_reviewer(store, author.email, "reject items")
     with store.transaction("reject", reason=reason) as tx:
         tx.author = author
         item = tx.snapshot.item(item_id)
+        require_attested(store, tx.snapshot, item)
         model.check_transition(item, "rejected")
         item["status"] = "rejected"
         item["review"] = {"by": author.email, "at": model.now(), "action": "reject", "reason": reason.strip()}

@@ -42,7 +42,7 @@ def queue(store: Store, status: str | None = None) -> list[dict]:
     return [entry(item, store.policy) for item in items]
 
 
-def edit(store: Store, item_id: str, *, editor: str | None = None, as_: str | None = None,
+def edit(store: Store, item_id: str, *, editor: str | None = None,
          timeout_s: float = 3600) -> dict:
     """Open the item in $EDITOR (no shell); validate the result; knowledge re-runs the de-id gate. One commit."""
     command = shlex.split(editor or os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi")
@@ -65,7 +65,7 @@ def edit(store: Store, item_id: str, *, editor: str | None = None, as_: str | No
                          f"edit only: {', '.join(EDITABLE[item['kind']])}")
     if not changed:
         return item
-    author = store.identity(as_)
+    author = store.identity()
     with store.transaction("edit", items=[item_id]) as tx:
         tx.author = author
         current = tx.snapshot.item(item_id)

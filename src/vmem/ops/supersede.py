@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from vmem import model
 from vmem.errors import IllegalTransition
-from vmem.ops.common import expires_at, require_reviewer
+from vmem.ops.common import expires_at, require_attested, require_reviewer
 from vmem.ops.propose import _statement
 from vmem.store.repo import Store
 
@@ -21,10 +21,10 @@ class Superseded:
 
 
 def supersede(store: Store, item_id: str, statement: str, *, reason: str | None = None,
-              title: str | None = None, as_: str | None = None) -> Superseded:
+              title: str | None = None) -> Superseded:
     model.check_item_id(item_id)
     statement = _statement(statement)
-    author = store.identity(as_)
+    author = store.identity()
     with store.transaction("supersede", reason=reason) as tx:
         tx.author = author
         old = tx.snapshot.item(item_id)
@@ -33,6 +33,7 @@ def supersede(store: Store, item_id: str, statement: str, *, reason: str | None 
                 f"{item_id} is a knowledge item; superseding knowledge re-runs the publish gates",
                 "propose the new learning with: vmem propose TEXT --from ENTITY -c CATEGORY",
             )
+        require_attested(store, tx.snapshot, old)
         model.check_transition(old, "superseded")
         if old["status"] in GOVERNED:
             require_reviewer(store, author.email, f"supersede an {old['status']} claim",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import marshal
 import os
 from collections import defaultdict
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -143,6 +144,7 @@ class Store:
         self.root = root
         self.repo = repo
         self._policy: dict | None = None
+        self._acting: pygit2.Signature | None = None
 
     @classmethod
     def open(cls, root: Path) -> "Store":
@@ -189,17 +191,51 @@ class Store:
         raise ItemNotFound(f"the store has no commit before {model.format_ts(when)}",
                            "its first commit is later; pick a later date")
 
-    def identity(self, as_: str | None = None) -> pygit2.Signature:
-        """The writer: the store's git identity (as `git commit` would use), or an explicit --as override."""
-        if as_:
-            name, email = _parse_person(as_)
-            return pygit2.Signature(name, email)
+    def identity(self) -> pygit2.Signature:
+        """Who makes the commit (the committer): vmem's writer and reviewer identity, as `git commit` finds it."""
+        return self._person("committer")
+
+    def author(self) -> pygit2.Signature:
+        """The commit's author as `git commit` finds it (GIT_AUTHOR_*, author.*, user.*, EMAIL)."""
+        return self._person("author")
+
+    @contextmanager
+    def acting_as(self, person: str) -> Iterator[None]:
+        """In-process callers (the demo, tests) act as another person, author and committer alike, as if that
+        person ran vmem in their own clone. Faces never expose this: on the command line the committer is git's."""
+        previous = self._acting
+        self._acting = pygit2.Signature(*parse_person(person))
         try:
-            return self.repo.default_signature
-        except (KeyError, pygit2.GitError):
+            yield
+        finally:
+            self._acting = previous
+
+    def _person(self, role: str) -> pygit2.Signature:
+        """git's rules: GIT_<ROLE>_NAME/EMAIL, then <role>.name/email and user.name/email in config, then EMAIL."""
+        if self._acting is not None:
+            return self._acting
+        env = os.environ
+        name = env.get(f"GIT_{role.upper()}_NAME") or _config(self.repo, f"{role}.name") \
+            or _config(self.repo, "user.name")
+        email = env.get(f"GIT_{role.upper()}_EMAIL") or _config(self.repo, f"{role}.email") \
+            or _config(self.repo, "user.email") or env.get("EMAIL")
+        if not email or not name:
             raise VmemError("no git identity for this store",
                             f"set it: git -C {self.root} config user.name 'Your Name' && "
-                            f"git -C {self.root} config user.email you@example.com") from None
+                            f"git -C {self.root} config user.email you@example.com "
+                            "(or GIT_COMMITTER_NAME / GIT_COMMITTER_EMAIL in the environment)")
+        try:
+            return pygit2.Signature(name, email)
+        except (ValueError, pygit2.GitError) as exc:
+            raise VmemError(f"the git identity {name} <{email}> is not valid ({exc})",
+                            "fix user.name / user.email (or GIT_COMMITTER_*) for this store") from None
+
+    def attestation(self, snapshot: Snapshot | None = None):
+        """What history attests at SNAPSHOT's commit (default HEAD): statuses, reviewers, lexicon (SPEC 12)."""
+        from vmem.store.attest import attestation
+
+        commit = snapshot.commit_id if snapshot is not None else None
+        return attestation(self.repo, self.root, commit)
 
     def transaction(self, action: str, **message: Any) -> "Transaction":
         return Transaction(self, Message(action=action, **message))
@@ -233,6 +269,14 @@ class Store:
         pending.unlink(missing_ok=True)
 
 
+def _config(repo: pygit2.Repository, key: str) -> str | None:
+    try:
+        value = repo.config[key]
+    except (KeyError, pygit2.GitError):
+        return None
+    return value or None
+
+
 def _entry_id(tree: pygit2.Tree, path: str) -> str | None:
     try:
         return str(tree[path].id)
@@ -240,7 +284,7 @@ def _entry_id(tree: pygit2.Tree, path: str) -> str | None:
         return None
 
 
-def _parse_person(text: str) -> tuple[str, str]:
+def parse_person(text: str) -> tuple[str, str]:
     text = text.strip()
     if "<" in text and text.endswith(">"):
         name, email = text[:-1].split("<", 1)
@@ -306,8 +350,8 @@ class Transaction:
         tree_id = _build_tree(repo, base_tree, blobs)
         if base_tree is not None and tree_id == base_tree.id:
             return
-        author = self.author or store.identity()
         committer = store.identity()
+        author = self.author or store.author()
         parents = [self.snapshot.commit.id] if self.snapshot.commit is not None else []
         _test_kill("commit")
         commit_id = repo.create_commit(None, author, committer, self.message.render(), tree_id, parents)
