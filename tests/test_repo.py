@@ -196,3 +196,49 @@ def test_without_a_git_binary_libgit2_stages_the_files(store, monkeypatch):
     monkeypatch.setattr(shutil, "which", lambda name, *a, **k: None if name == "git" else real_which(name, *a, **k))
     propose_claim(store, "staged by libgit2")
     assert_clean(store)
+
+
+def test_tree_changes_agree_with_git_diff(store):
+    """The walk that skips unchanged subtrees reports what libgit2's tree diff reports, adds, edits, deletes,
+    mode and type changes included, and nothing outside the folders asked for."""
+    from vmem.store.changes import Change, tree_changes
+
+    def oracle(old, new, tops):  # the libgit2 diff this walk replaced
+        def wanted(path):
+            return any(path == top or path.startswith(top + "/") for top in tops)
+        changed = {}
+        for delta in old.diff_to_tree(new).deltas:
+            if delta.status_char() != "A" and wanted(delta.old_file.path):
+                changed[delta.old_file.path] = Change(None)
+            if delta.status_char() != "D" and wanted(delta.new_file.path):
+                changed[delta.new_file.path] = Change(str(delta.new_file.id), delta.new_file.mode)
+        return changed
+
+    files = {"claims/aa/one.yaml": b"1", "claims/aa/two.yaml": b"2", "claims/bb/three.yaml": b"3",
+             "knowledge/cc/four.yaml": b"4", "claims/dd/gone.yaml": b"5", "claims/ee": b"a file, then a folder"}
+    for path, data in files.items():
+        (store.root / path).parent.mkdir(parents=True, exist_ok=True)
+        (store.root / path).write_bytes(data)
+    git(store, "add", "-A")
+    git(store, "commit", "-q", "-m", "before")
+    (store.root / "claims/aa/one.yaml").write_bytes(b"1 edited")
+    (store.root / "claims/aa/new.yaml").write_bytes(b"new")
+    (store.root / "knowledge/cc/four.yaml").write_bytes(b"4 edited")
+    git(store, "rm", "-q", "-r", "claims/dd", "claims/ee")
+    (store.root / "claims/ee").mkdir()
+    (store.root / "claims/ee/inside.yaml").write_bytes(b"now a folder")
+    git(store, "add", "-A")
+    git(store, "update-index", "--chmod=+x", "claims/bb/three.yaml")
+    git(store, "commit", "-q", "-m", "after")
+    head = store.repo.head.peel(pygit2.Commit)
+    old, new = head.parents[0].tree, head.tree
+    for tops in (("claims",), ("claims", "knowledge"), ("knowledge",), ("episodes",)):
+        assert tree_changes(old, new, tops) == oracle(old, new, tops)
+    assert set(tree_changes(old, new, ("claims",))) == {
+        "claims/aa/one.yaml", "claims/aa/new.yaml", "claims/bb/three.yaml", "claims/dd/gone.yaml", "claims/ee",
+        "claims/ee/inside.yaml"}
+    assert tree_changes(old, new, ("claims",))["claims/ee"] == Change(None)
+    everything = tree_changes(None, new, ("knowledge",))
+    assert set(everything) == {"knowledge/.gitkeep", "knowledge/cc/four.yaml"}
+    four = new["knowledge/cc/four.yaml"]
+    assert everything["knowledge/cc/four.yaml"] == Change(str(four.id), pygit2.GIT_FILEMODE_BLOB)

