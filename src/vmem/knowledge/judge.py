@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 import unicodedata
 from collections import Counter
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 
+from vmem.process import run_bounded
 from vmem.text import canonicalize
 
 # The blocker (recall only) hands the judge pairs at or above this cosine that share a category.
@@ -29,6 +29,9 @@ BLOCKER_THRESHOLD = 0.5
 # The judge's own cosine bar. The lexical checks carry the decision; the bar is a second,
 # independent opinion that refuses pairs the embedding calls far apart.
 MIN_COSINE = 0.75
+# An external judge's answer is one small JSON object; anything bigger or deeper is refused unread.
+MAX_ANSWER_BYTES = 1_000_000
+MAX_ANSWER_DEPTH = 32
 
 
 @dataclass(frozen=True)
@@ -774,28 +777,53 @@ def judge_pair(a: str, b: str, categories_a: list[str], categories_b: list[str],
 
 def judge_command(command: list[str], a: dict, b: dict, timeout_s: float) -> Verdict:
     """External judge: run `command` (a list, NO shell) with the pair as JSON on stdin ({"a": {...}, "b": {...}}),
-    expect {"same": bool, "reason": str} on stdout; timeout, non-zero exit, malformed JSON, wrong types or any
-    exception => Verdict(False, "<why>", "command")."""
+    expect {"same": bool, "reason": str} on stdout; timeout, non-zero exit, malformed JSON, wrong types, an answer
+    over MAX_ANSWER_BYTES or nested deeper than MAX_ANSWER_DEPTH => Verdict(False, "<why>", "command")."""
     def refuse(why: str) -> Verdict:
         return Verdict(False, f"not merged: judge command {why}", "command")
 
     if not isinstance(command, list) or not command or not all(isinstance(part, str) for part in command):
         return refuse("is not a non-empty list of strings")
-    try:
-        done = subprocess.run(command, input=json.dumps({"a": a, "b": b}), capture_output=True, text=True,
-                              encoding="utf-8", errors="replace", timeout=timeout_s, shell=False, check=False)
-    except subprocess.TimeoutExpired:
+    done = run_bounded(command, input=json.dumps({"a": a, "b": b}), timeout_s=timeout_s, max_output=MAX_ANSWER_BYTES)
+    if done.outcome == "timeout":
         return refuse(f"timed out after {timeout_s:g}s")
-    except Exception as exc:  # noqa: BLE001 - the contract is fail-closed on any failure
-        return refuse(f"could not run ({type(exc).__name__}: {exc})")
+    if done.outcome == "too_large":
+        return refuse(f"printed {done.detail}")
+    if done.outcome != "exited":
+        return refuse(f"could not run ({done.detail})")
     if done.returncode != 0:
         return refuse(f"exited with status {done.returncode}")
+    text = done.stdout.decode("utf-8", "replace")
+    if json_deeper_than(text, MAX_ANSWER_DEPTH):
+        return refuse(f"answered JSON nested deeper than {MAX_ANSWER_DEPTH} levels")
     try:
-        answer = json.loads(done.stdout)
-    except ValueError:
+        answer = json.loads(text)
+    except (ValueError, RecursionError, MemoryError):  # the depth guard makes the last two unlikely, not impossible
         return refuse("printed malformed JSON")
     if not isinstance(answer, dict) or not isinstance(answer.get("same"), bool) \
             or not isinstance(answer.get("reason"), str):
         return refuse('answered without {"same": bool, "reason": str}')
     reason = " ".join(answer["reason"].split())[:500] or "(no reason given)"
     return Verdict(answer["same"], f"{'merged' if answer['same'] else 'not merged'}: {reason}", "command")
+
+
+# a JSON string (possibly unterminated), or one bracket; the unrolled string loop stays linear on any input
+_JSON_NESTING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?|[\[\]{}]', re.DOTALL)
+
+
+def json_deeper_than(text: str, limit: int) -> bool:
+    """Whether TEXT opens more than LIMIT arrays/objects inside each other (brackets in strings do not count).
+
+    A cheap guard before json.loads, whose recursive decoder fails on deep input; stops at the first excess."""
+    if text.count("[") + text.count("{") <= limit:  # every real answer: one flat object
+        return False
+    depth = 0
+    for token in _JSON_NESTING.finditer(text):
+        char = token.group()[0]
+        if char in "[{":
+            depth += 1
+            if depth > limit:
+                return True
+        elif char in "]}":
+            depth -= 1
+    return False

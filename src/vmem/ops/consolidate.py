@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from vmem import model
 from vmem.gates.publish import load_inputs, run_gates, status_after_gates
 from vmem.store.repo import Store
+
+if TYPE_CHECKING:
+    from vmem.knowledge.judge import Verdict
 
 POOL = ("candidate", "eligible", "published")  # items a proposal may merge into
 RANK = {"published": 0, "eligible": 1, "candidate": 2}
@@ -36,6 +40,7 @@ class Consolidation:
     published: list[str] = field(default_factory=list)
     held: list[str] = field(default_factory=list)
     judged: int = 0
+    deferred: int = 0  # pairs the external judge was not asked about: changed or new while it ran
     expired: list[str] = field(default_factory=list)
     commit: str | None = None
     dry_run: bool = False
@@ -67,33 +72,20 @@ def _absorb(survivor: dict, absorbed: dict, judge: str, reason: str, now: str) -
 
 def consolidate(store: Store, *, dry_run: bool = False, progress: Progress | None = None,
                 embed: Callable | None = None) -> Consolidation:
-    progress = progress or (lambda stage, done, total: None)
+    """One run of the cascade and the gates, committed at once. An external judge is asked before the store lock
+    is taken (it may take minutes; spec section 11); under the lock only its recorded answers are used."""
+    progress = progress or _quiet
     policy = store.policy
     result = Consolidation(dry_run=dry_run)
+    judge = _Judge(store, policy, embed)
+    if judge.command and auto_merge_enabled(policy):
+        # the same cascade on the committed state, without the lock: it asks the judge and records the answers
+        _cascade(_pool(store.head()), policy, Consolidation(), model.now(), progress, judge)
+        judge.replaying = True
     with store.transaction("consolidate") as tx:
-        items = {loaded.item["id"]: loaded.item for loaded in tx.snapshot.files("knowledge") if loaded.item}
-        pool = {i: item for i, item in items.items() if item["status"] in POOL}
+        pool = _pool(tx.snapshot)
         now = model.now()
-        changed: set[str] = set()
-
-        # 1. canonical: identical canonical statements merge with no model
-        groups: dict[str, list[dict]] = {}
-        for item in pool.values():
-            groups.setdefault(item["canonical"], []).append(item)
-        for members in groups.values():
-            members.sort(key=_survivor_order)
-            survivor = members[0]
-            for other in members[1:]:
-                if other["status"] != "candidate":
-                    continue
-                _absorb(survivor, other, "canonical", "identical canonical statement", now)
-                result.merged.append(Merge(other["id"], survivor["id"], "canonical", "identical canonical statement"))
-                changed |= {survivor["id"], other["id"]}
-
-        # 2-3. blocker (embedding cosine + category overlap) bounds what the judge sees
-        live = sorted((i for i in pool.values() if i["status"] != "merged"), key=_survivor_order)
-        if auto_merge_enabled(policy) and any(i["status"] == "candidate" for i in live) and len(live) > 1:
-            _judged_merges(store, policy, live, result, changed, now, progress, embed)
+        changed = _cascade(pool, policy, result, now, _quiet if judge.replaying else progress, judge)
 
         # 4. gates over everything still a candidate (and eligible items whose evidence changed)
         inputs = load_inputs(tx.snapshot)
@@ -136,26 +128,55 @@ def consolidate(store: Store, *, dry_run: bool = False, progress: Progress | Non
             f"eligible {i}" for i in result.eligible]
         if not dry_run:
             for item_id in sorted(changed):
-                tx.write(items[item_id])
+                tx.write(pool[item_id])
     result.commit = tx.commit_id
     return result
 
 
-def _judged_merges(store, policy, live, result, changed, now, progress, embed) -> None:
+def _quiet(stage: str, done: int, total: int) -> None:
+    """No progress to show (a replay of recorded answers takes no time worth a bar)."""
+
+
+def _pool(snapshot) -> dict[str, dict]:
+    """The knowledge items a proposal may merge into (copies: the cascade changes them in place)."""
+    return {loaded.item["id"]: loaded.item for loaded in snapshot.files("knowledge")
+            if loaded.item and loaded.item["status"] in POOL}
+
+
+def _cascade(pool: dict[str, dict], policy: dict, result: Consolidation, now: str, progress: Progress,
+             judge: _Judge) -> set[str]:
+    """Steps 1-3 of the merge cascade over POOL, in place; returns the ids of the items it changed."""
+    changed: set[str] = set()
+
+    # 1. canonical: identical canonical statements merge with no model
+    groups: dict[str, list[dict]] = {}
+    for item in pool.values():
+        groups.setdefault(item["canonical"], []).append(item)
+    for members in groups.values():
+        members.sort(key=_survivor_order)
+        survivor = members[0]
+        for other in members[1:]:
+            if other["status"] != "candidate":
+                continue
+            _absorb(survivor, other, "canonical", "identical canonical statement", now)
+            result.merged.append(Merge(other["id"], survivor["id"], "canonical", "identical canonical statement"))
+            changed |= {survivor["id"], other["id"]}
+
+    # 2-3. blocker (embedding cosine + category overlap) bounds what the judge sees
+    live = sorted((i for i in pool.values() if i["status"] != "merged"), key=_survivor_order)
+    if auto_merge_enabled(policy) and any(i["status"] == "candidate" for i in live) and len(live) > 1:
+        _judged_merges(policy, live, result, changed, now, progress, judge)
+    return changed
+
+
+def _judged_merges(policy, live, result, changed, now, progress, judge: _Judge) -> None:
     import numpy as np
 
-    from vmem.knowledge.judge import judge_command, judge_pair, passes_blocker
+    from vmem.knowledge.judge import passes_blocker
 
     blocker = policy["knowledge"]["blocker"]
-    command = policy["knowledge"]["judge"]["command"]
-    if isinstance(command, str):
-        import shlex
-        command = shlex.split(command)
-    if embed is None:
-        from vmem.embed import embedder
-        embed = embedder(policy, store.root)
     progress("embed", 0, 1)
-    vectors = embed([item["statement"] for item in live])
+    vectors = judge.vectors([item["statement"] for item in live])
     progress("embed", 1, 1)
     candidates = [n for n, item in enumerate(live) if item["status"] == "candidate"]
     for done, n in enumerate(candidates, 1):
@@ -179,18 +200,69 @@ def _judged_merges(store, policy, live, result, changed, now, progress, embed) -
                                                                   blocker["threshold"]):
                 continue
             seen += 1
+            verdict = judge.decide(item, other, cosine)
+            if verdict is None:  # the external judge was not asked about this pair: it changed or is new
+                result.deferred += 1
+                continue
             result.judged += 1
-            if command:
-                verdict = judge_command(command, _judge_view(item), _judge_view(other),
-                                        policy["knowledge"]["judge"]["timeout_s"])
-            else:
-                verdict = judge_pair(item["statement"], other["statement"], item["categories"],
-                                     other["categories"], cosine)
             if verdict.same:
                 _absorb(other, item, verdict.judge, verdict.reason, now)
                 result.merged.append(Merge(item["id"], other["id"], verdict.judge, verdict.reason))
                 changed |= {item["id"], other["id"]}
                 break
+
+
+class _Judge:
+    """Decides the pairs the blocker lets through, and embeds statements once per run (memo by statement).
+
+    Without a command the built-in judge decides at once (pure CPU, under the lock). An external command is asked
+    in a first pass outside the store lock and its answers are recorded by exactly what it saw; the pass under the
+    lock then replays them (`replaying`). A pair it was not asked about, because an item changed or appeared
+    meanwhile, is no merge this run (None) and is asked next run. Status is not part of what the judge sees: the
+    replayed cascade re-checks it on the state under the lock, so nothing merges into an item that left the pool.
+    """
+
+    def __init__(self, store: Store, policy: dict, embed: Callable | None) -> None:
+        command = policy["knowledge"]["judge"]["command"]
+        if isinstance(command, str):
+            import shlex
+            command = shlex.split(command)
+        self.command = command or None
+        self.timeout_s = policy["knowledge"]["judge"]["timeout_s"]
+        self.replaying = False
+        self._store, self._policy, self._embed = store, policy, embed
+        self._vectors: dict[str, object] = {}
+        self._answers: dict[tuple[str, str], Verdict] = {}
+
+    def vectors(self, statements: list[str]):
+        """Unit-length embeddings of STATEMENTS, one row each; a statement already embedded this run is not again."""
+        if not self.command:  # one pass only: nothing to remember
+            return self._embedder()(statements)
+        import numpy as np
+
+        missing = [s for s in dict.fromkeys(statements) if s not in self._vectors]
+        if missing:
+            self._vectors.update(zip(missing, self._embedder()(missing)))
+        return np.stack([self._vectors[s] for s in statements])
+
+    def _embedder(self) -> Callable:
+        if self._embed is None:
+            from vmem.embed import embedder
+            self._embed = embedder(self._policy, self._store.root)
+        return self._embed
+
+    def decide(self, item: dict, other: dict, cosine: float) -> Verdict | None:
+        """The verdict on ITEM merging into OTHER, or None when a replay has no recorded answer for the pair."""
+        from vmem.knowledge.judge import judge_command, judge_pair
+
+        if not self.command:
+            return judge_pair(item["statement"], other["statement"], item["categories"], other["categories"], cosine)
+        views = (_judge_view(item), _judge_view(other))
+        key = (json.dumps(views[0], sort_keys=True), json.dumps(views[1], sort_keys=True))
+        if self.replaying:
+            return self._answers.get(key)
+        verdict = self._answers[key] = judge_command(self.command, *views, self.timeout_s)
+        return verdict
 
 
 def _judge_view(item: dict) -> dict:
