@@ -33,7 +33,7 @@ def test_json_contract_for_read_and_write_commands(store, vmem):
     assert vmem.json("list")["data"][0]["id"] == created["item"]["id"]
     assert vmem.json("list", "--status", "approved")["data"] == []
     shown = vmem.json("show", created["item"]["id"])["data"]
-    assert set(shown["computed"]) == {"effective_confidence", "live", "support_tier", "age_days"}
+    assert set(shown["computed"]) == {"effective_confidence", "live", "support_tier", "age_days", "attested_status"}
     assert shown["computed"]["live"] is False and shown["computed"]["effective_confidence"] == 0.5
     superseded = vmem.json("supersede", created["item"]["id"], "a better fact", store=store)["data"]
     assert set(superseded) == {"action", "item", "previous", "commit"}

@@ -126,5 +126,6 @@ def test_governance_audit_names_commits_by_non_reviewers(seeded, vmem):
         current["status"] = "approved"
         tx.write(current)
     errors = vmem.json("check", "--governance", code=1)["data"]["errors"]
-    assert len(errors) == 1 and "alice@example.com, who is not in reviewers" in errors[0]["message"]
-    assert errors[0]["path"].startswith("commit ")
+    assert len(errors) == 2
+    assert errors[0]["path"].startswith("commit ") and "by alice@example.com, not a reviewer" in errors[0]["message"]
+    assert errors[1]["path"] == model.item_path(other) and "status approved is not attested" in errors[1]["message"]

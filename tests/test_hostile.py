@@ -18,7 +18,7 @@ from conftest import commit_count, commit_file, git
     ("deep nesting", b"a: " + b"[" * 200 + b"]" * 200 + b"\n", "nested deeper"),
     ("non-UTF-8", b"id: c-aa0000000001\nstatement: \xff\xfe\n", "not UTF-8"),
     ("NUL", b"id: c-aa0000000001\x00\n", "NUL bytes"),
-])
+], ids=["huge", "object-tag", "alias-bomb", "deep-nesting", "non-utf8", "nul"])  # a 50 MB id overflows exec's env
 def test_hostile_item_files_are_skipped_with_a_named_error(store, vmem, name, data, message):
     good = vmem.json("propose", "a good fact", store=store)["data"]["item"]["id"]
     commit_file(store, "claims/aa/c-aa0000000001.yaml", data)

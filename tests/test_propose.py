@@ -150,3 +150,64 @@ def test_usage_mistakes_exit_2(seeded, vmem):
     assert "statement is empty" in vmem("propose", "   ", code=2).stderr
     assert "unknown class" in vmem("propose", "x", "--class", "gossip", code=2).stderr
     assert "not an e-mail" in vmem("propose", "x", "--as", "bob", code=2).stderr
+
+
+def test_a_rejected_claim_comes_back_rejected_and_unchanged(seeded, vmem):
+    # regression: rejected claims had no memory; the same fact proposed again became a new proposed claim
+    import json
+
+    item = vmem.json("propose", "Refunds settle in 3 business days.", store=seeded)["data"]["item"]
+    vmem("reject", item["id"], "--reason", "they settle in 5", store=seeded, who="Rita <rita@example.com>")
+    before = commit_count(seeded)
+    again = vmem("propose", "refunds settle in 3 business days", "--json", code=1, store=seeded)
+    data = json.loads(again.stdout)["data"]
+    assert data["action"] == "previously_rejected" and data["item"]["id"] == item["id"]
+    assert data["item"]["status"] == "rejected" and data["commit"] is None
+    assert f"{item['id']} was rejected: they settle in 5" in again.stderr
+    assert commit_count(seeded) == before
+    human = vmem("propose", "REFUNDS settle in 3 business days!", code=1, store=seeded)  # same canonical statement
+    assert "previously rejected (nothing written)" in human.stdout
+    # another scope, or another statement, is a new proposal
+    scoped = vmem.json("propose", "Refunds settle in 3 business days.", "--about", "tidewell", store=seeded)["data"]
+    assert scoped["action"] == "created" and scoped["item"]["id"] != item["id"]
+    assert vmem.json("propose", "Refunds settle in 4 business days.", store=seeded)["data"]["action"] == "created"
+
+
+def test_rejected_claims_are_found_through_hand_edits_and_a_lost_cache(seeded, vmem):
+    """Claims are judged from their bytes through a per-commit cache; anything not plainly vmem's layout is parsed."""
+    from vmem.ops.sync import cache_file
+
+    ids = [vmem.json("propose", f"Invoices close on day {n} of the month.", store=seeded)["data"]["item"]["id"]
+           for n in range(3)]
+    vmem("propose", "warm the cache", store=seeded)
+    vmem("reject", ids[0], "--reason", "no", store=seeded, who="Rita <rita@example.com>")
+    path = model.item_path(ids[1])  # rejected by a hand edit, in a layout the byte test cannot vouch for
+    text = (seeded.root / path).read_text().replace("status: proposed\n", "# closed by hand\nstatus: 'rejected'\n")
+    commit_file(seeded, path, text.encode())
+    for damage in (None, b"\x00garbage", b"missing"):
+        canon = cache_file(seeded.root).with_suffix(".rejected")
+        if damage == b"missing":
+            canon.unlink()
+        elif damage:
+            canon.write_bytes(damage)
+        for n, expected in ((0, "previously_rejected"), (1, "previously_rejected")):
+            result = vmem.json("propose", f"invoices close on day {n} of the month", code=1, store=seeded)["data"]
+            assert (result["action"], result["item"]["id"]) == (expected, ids[n])
+    assert vmem.json("propose", "Invoices close on day 2 of the month", store=seeded)["data"]["action"] == "created"
+
+
+@pytest.mark.parametrize("text, skipped", [
+    (b"id: c-1\nkind: claim\nstatement: s\nstatus: approved\nscope: org\n", True),
+    (b"id: c-1\nkind: claim\nstatement: s\nstatus: rejected\nscope: org\n", False),
+    (b"id: c-1\nkind: claim\nstatement: \"a\nstatus: approved\"\nstatus: rejected\n", False),
+    (b"id: c-1\nkind: claim\nstatement: \"a\nstatus: approved\"\n\"status\": rejected\n", False),
+    (b"id: c-1\nkind: claim\nstatement: \"a\nstatus: approved\"\nstatus: 'rejected'\n", False),
+    (b"id: c-1\nkind: claim\n# a comment\nstatus: approved\n", False),
+    (b"id: c-1\nkind: claim\nstatus: approved\n  rejected\n", False),
+    (b"{id: c-1, status: rejected}\nstatus: approved\n", False),
+    (b"id: c-1\nkind: claim\nstatus: 'approved'\n", False),
+])
+def test_a_claim_is_skipped_by_its_bytes_only_when_plainly_not_rejected(text, skipped):
+    from vmem.knowledge.canon import plainly_not_rejected
+
+    assert plainly_not_rejected(text) is skipped

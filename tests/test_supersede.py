@@ -59,7 +59,7 @@ def test_superseding_a_superseded_item_is_refused_and_writes_nothing(store, vmem
 
 def test_approved_claims_are_superseded_by_reviewers_only(seeded, vmem):
     old = vmem.json("propose", "ARR excludes trials", store=seeded)["data"]["item"]
-    with seeded.transaction("approve", items=[old["id"]]) as tx:
+    with seeded.acting_as(f"Rita <{REVIEWER[1]}>"), seeded.transaction("approve", items=[old["id"]]) as tx:
         item = tx.snapshot.item(old["id"])
         item["status"] = "approved"
         item["review"] = {"by": REVIEWER[1], "at": model.now(), "action": "approve", "reason": None}

@@ -12,8 +12,9 @@ from vmem.cli.render import check_report
 
 def check(
     ctx: typer.Context,
-    governance: Annotated[bool, typer.Option("--governance", help="Also audit that every approve/mandate/publish/"
-                                             "revoke/reject commit was authored (and signed) by a reviewer.")] = False,
+    governance: Annotated[bool, typer.Option("--governance", help="Also audit trust derived from history: every "
+                                             "governance commit by a reviewer (committer, signed with require_"
+                                             "signed), every item's status attested, vmem.yaml set by a reviewer.")] = False,
     json_: JsonOpt = False,
     store: StoreOpt = None,
 ) -> None:

@@ -17,13 +17,21 @@ def _global_store(args: list[str]) -> tuple[list[str], list[str]]:
 def main() -> None:
     store, args = _global_store(sys.argv[1:])
     if args[:1] == ["sync"] and not {"-h", "--help"} & set(args):
-        from vmem.cli.sync import fast_main
-
-        code = fast_main(args[1:] + store)
-        sys.stdout.flush()
-        sys.stderr.flush()
         import os
 
+        from vmem.cli.sync import fast_main
+
+        try:
+            code = fast_main(args[1:] + store)
+            sys.stdout.flush()
+        except BrokenPipeError:
+            # `vmem sync --json | head`: the reader left; the bundle is written, so end quietly
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            code = 0
+        try:
+            sys.stderr.flush()
+        except BrokenPipeError:
+            pass
         os._exit(code)
     from vmem.cli.app import main as full
 

@@ -6,7 +6,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from vmem.cli.common import NoAsOpt, JsonOpt, StoreOpt, session
+from vmem.cli.common import JsonOpt, NoAsOpt, StoreOpt, refuse_as, session
 from vmem.cli.render import one_line
 
 

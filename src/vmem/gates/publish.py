@@ -16,6 +16,7 @@ class GateInputs:
 
     entities: dict[str, dict]
     episodes: dict[str, list[dict]]
+    problems: tuple[tuple[str, str], ...] = ()  # lexicon files that cannot be read: the de-id gate fails closed
     _cache: dict = field(default_factory=dict, compare=False)
 
     def lexicon(self, item: dict) -> Lexicon:
@@ -36,15 +37,34 @@ class GateInputs:
         return sizes, facets
 
 
+@dataclass(frozen=True)
+class LexiconIncomplete:
+    """The de-id verdict while a customer or episode file cannot be read: nothing passes (SPEC 11)."""
+
+    path: str
+    problem: str
+    passed: bool = False
+
+    @property
+    def reason(self) -> str:
+        return f"lexicon incomplete: {self.path} ({self.problem})"
+
+    @property
+    def advice(self) -> str:
+        return f"fix {self.path} and commit it (vmem check shows every problem); then run vmem consolidate again"
+
+
 def load_inputs(snapshot) -> GateInputs:
     episodes: dict[str, list[dict]] = {}
     for loaded in snapshot.files("episode"):
         if loaded.item is not None:
             episodes.setdefault(loaded.item["entity"], []).append(loaded.item)
-    return GateInputs(snapshot.entities(), episodes)
+    return GateInputs(snapshot.entities(), episodes, tuple(snapshot.lexicon_problems()))
 
 
 def deid(item: dict, inputs: GateInputs):
+    if inputs.problems:
+        return LexiconIncomplete(*inputs.problems[0])
     return check_statement(item["statement"], inputs.lexicon(item))
 
 

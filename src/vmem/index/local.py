@@ -20,7 +20,7 @@ from vmem import model
 from vmem.errors import SchemaError
 from vmem.store.repo import Store, parse_blob
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: statuses as history attests them (SPEC 12), the lexicon column
 SERVABLE = {"claim": ("approved", "mandatory"), "knowledge": ("published",)}
 STALE = ("superseded", "expired")
 NO_TIME = float("nan")
@@ -37,6 +37,16 @@ def index_dir(store: Store) -> Path:
 
 def _epoch(stamp: str | None) -> float:
     return model.parse_ts(stamp).timestamp() if stamp else NO_TIME
+
+
+def _entry(tree, path: str):
+    from vmem.store.changes import Change
+
+    try:
+        entry = tree[path]
+    except KeyError:
+        return Change(None)
+    return Change(str(entry.id), entry.filemode)
 
 
 def _text(item: dict) -> str:
@@ -105,7 +115,7 @@ class Metas:
 
 
 COLUMNS = ("present", "servable", "stale", "personal", "knowledge", "scope", "audience")
-TIMES = ("valid_from", "valid_to", "expires")
+TIMES = ("valid_from", "valid_to", "expires", "published_seq")
 
 
 class LocalIndex:
@@ -123,6 +133,8 @@ class LocalIndex:
         self.columns: dict = {}
         self.entity_names: list[str] = []
         self.group_names: list[str] = []
+        self.lexicon_since: int | None = None  # knowledge published at or after this point is held back
+        self._attested: dict[str, str] | None = None  # what history attested at self.commit, path -> status
         self._tantivy = None
         self._stored_rows = 0  # rows in vectors.f32
         self._dims = 0
@@ -152,6 +164,7 @@ class LocalIndex:
                 return False
             self.commit = info["commit"]
             self.entity_names, self.group_names = info["entity_names"], info["group_names"]
+            self.lexicon_since = info.get("lexicon_since")
             with np.load(self.path / "columns.npz") as data:
                 self.columns = {k: data[k] for k in data.files}
             ids = self.columns.pop("ids")
@@ -182,6 +195,7 @@ class LocalIndex:
         self.path.mkdir(parents=True, exist_ok=True)
         self.items = Metas(self.path / "meta.sqlite")
         self.commit, self.order, self.rows = None, [], {}
+        self._attested, self.lexicon_since = {}, None
         self.entity_names, self.group_names = [], []
         self._stored_rows, self._pending = 0, {}
         self.vectors = self._map()
@@ -206,39 +220,46 @@ class LocalIndex:
     # -- catching up -----------------------------------------------------------------------------------------
 
     def catch_up(self, embed, progress: Progress | None = None) -> None:
+        from vmem.store.changes import changes_since, tree_changes
+
         repo = self.store.repo
         if repo.head_is_unborn:
             return
         head = repo.head.peel()
         if self.commit == str(head.id):
             return
+        state = self.store.attestation()
         changed: dict[str, str | None] = {}
-        old = None
-        if self.commit:
-            try:
-                old = repo[self.commit].peel(type(head)).tree
-            except (KeyError, ValueError):
-                old = None
-        if old is None:
+        tops = ("claims", "knowledge")
+        diff = changes_since(repo, self.commit, head, tops) if self.commit else None
+        if diff is None:
             if self.commit:
                 self._reset()
-            from vmem.store.repo import Snapshot
-
-            snapshot = Snapshot(repo, head)
-            for kind_dir in ("claims", "knowledge"):
-                for path, entry in snapshot.walk(kind_dir):
-                    if path.endswith(".yaml"):
-                        changed[path] = str(entry.id)
+            diff = tree_changes(None, head.tree, tops)
         else:
-            for delta in repo.diff(old, head.tree).deltas:  # deltas only: no patch text is computed
-                path = delta.new_file.path if delta.status_char() != "D" else delta.old_file.path
-                if path.startswith(("claims/", "knowledge/")) and path.endswith(".yaml"):
-                    changed[path] = None if delta.status_char() == "D" else str(delta.new_file.id)
-        self._apply(changed, embed, progress)
+            before = self._load_attested()
+            for path in {p for p in set(before) | set(state.status) if before.get(p) != state.status.get(p)}:
+                if path not in diff:  # the file is as it was, but what history attests of it changed
+                    entry = _entry(head.tree, path)
+                    diff[path] = entry
+        for path, change in diff.items():
+            if path.endswith(".yaml"):
+                changed[path] = change.oid if change.is_file else None
+        self._attested = dict(state.status)
+        self.lexicon_since = state.lexicon_since
+        self._apply(changed, embed, progress, state)
         self.commit = str(head.id)
         self._save()
 
-    def _apply(self, changed: dict[str, str | None], embed, progress: Progress | None) -> None:
+    def _load_attested(self) -> dict[str, str]:
+        if self._attested is None:
+            try:
+                self._attested = marshal.loads((self.path / "attested.marshal").read_bytes())
+            except (OSError, EOFError, ValueError, TypeError):
+                self._attested = {}
+        return self._attested
+
+    def _apply(self, changed: dict[str, str | None], embed, progress: Progress | None, state) -> None:
         import numpy as np
         import tantivy
 
@@ -259,7 +280,10 @@ class LocalIndex:
                 continue  # vmem check reports it; the index serves the rest
             if model.item_path(item["id"]) != path:
                 continue
-            updates[item["id"]] = _meta(item)
+            meta = _meta(item)
+            meta["status"] = state.status_of(path) or "unattested"  # served as history attests it (SPEC 12)
+            meta["published_seq"] = state.published.get(path) if meta["status"] == "published" else None
+            updates[item["id"]] = meta
         self.stats["parsed"] += len(updates)
         if not updates and not removed:
             return
@@ -314,6 +338,8 @@ class LocalIndex:
         c["valid_from"][row] = _epoch(meta.get("valid_from"))
         c["valid_to"][row] = _epoch(meta.get("valid_to"))
         c["expires"][row] = _epoch(meta.get("expires_at"))
+        seq = meta.get("published_seq")
+        c["published_seq"][row] = NO_TIME if seq is None else float(seq)
 
     def _save(self) -> None:
         """Write what changed: vector rows in place (appending new ones), the small column file, then the commit."""
@@ -343,9 +369,13 @@ class LocalIndex:
         with open(tmp, "wb") as handle:
             np.savez(handle, ids=np.array(self.order, dtype="U14"), **self.columns)
         os.replace(tmp, self.path / "columns.npz")
+        if self._attested is not None:
+            tmp = self.path / f".attested.marshal.tmp{os.getpid()}"
+            tmp.write_bytes(marshal.dumps(self._attested))
+            os.replace(tmp, self.path / "attested.marshal")
         self.items.set_info({"version": SCHEMA_VERSION, "model": self.model_id, "commit": self.commit,
                              "entity_names": self.entity_names, "group_names": self.group_names,
-                             "dims": self._dims})
+                             "dims": self._dims, "lexicon_since": self.lexicon_since})
         self.items.commit()  # last: a crash before this leaves an older commit recorded, so it catches up again
 
     # -- querying ----------------------------------------------------------------------------------------------

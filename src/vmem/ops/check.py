@@ -89,6 +89,11 @@ def check(store: Store) -> Report:
         for evidence in item.get("evidence") or []:
             if evidence["entity"] not in entities:
                 report.warn(path, f"evidence from unknown entity {evidence['entity']}")
+    known = {e["path"] for e in report.errors}
+    for path, problem in store.attestation().lexicon_problems():
+        if path not in known:
+            report.error(path, f"lexicon incomplete: {problem}; until it is fixed every learning is quarantined, "
+                               "publish is refused and knowledge published since is not served")
     _check_knowledge(snapshot, items, report)
     from vmem.ops.merge import registered
 
@@ -125,6 +130,8 @@ def _check_knowledge(snapshot, items: dict[str, tuple[str, dict]], report: Repor
             report.error(path, "status quarantined but its gate record passed")
         if item["status"] == "published":
             inputs = inputs or load_inputs(snapshot)
+            if inputs.problems:
+                continue  # reported once as "lexicon incomplete"; nothing can be re-checked until it is fixed
             result = deid(item, inputs)
             if not result.passed:
                 report.error(path, f"published, but under today's lexicon it {result.reason}; "
@@ -146,42 +153,27 @@ def _check_work_tree(store: Store, report: Report) -> None:
         report.warn(path, "not committed: vmem reads the committed state; commit it (then run vmem check)")
 
 
-GOVERNED_ACTIONS = ("approve", "mandate", "publish", "revoke", "reject")
-
-
 def check_governance(store: Store, report: Report) -> int:
-    """Every commit that approved, mandated, published, revoked or rejected must be authored by a listed reviewer
-    (and signed, with require_signed). Local refusal is a courtesy; this audit is what a store's CI enforces."""
-    import shutil
-    import subprocess
-
-    import pygit2
-
-    from vmem.store.message import parse
-
-    policy = store.policy
-    reviewers = {r.casefold() for r in policy["reviewers"]}
-    git = shutil.which("git")
-    audited = 0
-    if store.repo.head_is_unborn:
-        return 0
-    for commit in store.repo.walk(store.repo.head.target, pygit2.enums.SortMode.TOPOLOGICAL):
-        message = parse(commit.message)
-        if message is None or message.action not in GOVERNED_ACTIONS:
-            continue
-        audited += 1
-        sha = str(commit.id)[:10]
-        who = commit.author.email
-        if reviewers and who.casefold() not in reviewers:
-            report.error(f"commit {sha}", f"{message.action} by {who}, who is not in reviewers: of vmem.yaml")
-        if policy["require_signed"]:
-            if git is None:
-                report.error(f"commit {sha}", "require_signed is on but git is not installed to verify signatures")
-                continue
-            verified = subprocess.run([git, "-C", str(store.root), "verify-commit", str(commit.id)],
-                                      capture_output=True, timeout=30)
-            if verified.returncode != 0:
-                report.error(f"commit {sha}", f"{message.action} by {who} is not signed with a trusted key")
-    if not reviewers:
-        report.warn("vmem.yaml", f"{audited} governance commits not audited: reviewers: is empty")
-    return audited
+    """Trust derived from history (SPEC 12): every governance commit by a reviewer of the policy in force at its
+    parent (signed, with require_signed); every item's status in its file attested by history; vmem.yaml as a
+    reviewer last set it. Returns how many problems it found. Local refusal is a courtesy; this audit is what a
+    store's CI enforces, and what sync, recall and show already apply."""
+    state = store.attestation()
+    before = len(report.errors)
+    for commit, action, who, why in state.refused:
+        report.error(f"commit {commit[:10]}", f"{action} committed by {who}, {why} (reviewers: of vmem.yaml as it "
+                                              "was); it grants nothing")
+    for path, (status, commit) in sorted(state.unattested.items()):
+        attested = state.status_of(path)
+        report.error(path, f"status {status} is not attested by history (set by commit {commit[:10]} without a "
+                           f"reviewer's vmem commit); served as {attested or 'nothing'}. Restore it: git revert "
+                           f"{commit[:10]}, or set status: {attested or 'proposed'} and commit")
+    if state.policy_unattested:
+        blob, commit, who = state.policy_unattested
+        if (store.head().blob(POLICY_FILE) or (None,))[0] == blob:
+            report.error(POLICY_FILE, f"changed by commit {commit[:10]} ({who}, not a reviewer): the reviewers and "
+                                      "rules in force are still those a reviewer last committed; a reviewer must "
+                                      "commit the change")
+    if not state.policy["reviewers"]:
+        report.warn(POLICY_FILE, "reviewers: is empty, so every commit counts as a reviewer's; list your reviewers")
+    return len(report.errors) - before

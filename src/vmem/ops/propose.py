@@ -52,6 +52,10 @@ def propose_claim(
             tx.snapshot.entity(model.check_name_id(about))
         if supersedes:
             _check_supersedable(tx.snapshot, supersedes)
+        rejected = find_rejected_claim(tx.snapshot, canonicalize(statement), f"entity:{about}" if about else "org")
+        if rejected is not None:
+            reason = (rejected.get("review") or {}).get("reason") or "no reason recorded"
+            return Proposed("previously_rejected", rejected, notes=[f"{rejected['id']} was rejected: {reason}"])
         now = model.now()
         item = model.validate("claim", {
             "id": model.new_id("claim"),
@@ -189,6 +193,21 @@ def find_canonical(snapshot: Snapshot, canonical: str) -> dict | None:
         return None
     import copy
     return copy.deepcopy(hit)
+
+
+def find_rejected_claim(snapshot: Snapshot, canonical: str, scope: str) -> dict | None:
+    """The rejected claim in SCOPE with this canonical statement, if any: a rejection is remembered."""
+    from vmem.knowledge.canon import rejected_claims
+
+    for path, (text, where) in sorted(rejected_claims(snapshot, Path(snapshot.repo.workdir)).items()):
+        if text == canonical and where == scope:
+            try:
+                item = snapshot.load_file("claim", path)
+            except SchemaError:
+                continue
+            if item is not None and item["status"] == "rejected":
+                return item
+    return None
 
 
 def _load_or_none(snapshot: Snapshot, path: str) -> dict | None:

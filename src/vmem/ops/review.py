@@ -37,7 +37,11 @@ def entry(item: dict, policy: dict) -> dict:
 
 def queue(store: Store, status: str | None = None) -> list[dict]:
     statuses = (status,) if status else QUEUE_STATUSES
-    items = [loaded.item for loaded in store.head().items() if loaded.item and loaded.item["status"] in statuses]
+    snapshot = store.head()
+    state = store.attestation(snapshot)
+    # an item whose file status history does not attest (a hand edit) is not reviewable: check --governance
+    items = [loaded.item for loaded in snapshot.items() if loaded.item and loaded.item["status"] in statuses
+             and state.status_of(loaded.path) == loaded.item["status"]]
     items.sort(key=lambda i: (i.get("created_at") or i.get("first_seen") or "", i["id"]))
     return [entry(item, store.policy) for item in items]
 

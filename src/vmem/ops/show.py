@@ -9,18 +9,28 @@ from vmem.errors import SchemaError, UsageError
 from vmem.store.repo import Store
 
 
-def computed(item: dict, policy: dict) -> dict:
-    return {
-        "effective_confidence": confidence.effective_confidence(item),
-        "live": confidence.is_live(item),
+def computed(item: dict, policy: dict, state=None) -> dict:
+    """What every consumer sees at this moment: with STATE (the attestation), the status history attests."""
+    path = model.item_path(item["id"])
+    attested = state.status_of(path) if state is not None else item["status"]
+    served = {**item, "status": attested or "unattested"}
+    live = confidence.is_live(served) and (state is None or state.servable(path, item["kind"]))
+    out = {
+        "effective_confidence": confidence.effective_confidence(served),
+        "live": live,
         "support_tier": confidence.support_tier(item, policy["knowledge"]["tiers"]),
         "age_days": round(confidence.age_days(item), 2),
+        "attested_status": attested,
     }
+    if state is not None and path in state.unattested:
+        out["unattested"] = {"status": state.unattested[path][0], "commit": state.unattested[path][1]}
+    return out
 
 
 def show(store: Store, item_id: str) -> dict:
-    item = store.head().item(model.check_item_id(item_id))
-    return {**item, "computed": computed(item, store.policy)}
+    snapshot = store.head()
+    item = snapshot.item(model.check_item_id(item_id))
+    return {**item, "computed": computed(item, store.policy, store.attestation(snapshot))}
 
 
 @dataclass

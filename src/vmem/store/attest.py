@@ -66,12 +66,13 @@ class State:
         self.refused: list[list] = data.get("refused", [])  # [commit, action, committer, why]
         self.seq: int = data.get("seq", 0)
         self.commit: str | None = data.get("commit")
+        self.root: str | None = data.get("root")  # the first commit: the store's identity across clones
 
     def as_dict(self) -> dict:
         return {"status": self.status, "unattested": self.unattested, "published": self.published,
                 "broken": self.broken, "policy": self.policy, "policy_blob": self.policy_blob,
                 "policy_unattested": self.policy_unattested, "refused": self.refused, "seq": self.seq,
-                "commit": self.commit}
+                "commit": self.commit, "root": self.root}
 
     def copy(self) -> "State":
         import marshal
@@ -118,7 +119,7 @@ def attestation(repo: pygit2.Repository, root: Path, commit: str | None = None) 
         return State(cached["state"])
     start = State(cached["state"]) if cached is not None else None
     state = _walk(repo, head, start, root)
-    if commit is None or state.seq >= (start.seq if start else 0):
+    if commit is None:  # the cache follows HEAD; a look into the past (recall --as-of) leaves it alone
         write_cache(path, {"format": FORMAT, "state": state.as_dict()})
     return state
 
@@ -153,6 +154,8 @@ def _range(repo: pygit2.Repository, head: pygit2.Commit, since: str) -> list[pyg
     walker = repo.walk(head.id, pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.REVERSE)
     walker.hide(since)
     commits = list(walker)
+    if not commits:
+        return None  # HEAD is SINCE's ancestor (a look into the past): replay from the start
     known = {since} | {str(c.id) for c in commits}
     if any(str(p) not in known for c in commits for p in c.parent_ids):
         return None  # HEAD is not a descendant of SINCE (history rewritten, branch switched): start over
@@ -202,6 +205,7 @@ def _step(repo, commit: pygit2.Commit, states: dict[str, State], need: dict[str,
         changes = tree_changes(parents[0].tree, commit.tree, TOPS)
     else:
         state, others, changes = State(), [], tree_changes(None, commit.tree, TOPS)
+        state.root = str(commit.id)
     if not changes:
         return state
     message = parse_message(commit.message)

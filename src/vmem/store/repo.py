@@ -122,6 +122,18 @@ class Snapshot:
     def entities(self) -> dict[str, dict]:
         return {loaded.item["id"]: loaded.item for loaded in self.files("entity") if loaded.item}  # copies
 
+    def lexicon_problems(self) -> list[tuple[str, str]]:
+        """(path, problem) for each entities/ or episodes/ file that cannot feed the de-id lexicon: unreadable,
+        invalid, a symlink, or named .yml. Any one of them makes the gate fail closed."""
+        from vmem.store.attest import lexicon_problem
+        from vmem.store.changes import tree_changes
+
+        if self.tree is None:
+            return []
+        changes = tree_changes(None, self.tree, ("entities", "episodes"))
+        found = [(path, lexicon_problem(self.repo, path, change)) for path, change in changes.items()]
+        return sorted((path, problem) for path, problem in found if problem)
+
     def entity(self, entity_id: str) -> dict:
         found = self.load_file("entity", model.entity_path(entity_id))
         if found is None:
@@ -149,6 +161,10 @@ class Store:
     @classmethod
     def open(cls, root: Path) -> "Store":
         root = Path(root).absolute()
+        if (root / POLICY_FILE).is_symlink():
+            raise SchemaError(POLICY_FILE, "is a symlink; vmem never follows symlinks inside a store",
+                              f"replace it with the file itself: git -C {root} rm {POLICY_FILE}, then restore it "
+                              "from the store template and commit")
         if not (root / POLICY_FILE).is_file():
             raise StoreNotFound(f"no vmem store at {root} (no {POLICY_FILE})",
                                 "create one with: vmem init, or point at one with --store PATH")
@@ -168,7 +184,15 @@ class Store:
     @property
     def policy(self) -> dict:
         if self._policy is None:
-            found = self.head().blob(POLICY_FILE)
+            head = self.head()
+            found = head.blob(POLICY_FILE)
+            if found is None and head.tree is not None and POLICY_FILE in head.tree:
+                raise SchemaError(POLICY_FILE, "is committed as a symlink (or a folder); vmem never follows one",
+                                  f"commit the file itself in its place: git -C {self.root} rm {POLICY_FILE}, "
+                                  "restore it from the store template, commit")
+            if found is None and (self.root / POLICY_FILE).is_symlink():
+                raise SchemaError(POLICY_FILE, "is a symlink; vmem never follows symlinks inside a store",
+                                  "replace it with the file itself")
             data = found[1] if found else (self.root / POLICY_FILE).read_bytes()
             text = codec.decode(data, POLICY_FILE)
             self._policy = load_policy(codec.load(text, POLICY_FILE), POLICY_FILE, codec.line_finder(text))
@@ -344,6 +368,7 @@ class Transaction:
 
     def _commit(self) -> None:
         store, repo = self.store, self.store.repo
+        _refuse_symlinks(store, self._writes)
         _refuse_dirty(store, self.snapshot, self._writes)
         blobs = {path: repo.create_blob(text.encode("utf-8")) for path, text in self._writes.items()}
         base_tree = self.snapshot.tree
@@ -380,6 +405,23 @@ def _set_head(repo: pygit2.Repository, commit_id: pygit2.Oid, log: str) -> None:
         repo.references.create(branch, commit_id, force=True, message=log)
     else:
         repo.head.set_target(commit_id, log)
+
+
+def _refuse_symlinks(store: Store, writes: dict[str, str]) -> None:
+    """Never write through a symlink in the work tree (a committed shard link such as claims/7b -> /elsewhere
+    would otherwise put vmem's files outside the store): checked before anything is committed."""
+    checked: set[str] = set()
+    for path in writes:
+        parts = path.split("/")
+        for n in range(1, len(parts) + 1):
+            step = "/".join(parts[:n])
+            if step in checked:
+                continue
+            checked.add(step)
+            full = store.root / step
+            if full.is_symlink() or (n < len(parts) and full.exists() and not full.is_dir()):
+                raise VmemError(f"{step} is a symlink (or not a folder) in the store's work tree; vmem never writes "
+                                "through one", f"remove it: git -C {store.root} rm {step} && git commit (then rerun)")
 
 
 def _refuse_dirty(store: Store, snapshot: Snapshot, writes: dict[str, str]) -> None:
