@@ -198,7 +198,12 @@ def test_rejected_claims_are_found_through_hand_edits_and_a_lost_cache(seeded, v
 
 @pytest.mark.parametrize("text, skipped", [
     (b"id: c-1\nkind: claim\nstatement: s\nstatus: approved\nscope: org\n", True),
+    (b"id: c-1\ncategories:\n- table:orders\nstatus: approved\nsource:\n  type: analyst\nreview: null\n", True),
     (b"id: c-1\nkind: claim\nstatement: s\nstatus: rejected\nscope: org\n", False),
+    (b"id: c-1\nstatement: \"a\nstatus: approved\"\nstatus : rejected\n", False),
+    (b"id: c-1\nstatement: \"a\nstatus: approved\"\n\tstatus: rejected\n", False),
+    (b"id: c-1\nstatement: \"a\nstatus: approved\"\n? status\n: rejected\n", False),
+    (b"id: c-1\nkind: claim\nstatus: approved # was rejected\n", False),
     (b"id: c-1\nkind: claim\nstatement: \"a\nstatus: approved\"\nstatus: rejected\n", False),
     (b"id: c-1\nkind: claim\nstatement: \"a\nstatus: approved\"\n\"status\": rejected\n", False),
     (b"id: c-1\nkind: claim\nstatement: \"a\nstatus: approved\"\nstatus: 'rejected'\n", False),

@@ -79,19 +79,22 @@ def _forward(snapshot, cached: dict) -> dict | None:
 
 # -- rejected claims ----------------------------------------------------------------------------------------------
 
-_ODD_LINE = re.compile(rb"^(?![a-z_]+:(?: |$)| |- |$)", re.M)  # at column 0, neither `key: …` nor a `- ` list item
-_STATUS_KEY = re.compile(rb"^status:", re.M)
-_PLAIN_STATUS = re.compile(rb"^status: ([a-z]+)\n(?! )", re.M)
+# a line after the first that is not `key: value`, `key:`, an indented line, a `- ` list item or empty
+_ODD_LINE = re.compile(rb"\n(?:[^a-z_ \n-]|-[^ \n]|[a-z_]+(?:[^a-z_:\n]|:[^ \n]|\n))")
 
 
 def plainly_not_rejected(data: bytes) -> bool:
     """True when a claim file's bytes are vmem's block layout (each top-level line a `key: value` or a list item)
     with one plain `status:` line that is not rejected. A status hidden any other way makes an odd line or a
-    second `status:` line, so False means only "parse it to know"."""
-    if not data.startswith(b"id: ") or len(_STATUS_KEY.findall(data)) != 1 or _ODD_LINE.search(data):
+    second `status:` line, so False means only "parse it to know". (~10 us a file; parsing costs ~1 ms.)"""
+    if not data.startswith(b"id: ") or data.count(b"\nstatus:") != 1 or _ODD_LINE.search(data):
         return False
-    found = _PLAIN_STATUS.findall(data)
-    return len(found) == 1 and found[0] != b"rejected"
+    start = data.find(b"\nstatus: ") + 9
+    end = data.find(b"\n", start)
+    if start < 9 or end < 0 or data[end + 1:end + 2] == b" ":
+        return False
+    value = data[start:end]
+    return value.isalpha() and value.islower() and value != b"rejected"
 
 
 def rejected_claims(snapshot, root: Path) -> dict[str, list[str]]:
