@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 from conftest import REVIEWER, commit_count, commit_file, git
@@ -129,3 +130,35 @@ def test_governance_audit_names_commits_by_non_reviewers(seeded, vmem):
     assert len(errors) == 2
     assert errors[0]["path"].startswith("commit ") and "by alice@example.com, not a reviewer" in errors[0]["message"]
     assert errors[1]["path"] == model.item_path(other) and "status approved is not attested" in errors[1]["message"]
+
+
+def test_a_revision_that_reaches_further_needs_widen_scope(seeded, vmem):
+    # regression: approving an org-scoped revision of an entity-scoped claim widened its scope silently
+    old = _claim(vmem, seeded, "Tidewell renewals go through procurement", "--about", "tidewell",
+                 "--audience", "group:sales", "--personal")
+    vmem("approve", old, who=REVIEW_AS, store=seeded)
+    proposed = vmem("propose", "Renewals go through procurement", "--supersedes", old, "--json", store=seeded)
+    new = json.loads(proposed.stdout)["data"]["item"]["id"]  # written, with a warning
+    assert f"reaches further than {old}" in proposed.stderr and "--widen-scope" in proposed.stderr
+    before = commit_count(seeded)
+    for command in ("approve", "mandate"):
+        refused = vmem(command, new, who=REVIEW_AS, code=1, store=seeded).stderr
+        assert (f"{new} reaches further than {old}, the claim it replaces: scope entity:tidewell -> org, "
+                "audience group:sales -> all, personal true -> false") in refused
+        assert f"vmem {command} {new} --widen-scope" in refused
+    assert commit_count(seeded) == before
+    assert vmem.json("show", old)["data"]["status"] == "approved"
+    data = vmem.json("approve", new, "--widen-scope", who=REVIEW_AS, store=seeded)["data"]
+    assert data["item"]["status"] == "approved" and data["previous"]["status"] == "superseded"
+    assert "Vmem-Widens: scope entity:tidewell -> org" in git(seeded, "log", "-1", "--format=%B")
+    vmem("mandate", new, who=REVIEW_AS, store=seeded)  # accepted once, at approval; not asked again
+    assert vmem.json("check")["data"]["errors"] == []
+
+
+def test_a_revision_with_the_same_or_a_narrower_reach_needs_no_flag(seeded, vmem):
+    old = _claim(vmem, seeded, "Refunds settle in 3 days", "--audience", "group:finance")
+    narrower = vmem("propose", "Tidewell refunds settle in 5 days", "--supersedes", old, "--about", "tidewell",
+                    "--audience", "group:finance", "--personal", store=seeded)
+    assert "reaches further" not in narrower.stderr
+    new = re.match(r"(c-[0-9a-f]{12}) ", narrower.stdout).group(1)
+    assert vmem.json("approve", new, who=REVIEW_AS, store=seeded)["data"]["previous"]["id"] == old

@@ -11,14 +11,16 @@ from vmem.cli.render import one_line
 
 IdArg = Annotated[str, typer.Argument(metavar="ID")]
 ReasonOpt = Annotated[Optional[str], typer.Option("--reason", "-r", help="Why (recorded in the commit).")]
+WidenOpt = Annotated[bool, typer.Option("--widen-scope", help="Accept a revision that reaches further than the "
+                                        "claim it replaces (wider scope or audience, or no longer personal).")]
 
 
-def _set(ctx, item_id, target, reason, as_, json_, store) -> None:
+def _set(ctx, item_id, target, reason, as_, json_, store, widen_scope=False) -> None:
     with session(ctx, json_, store) as s:
         from vmem.ops.govern import set_status
 
         refuse_as(as_, {"approved": "approve", "mandatory": "mandate", "revoked": "revoke"}[target])
-        result = set_status(s.store, item_id, target, reason=reason)
+        result = set_status(s.store, item_id, target, reason=reason, widen_scope=widen_scope)
         data = {"action": result.action, "item": result.item, "commit": result.commit}
         if result.superseded is not None:
             data["previous"] = result.superseded
@@ -28,16 +30,16 @@ def _set(ctx, item_id, target, reason, as_, json_, store) -> None:
             s.out.note(f"{result.superseded['id']} is now superseded by it")
 
 
-def approve(ctx: typer.Context, item_id: IdArg, reason: ReasonOpt = None, as_: NoAsOpt = None,
-            json_: JsonOpt = False, store: StoreOpt = None) -> None:
+def approve(ctx: typer.Context, item_id: IdArg, reason: ReasonOpt = None, widen_scope: WidenOpt = False,
+            as_: NoAsOpt = None, json_: JsonOpt = False, store: StoreOpt = None) -> None:
     """Approve a proposed claim (reviewers only); a revision proposed with --supersedes retires the old one."""
-    _set(ctx, item_id, "approved", reason, as_, json_, store)
+    _set(ctx, item_id, "approved", reason, as_, json_, store, widen_scope)
 
 
-def mandate(ctx: typer.Context, item_id: IdArg, reason: ReasonOpt = None, as_: NoAsOpt = None,
-            json_: JsonOpt = False, store: StoreOpt = None) -> None:
+def mandate(ctx: typer.Context, item_id: IdArg, reason: ReasonOpt = None, widen_scope: WidenOpt = False,
+            as_: NoAsOpt = None, json_: JsonOpt = False, store: StoreOpt = None) -> None:
     """Make a claim mandatory: always synced into the agent's context, never dropped for budget."""
-    _set(ctx, item_id, "mandatory", reason, as_, json_, store)
+    _set(ctx, item_id, "mandatory", reason, as_, json_, store, widen_scope)
 
 
 def revoke(ctx: typer.Context, item_id: IdArg, reason: ReasonOpt = None, as_: NoAsOpt = None,

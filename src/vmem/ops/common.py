@@ -14,6 +14,18 @@ def expires_at(policy: dict, klass: str, created: str) -> str:
     return model.format_ts(model.parse_ts(created) + timedelta(days=days))
 
 
+def widenings(old: dict, new: dict) -> list[str]:
+    """How a revision NEW reaches further than OLD, the claim it replaces: another scope or audience where OLD had
+    a narrow one, or no longer personal. Empty when it reaches no one OLD did not."""
+    found = []
+    for field, open_to_all in (("scope", "org"), ("audience", "all")):
+        if old[field] != open_to_all and new[field] != old[field]:
+            found.append(f"{field} {old[field]} -> {new[field]}")
+    if old["personal"] and not new["personal"]:
+        found.append("personal true -> false")
+    return found
+
+
 def require_reviewer(store: Store, email: str, action: str, hint: str | None = None) -> None:
     """Governance actions are for the reviewers of the policy that history attests (anyone, while the list is
     empty): a name added to vmem.yaml by someone who is not a reviewer does not count (SPEC 12)."""

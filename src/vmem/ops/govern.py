@@ -7,8 +7,8 @@ from dataclasses import dataclass
 
 from vmem import model
 from vmem.confidence import is_expired
-from vmem.errors import UsageError
-from vmem.ops.common import require_attested, require_reviewer
+from vmem.errors import NotAllowed, UsageError
+from vmem.ops.common import require_attested, require_reviewer, widenings
 from vmem.store.repo import Store
 
 
@@ -27,7 +27,8 @@ def _claim(tx, item_id: str) -> dict:
     return item
 
 
-def set_status(store: Store, item_id: str, target: str, *, reason: str | None = None) -> Governed:
+def set_status(store: Store, item_id: str, target: str, *, reason: str | None = None,
+               widen_scope: bool = False) -> Governed:
     """approve | mandate | revoke: a reviewer moves a claim along the lifecycle table."""
     action = {"approved": "approve", "mandatory": "mandate", "revoked": "revoke"}[target]
     author = store.identity()
@@ -48,6 +49,13 @@ def set_status(store: Store, item_id: str, target: str, *, reason: str | None = 
         if item.get("supersedes") and target in ("approved", "mandatory"):
             # approving a revision proposed with --supersedes retires the old belief in this same commit
             old = tx.snapshot.item(item["supersedes"])
+            widened = widenings(old, item) if old.get("superseded_by") != item_id else []
+            if widened and not widen_scope:
+                raise NotAllowed(f"{item_id} reaches further than {old['id']}, the claim it replaces: "
+                                 f"{', '.join(widened)}", f"if that is intended: vmem {action} {item_id} "
+                                 "--widen-scope; else propose the revision with the old --about/--audience/--personal")
+            if widened:
+                tx.message.extra["Widens"] = ", ".join(widened)
             if old["status"] != "superseded":
                 model.check_transition(old, "superseded")
                 old.update({"status": "superseded", "superseded_by": item_id, "valid_to": now})

@@ -8,7 +8,7 @@ from pathlib import Path
 from vmem import model
 from vmem.confidence import base_confidence
 from vmem.errors import IllegalTransition, ItemNotFound, SchemaError, UsageError
-from vmem.ops.common import expires_at
+from vmem.ops.common import expires_at, widenings
 from vmem.store.repo import Snapshot, Store
 from vmem.text import canonicalize
 
@@ -50,8 +50,7 @@ def propose_claim(
         _on_behalf_of(tx, as_)
         if about:
             tx.snapshot.entity(model.check_name_id(about))
-        if supersedes:
-            _check_supersedable(tx.snapshot, supersedes)
+        old = _check_supersedable(tx.snapshot, supersedes) if supersedes else None
         rejected = find_rejected_claim(tx.snapshot, canonicalize(statement), f"entity:{about}" if about else "org")
         if rejected is not None:
             reason = (rejected.get("review") or {}).get("reason") or "no reason recorded"
@@ -81,7 +80,10 @@ def propose_claim(
         tx.message.summary = statement
         tx.message.supersedes = supersedes
         tx.write(item)
-    return Proposed("created", item, tx.commit_id)
+    widened = widenings(old, item) if old is not None else []
+    notes = [f"warning: this revision reaches further than {supersedes}: {', '.join(widened)}; approving it will "
+             "need --widen-scope (or propose it again with the old --about/--audience/--personal)"] if widened else []
+    return Proposed("created", item, tx.commit_id, notes)
 
 
 def propose_learning(
@@ -222,11 +224,12 @@ def _rank(item: dict) -> int:
     return order.index(item["status"]) if item["status"] in order else len(order)
 
 
-def _check_supersedable(snapshot: Snapshot, item_id: str) -> None:
+def _check_supersedable(snapshot: Snapshot, item_id: str) -> dict:
     old = snapshot.item(item_id)
     if old["kind"] != "claim" or old["status"] not in LIVE_FOR_SUPERSEDE:
         raise IllegalTransition(f"{item_id} is {old['status']}; it cannot be superseded",
                                 "only proposed, approved or mandatory claims can be revised")
+    return old
 
 
 def _statement(text: str) -> str:
