@@ -89,3 +89,33 @@ def test_init_with_a_remote(tmp_path, vmem):
     repo = pygit2.Repository(str(tmp_path / "s"))
     assert repo.remotes["origin"].url == str(bare)
     run("git", "push", "-q", "-u", "origin", "main", cwd=tmp_path / "s")
+
+
+def test_a_merge_conflict_committed_as_is_fails_check(store, vmem):
+    # regression: committing the merge driver's output unresolved kept its "# vmem merge conflict" notes (and
+    # our side of the conflicting field) and lost their decision, with no word from `vmem check`
+    item = vmem.json("propose", "refunds sync weekly", store=store)["data"]["item"]["id"]
+    path = model.item_path(item)
+    git = ["git", "-C", str(store.root)]
+    run(*git, "branch", "theirs")
+    for branch, title in (("main", "weekly, says finance"), ("theirs", "weekly, says ops")):
+        run(*git, "checkout", "-q", branch)
+        with store.transaction("edit", items=[item]) as tx:
+            tx.write({**tx.snapshot.item(item), "title": title})
+    run(*git, "checkout", "-q", "main")
+    env = {**os.environ, "PATH": f"{os.path.dirname(sys.executable)}:{os.environ['PATH']}"}
+    merged = run(*git, "merge", "--no-edit", "theirs", env=env, check=False)
+    assert merged.returncode != 0  # the driver reported the conflict
+    text = (store.root / path).read_text()
+    assert text.startswith("# vmem merge conflict: title: ours 'weekly, says finance', theirs 'weekly, says ops'")
+    assert vmem.json("check")["data"]["errors"] == []  # not committed yet: vmem reads the committed state
+    run(*git, "add", path)
+    run(*git, "commit", "-q", "--no-edit")
+    errors = vmem.json("check", code=1)["data"]["errors"]
+    assert len(errors) == 1 and errors[0]["path"] == path
+    assert "unresolved merge conflict" in errors[0]["message"]
+    assert "title: ours 'weekly, says finance', theirs 'weekly, says ops'" in errors[0]["message"]
+    # resolving it (pick a value, drop the notes) and committing clears the error
+    (store.root / path).write_text("".join(line + "\n" for line in text.splitlines() if not line.startswith("# ")))
+    run(*git, "commit", "-q", "-am", "resolve the title conflict")
+    assert vmem.json("check")["data"]["errors"] == []

@@ -37,6 +37,7 @@ def check(store: Store) -> Report:
     for kind in ("claim", "knowledge"):
         top = model.ITEM_DIRS[kind]
         for loaded in snapshot.files(kind):
+            _check_conflict_notes(snapshot, loaded.path, loaded.oid, report)
             if loaded.error is not None:
                 report.error(loaded.path, _where(loaded.error))
                 continue
@@ -102,6 +103,21 @@ def check(store: Store) -> Report:
                                    "run: vmem setup")
     _check_work_tree(store, report)
     return report
+
+
+def _check_conflict_notes(snapshot, path: str, oid: str, report: Report) -> None:
+    """The merge driver heads an unresolved conflict with comment lines; parsing drops comments, so look at the
+    committed bytes: a file that still has them was committed as is, our side kept and theirs lost."""
+    from vmem.ops.merge import CONFLICT_NOTE
+
+    data = snapshot.repo[oid].data
+    note = CONFLICT_NOTE.encode()
+    if not data.startswith(note) and b"\n" + note not in data:
+        return
+    lines = data.decode("utf-8", "replace").splitlines()
+    conflicts = [line[len(CONFLICT_NOTE):] for line in lines if line.startswith(CONFLICT_NOTE)]
+    report.error(path, f"unresolved merge conflict committed as is ({'; '.join(conflicts)}): our side was kept; "
+                       f"resolve it: set the fields, delete the '{CONFLICT_NOTE.strip()}' lines and commit")
 
 
 def _never_took_effect(item: dict) -> bool:

@@ -15,6 +15,7 @@ from vmem.errors import SchemaError
 from vmem.store import codec
 
 DRIVER = "vmem merge-driver %O %A %B %P"
+CONFLICT_NOTE = "# vmem merge conflict: "  # heads each conflict the driver leaves for a human; vmem check looks for it
 UNIONS = {"evidence": ("entity", "writer", "episode"), "verifications": ("user", "kind", "at"), "merges": ("from",)}
 ORDERED_SETS = ("categories", "paths")
 LATEST = ("review", "gate", "published")
@@ -100,7 +101,7 @@ def merge_files(base_path: Path, ours_path: Path, theirs_path: Path, name: str) 
     merged, conflicts = merge_items(base, ours, theirs)
     text = codec.dump(merged, ours_text)
     if conflicts:
-        report = "".join(f"# vmem merge conflict: {line}\n" for line in conflicts)
+        report = "".join(f"{CONFLICT_NOTE}{line}\n" for line in conflicts)
         text = report + "# resolve: edit the fields above, delete these lines, then git add and commit\n" + text
     ours_path.write_text(text, encoding="utf-8")
     return conflicts
