@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 
 from vmem import confidence, model
-from vmem.errors import UsageError
+from vmem.errors import ItemNotFound, UsageError
 from vmem.names import check_audience
 from vmem.store.repo import Store
 
@@ -39,6 +39,12 @@ class Scope:
                 raise UsageError(f"invalid scope {scope!r}", "use --scope entity:ID (or leave it out for org)")
             entity = model.check_name_id(scope[7:])
         return cls(entity, check_audience(audience or "all"))
+
+    def check_entity(self, snapshot) -> None:
+        """An entity scope names an entity of the tree searched: a typo is an error, not an empty answer."""
+        if self.entity is not None and snapshot.blob(model.entity_path(self.entity)) is None:
+            raise ItemNotFound(f"no entity {self.entity!r} in this store",
+                               "check the spelling against entities/, or leave out --scope for org-wide results")
 
     def admits(self, item: dict, include_stale: bool = False, at: datetime | None = None) -> bool:
         """The one rule (SPEC 8), for an item read from any tree."""
@@ -74,6 +80,8 @@ def _mask(index, scope: Scope, include_stale: bool, now: float):
     not_ended = np.isnan(c["valid_to"]) | (c["valid_to"] > now)
     not_expired = np.isnan(c["expires"]) | (c["expires"] > now) | (c["knowledge"] == 1)
     live = (c["servable"] == 1) & started & not_ended & not_expired
+    if index.lexicon_since is not None:  # the lexicon broke: hold back knowledge published since (SPEC 11)
+        live = live & ~((c["knowledge"] == 1) & ~(c["published_seq"] < index.lexicon_since))
     if include_stale:
         expired_servable = (c["servable"] == 1) & ~not_expired
         live = live | (c["stale"] == 1) | expired_servable
@@ -89,6 +97,8 @@ def recall(store: Store, query: str, *, scope: str | None = None, audience: str 
     if k < 1:
         raise UsageError("-k must be at least 1", "e.g. -k 5")
     who = Scope.parse(scope, audience)
+    if not as_of:
+        who.check_entity(store.head())  # as of a date: the past tree, in _recall_as_of
     from vmem.embed import embedder
 
     embed = embed or embedder(store.policy, store.root)
@@ -178,8 +188,17 @@ def _recall_as_of(store: Store, query: str, who: Scope, when: str, include_stale
     except ValueError:
         raise UsageError(f"--as-of {when!r} is not a date or timestamp", "e.g. --as-of 2026-11-01") from None
     snapshot = store.as_of(at)
-    items = {loaded.item["id"]: loaded.item for loaded in snapshot.items() if loaded.item
-             and who.admits(loaded.item, include_stale, at)}
+    who.check_entity(snapshot)
+    state = store.attestation(snapshot)
+    items = {}
+    for loaded in snapshot.items():
+        if loaded.item is None or model.item_path(loaded.item["id"]) != loaded.path:
+            continue
+        item = {**loaded.item, "status": state.status_of(loaded.path) or "unattested"}  # as history attests it
+        if item["status"] == "published" and not state.servable(loaded.path, "knowledge"):
+            continue
+        if who.admits(item, include_stale, at):
+            items[item["id"]] = item
     if not items:
         return {"coverage": "uncovered", "results": [], "commit": snapshot.commit_id}
     ids = sorted(items)

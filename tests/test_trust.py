@@ -1,0 +1,415 @@
+"""Trust derived from history (SPEC 6, 11, 12): each attack a hostile teammate with a clone could try, refused
+or reported. Every test reproduces the attack first, then checks what sync, recall, show and check make of it."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+from conftest import REVIEWER, commit_count, commit_file, git
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from vmem import model
+
+RITA = f"Rita <{REVIEWER[1]}>"  # the store's one reviewer
+DARA = "Dara Reviewer <dara@example.com>"
+CATS = ("-c", "industry:healthcare")
+
+
+def _hand_commit(store, path: str, text: str, who: str = "Alice Analyst <alice@example.com>",
+                 message: str = "hand edit") -> str:
+    """A plain `git commit` of a hand-edited file, as WHO (committer and author)."""
+    name, email = who[:-1].split(" <")
+    (store.root / path).parent.mkdir(parents=True, exist_ok=True)
+    (store.root / path).write_text(text)
+    env = {**os.environ, "GIT_AUTHOR_NAME": name, "GIT_AUTHOR_EMAIL": email, "GIT_COMMITTER_NAME": name,
+           "GIT_COMMITTER_EMAIL": email}
+    subprocess.run(["git", "-C", str(store.root), "add", path], check=True, env=env)
+    subprocess.run(["git", "-C", str(store.root), "commit", "-q", "-m", message], check=True, env=env)
+    return git(store, "rev-parse", "HEAD").strip()
+
+
+def _set_status(store, item_id: str, status: str, **kwargs) -> str:
+    path = model.item_path(item_id)
+    text = re.sub(r"(?m)^status: \S+$", f"status: {status}", (store.root / path).read_text())
+    return _hand_commit(store, path, text, **kwargs)
+
+
+def _policy(store, **changes) -> str:
+    """vmem.yaml with top-level keys replaced (mappings merged one level deep)."""
+    from vmem.store import codec
+
+    raw = codec.load((store.root / "vmem.yaml").read_text(), "vmem.yaml")
+    for key, value in changes.items():
+        raw[key] = {**(raw.get(key) or {}), **value} if isinstance(value, dict) else value
+    return codec.dump(raw, (store.root / "vmem.yaml").read_text())
+
+
+def _synced(vmem, tmp_path) -> str:
+    target = tmp_path / "project" / "rules"
+    vmem("sync", "--dir", str(target))
+    return "\n".join(p.read_text() for p in sorted(target.glob("*.md")))
+
+
+def _recalled(vmem, query: str) -> list[str]:
+    return [row["id"] for row in vmem.json("recall", query, "-k", "20")["data"]["results"]]
+
+
+# -- 1. reviewer impersonation --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("args", [
+    ["approve", "{claim}"], ["mandate", "{claim}"], ["revoke", "{claim}"], ["reject", "{claim}", "--reason", "no"],
+    ["publish", "k-000000000000"], ["supersede", "{claim}", "new text"], ["verify", "{claim}"],
+    ["forget", "--entity", "tidewell", "--reason", "r"], ["review", "--yes", "--action", "approve"],
+])
+def test_as_is_refused_on_every_governance_command(seeded, vmem, args):
+    claim = vmem.json("propose", "orders lag placement by 3 days", store=seeded)["data"]["item"]["id"]
+    before = commit_count(seeded)
+    result = vmem(*[a.format(claim=claim) for a in args], "--as", RITA, code=2, store=seeded)
+    assert "does not take --as" in result.stderr and "committer" in result.stderr
+    assert commit_count(seeded) == before
+    assert vmem.json("show", claim)["data"]["status"] == "proposed"
+
+
+def test_the_reviewer_is_the_committer_not_the_author(seeded, vmem):
+    """A non-reviewer who sets GIT_AUTHOR_* to a reviewer is still refused; the committer decides."""
+    claim = vmem.json("propose", "refunds settle daily", store=seeded)["data"]["item"]["id"]
+    env = {"GIT_AUTHOR_NAME": "Rita", "GIT_AUTHOR_EMAIL": REVIEWER[1]}
+    assert "not a reviewer" in vmem("approve", claim, env=env, code=1, store=seeded).stderr
+    vmem("approve", claim, who=RITA, store=seeded)
+    assert git(seeded, "log", "-1", "--format=%ce").strip() == REVIEWER[1]
+    assert vmem.json("check", "--governance")["data"]["errors"] == []
+
+
+def test_one_person_cannot_pose_as_two_writers(seeded, vmem):
+    for entity, alias in (("tidewell", "Fake One <fake1@example.com>"), ("corvane", "Fake Two <fake2@example.com>"),
+                          ("larkspur-health", "Fake Three <fake3@example.com>")):
+        data = vmem.json("propose", "Healthcare buyers ask for audit logs before security review.",
+                         "--from", entity, *CATS, "--as", alias, store=seeded)["data"]
+        commit = git(seeded, "log", "-1", "--format=%an <%ae>|%ce|%B")
+        assert commit.startswith(alias) and "|alice@example.com|" in commit
+        assert f"Vmem-On-Behalf-Of: {alias}" in commit
+    item = data["item"]
+    assert {e["writer"] for e in item["evidence"]} == {"alice@example.com"}
+    vmem("consolidate", store=seeded)
+    shown = vmem.json("show", item["id"])["data"]
+    assert shown["status"] == "candidate" and "1 distinct writer" in shown["gate"]["reason"]
+
+
+# -- 2. hand-edited statuses ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("status", ["approved", "mandatory"])
+def test_hand_set_claim_status_is_not_served_and_is_reported(seeded, vmem, tmp_path, status):
+    claim = vmem.json("propose", "invoices are issued in UTC", store=seeded)["data"]["item"]["id"]
+    forged = _set_status(seeded, claim, status)  # sed + plain git commit by a non-reviewer
+    assert "invoices are issued in UTC" not in _synced(vmem, tmp_path)
+    assert claim not in _recalled(vmem, "invoices are issued in UTC")
+    computed = vmem.json("show", claim)["data"]["computed"]
+    assert computed["live"] is False and computed["attested_status"] == "proposed"
+    assert computed["unattested"] == {"status": status, "commit": forged}
+    errors = vmem.json("check", "--governance", code=1)["data"]["errors"]
+    assert [e["path"] for e in errors] == [model.item_path(claim)]
+    assert forged[:10] in errors[0]["message"] and f"status {status} is not attested" in errors[0]["message"]
+    # vmem will not act on it either, and says how to restore it
+    refused = vmem("revoke", claim, who=RITA, code=1, store=seeded)
+    assert "history attests proposed" in refused.stderr and f"git revert {forged[:10]}" in refused.stderr
+    assert claim not in [e["id"] for e in vmem.json("review", "--list")["data"]]
+
+
+def test_a_forged_trailer_by_a_non_reviewer_grants_nothing(seeded, vmem, tmp_path):
+    claim = vmem.json("propose", "the warehouse bills per scanned byte", store=seeded)["data"]["item"]["id"]
+    _set_status(seeded, claim, "approved", message=f"vmem: approve {claim}: x\n\nVmem-Action: approve\n"
+                                                   f"Vmem-Item: {claim}\n")
+    assert "scanned byte" not in _synced(vmem, tmp_path)
+    errors = vmem.json("check", "--governance", code=1)["data"]["errors"]
+    assert any(e["path"].startswith("commit ") and "approve committed by alice@example.com" in e["message"]
+               for e in errors)
+
+
+def test_hand_published_knowledge_that_names_a_customer_is_never_served(seeded, vmem, tmp_path):
+    data = vmem.json("propose", "Tidewell Logistics asks for audit logs before security review.",
+                     "--from", "tidewell", *CATS, store=seeded)["data"]
+    assert data["action"] == "quarantined"
+    item_id = data["item"]["id"]
+    path = model.item_path(item_id)
+    text = (seeded.root / path).read_text().replace("status: quarantined", "status: published")
+    _hand_commit(seeded, path, text + "audience: all\n" if "\naudience:" not in text else text)
+    assert "Tidewell" not in _synced(vmem, tmp_path)
+    assert item_id not in _recalled(vmem, "audit logs before security review")
+    assert vmem.json("show", item_id)["data"]["computed"]["live"] is False
+    assert model.item_path(item_id) in [e["path"] for e in vmem.json("check", "--governance", code=1)["data"]
+                                        ["errors"]]
+
+
+def test_a_reviewers_approval_survives_a_hand_revocation_and_a_hand_restore(seeded, vmem, tmp_path):
+    """Serve the attested status both ways: a non-reviewer can neither grant nor withdraw."""
+    claim = vmem.json("propose", "churn is counted at contract end", store=seeded)["data"]["item"]["id"]
+    vmem("approve", claim, who=RITA, store=seeded)
+    _set_status(seeded, claim, "revoked")
+    assert "churn is counted at contract end" in _synced(vmem, tmp_path)
+    _set_status(seeded, claim, "approved")  # back as it was: attested again, nothing to report
+    assert vmem.json("check", "--governance")["data"]["errors"] == []
+
+
+def test_a_reviewer_added_by_a_non_reviewer_is_not_a_reviewer(seeded, vmem, tmp_path):
+    grown = _policy(seeded, reviewers=[REVIEWER[1], "alice@example.com"])
+    _hand_commit(seeded, "vmem.yaml", grown)
+    claim = vmem.json("propose", "seats are counted monthly", store=seeded)["data"]["item"]["id"]
+    assert "not a reviewer" in vmem("approve", claim, code=1, store=seeded).stderr  # alice, self-added
+    # she bypasses vmem's courtesy check with her own vmem commit: history still says no
+    with seeded.transaction("approve", items=[claim]) as tx:
+        item = tx.snapshot.item(claim)
+        item["status"] = "approved"
+        tx.write(item)
+    assert "seats are counted monthly" not in _synced(vmem, tmp_path)
+    errors = vmem.json("check", "--governance", code=1)["data"]["errors"]
+    assert {"vmem.yaml", model.item_path(claim)} <= {e["path"] for e in errors}
+    # the same change committed by a reviewer counts
+    _hand_commit(seeded, "vmem.yaml", _policy(seeded, reviewers=[REVIEWER[1], "dara@example.com"]), who=RITA)
+    other = vmem.json("propose", "refund lag is one day", store=seeded)["data"]["item"]["id"]
+    vmem("approve", other, who=DARA, store=seeded)
+    assert "refund lag is one day" in _synced(vmem, tmp_path)
+
+
+# -- 3. the lexicon fails closed -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("damage", ["unknown field", "non-UTF-8", "symlink", "renamed .yml"])
+def test_a_broken_entity_file_quarantines_instead_of_dropping_the_customer(seeded, vmem, damage):
+    path = "entities/tidewell.yaml"
+    original = (seeded.root / path).read_bytes()
+    if damage == "unknown field":
+        commit_file(seeded, path, original + b"notes: our biggest logo\n")
+    elif damage == "non-UTF-8":
+        commit_file(seeded, path, original + b"# \xff\n")
+    elif damage == "symlink":
+        (seeded.root / path).unlink()
+        os.symlink("corvane.yaml", seeded.root / path)
+        git(seeded, "add", path)
+        git(seeded, "commit", "-q", "-m", "link")
+    else:
+        git(seeded, "mv", path, "entities/tidewell.yml")
+        git(seeded, "commit", "-q", "-m", "rename")
+    name = path if damage != "renamed .yml" else "entities/tidewell.yml"
+    data = vmem.json("propose", "Healthcare buyers ask for audit logs before security review.",
+                     "--from", "corvane", *CATS, store=seeded)["data"]
+    assert data["action"] == "quarantined"
+    assert f"lexicon incomplete: {name}" in data["item"]["gate"]["reason"]
+    errors = vmem.json("check", code=1)["data"]["errors"]
+    assert name in [e["path"] for e in errors]
+
+
+def test_knowledge_published_after_the_lexicon_broke_is_held_back_until_it_is_fixed(seeded, vmem, tmp_path):
+    ids = {}
+    for key, statement in (("before", "Healthcare buyers ask for audit logs before security review."),
+                           ("after", "Healthcare buyers want SSO before the pilot starts.")):
+        for entity, writer in (("tidewell", "Bob <bob@example.com>"), ("corvane", "Chen <chen@example.com>"),
+                               ("larkspur-health", "Bob <bob@example.com>")):
+            ids[key] = vmem.json("propose", statement, "--from", entity, *CATS, who=writer,
+                                 store=seeded)["data"]["item"]["id"]
+    assert set(vmem.json("consolidate", store=seeded)["data"]["eligible"]) == set(ids.values())
+    vmem("publish", ids["before"], who=RITA, store=seeded)
+    assert "audit logs" in _synced(vmem, tmp_path)
+    original = (seeded.root / "entities/tidewell.yaml").read_bytes()
+    commit_file(seeded, "entities/tidewell.yaml", original + b"notes: our biggest logo\n")  # the lexicon breaks
+    refused = vmem("publish", ids["after"], who=RITA, code=1, store=seeded)
+    assert "lexicon incomplete: entities/tidewell.yaml" in refused.stderr
+    # published anyway by a reviewer's commit that skipped the gate (another clone, an older vmem)
+    with seeded.acting_as(RITA), seeded.transaction("publish", items=[ids["after"]]) as tx:
+        forged = tx.snapshot.item(ids["after"])
+        forged.update(status="published", audience="all", published={"by": REVIEWER[1], "at": model.now()})
+        tx.write(forged)
+    text = _synced(vmem, tmp_path)
+    assert "audit logs" in text and "SSO before the pilot" not in text  # published before the break: served
+    assert ids["after"] not in _recalled(vmem, "SSO before the pilot starts")
+    assert ids["before"] in _recalled(vmem, "audit logs before security review")
+    assert vmem.json("show", ids["after"])["data"]["computed"]["live"] is False
+    commit_file(seeded, "entities/tidewell.yaml", original)  # fixed
+    assert "SSO before the pilot" in _synced(vmem, tmp_path)
+    assert ids["after"] in _recalled(vmem, "SSO before the pilot starts")
+
+
+# -- 4. the store and the project are confined -----------------------------------------------------------------
+
+
+def test_a_committed_shard_symlink_is_never_written_through(store, vmem, tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    for n in range(256):
+        os.symlink(outside, store.root / "claims" / f"{n:02x}")
+    git(store, "add", "claims")
+    git(store, "commit", "-q", "-m", "shard links")
+    before = commit_count(store)
+    result = vmem("propose", "a fact", code=1)
+    assert "is a symlink" in result.stderr and "never writes through" in result.stderr
+    assert list(outside.iterdir()) == [] and commit_count(store) == before
+
+
+def test_a_symlinked_policy_file_is_refused(store, vmem, tmp_path):
+    secret = tmp_path / "elsewhere.yaml"
+    secret.write_text((store.root / "vmem.yaml").read_text())
+    (store.root / "vmem.yaml").unlink()
+    os.symlink(secret, store.root / "vmem.yaml")
+    git(store, "add", "vmem.yaml")
+    git(store, "commit", "-q", "-m", "link the policy")
+    result = vmem("list", code=1)
+    assert "vmem.yaml" in result.stderr and "symlink" in result.stderr
+
+
+def test_sync_dir_in_the_shared_policy_cannot_leave_the_project(seeded, vmem, tmp_path, monkeypatch):
+    commit_file(seeded, "vmem.yaml", _policy(seeded, sync={"dir": "../../escaped"}).encode())
+    project = tmp_path / "a" / "b" / "project"
+    project.mkdir(parents=True)
+    monkeypatch.chdir(project)
+    result = vmem("sync", code=2)
+    assert "points outside this project" in result.stderr
+    assert not (tmp_path / "a" / "escaped").exists()
+
+
+@pytest.mark.parametrize("obstacle", ["fifo", "directory", "symlink"])
+def test_sync_never_writes_through_and_never_hangs_on_what_is_in_its_way(seeded, vmem, tmp_path, obstacle):
+    claim = vmem.json("propose", "orders lag by a day", store=seeded)["data"]["item"]["id"]
+    vmem("mandate", claim, who=RITA, store=seeded)
+    target = tmp_path / "rules"
+    first = vmem.json("sync", "--dir", str(target))["data"]
+    before = {p.name: p.read_bytes() for p in target.iterdir()}
+    other = vmem.json("propose", "refunds settle daily", store=seeded)["data"]["item"]["id"]
+    vmem("approve", other, who=RITA, store=seeded)
+    victim = target / "km_approved.md"
+    assert not victim.exists() and len(first["written"]) == 1
+    decoy = tmp_path / "decoy.txt"
+    decoy.write_text("keep me")
+    if obstacle == "fifo":
+        os.mkfifo(victim)
+    elif obstacle == "directory":
+        victim.mkdir()
+    else:
+        os.symlink(decoy, victim)
+    result = vmem("sync", "--dir", str(target), code=2)
+    assert str(victim) in result.stderr and "never writes through" in result.stderr
+    assert decoy.read_text() == "keep me"
+    assert {p.name: p.read_bytes() for p in target.iterdir() if p.name != victim.name} == before
+
+
+def test_sync_json_into_a_closed_pipe_exits_quietly(seeded, tmp_path):
+    import sys
+
+    read, write = os.pipe()
+    os.close(read)
+    env = {**os.environ, "VMEM_STORE": str(seeded.root)}
+    done = subprocess.run([sys.executable, "-m", "vmem", "sync", "--json", "--dir", str(tmp_path / "r")],
+                          stdout=write, stderr=subprocess.PIPE, env=env, timeout=60)
+    os.close(write)
+    assert done.returncode == 0 and b"Traceback" not in done.stderr and b"BrokenPipe" not in done.stderr
+
+
+def test_sync_scope_must_name_an_entity(seeded, vmem, tmp_path):
+    result = vmem("sync", "--dir", str(tmp_path / "r"), "--scope", "entity:nope", code=1)
+    assert "no entity 'nope'" in result.stderr
+
+
+# -- 5. property: random hand edits never make an item servable that history does not attest ----------------
+
+
+SERVABLE = ("approved", "mandatory", "published")
+
+
+@st.composite
+def histories(draw):
+    n = draw(st.integers(2, 6))
+    kinds = [draw(st.sampled_from(["claim", "knowledge"])) for _ in range(n)]
+    initial = [draw(st.sampled_from(model.CLAIM_STATUSES if k == "claim" else model.KNOWLEDGE_STATUSES))
+               for k in kinds]
+    steps = []
+    for _ in range(draw(st.integers(1, 8))):
+        item = draw(st.integers(0, n - 1))
+        kind = kinds[item]
+        how = draw(st.sampled_from(["plain", "forged", "reviewer-plain", "govern"]))
+        status = draw(st.sampled_from(model.CLAIM_STATUSES if kind == "claim" else model.KNOWLEDGE_STATUSES))
+        steps.append((item, how, status))
+    return kinds, initial, steps
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(history=histories())
+def test_hand_edits_in_random_commits_never_make_anything_servable(tmp_path_factory, history):
+    """The oracle tracks the status each item holds by a legitimate path only (a reviewer's import, vmem's own
+    governance commands run by the reviewer); sync, recall and show must serve exactly that, whatever hand edits,
+    forged trailers or a reviewer's plain commits did to the files in between."""
+    import pygit2
+
+    from conftest import Vmem
+    from vmem.errors import VmemError
+    from vmem.ops.govern import set_status
+    from vmem.ops.init import init_store
+    from vmem.ops.sync import sync
+
+    kinds, initial, steps = history
+    root = tmp_path_factory.mktemp("attest")
+    path = root / "store"
+    config = pygit2.init_repository(str(path), initial_head="main").config
+    config["user.name"], config["user.email"] = "Alice Analyst", "alice@example.com"
+    store = init_store(path)
+    with store.acting_as(RITA), store.transaction("import", summary="reviewers") as tx:
+        from vmem.store import codec
+
+        raw = codec.load((path / "vmem.yaml").read_text(), "vmem.yaml")
+        raw["reviewers"] = [REVIEWER[1]]
+        tx.write_file("vmem.yaml", raw)
+    now = model.now()
+    items = []
+    for n, (kind, status) in enumerate(zip(kinds, initial)):
+        text = f"fact number {n} about orders"
+        if kind == "claim":
+            items.append(model.normalize_item({"id": model.new_id("claim"), "kind": "claim", "statement": text,
+                                               "status": status, "created_at": now,
+                                               "expires_at": "2099-01-01T00:00:00Z"}))
+        else:
+            items.append(model.normalize_item({
+                "id": model.new_id("knowledge"), "kind": "knowledge", "statement": text, "canonical": text,
+                "status": status, "first_seen": now, "last_reinforced": now, "audience": "all",
+                "evidence": [{"entity": e, "writer": "w@e.com", "at": now} for e in ("a", "b", "c")]}))
+    store._policy = None
+    with store.acting_as(RITA), store.transaction("import", summary="a reviewer's import") as tx:
+        for item in items:
+            tx.write(item)
+    legit = list(initial)
+    for index, how, status in steps:
+        item_id = items[index]["id"]
+        if how == "govern" and kinds[index] == "claim" and status in ("approved", "mandatory", "revoked"):
+            try:
+                with store.acting_as(RITA):
+                    set_status(store, item_id, status)
+                legit[index] = status
+            except VmemError:
+                pass  # illegal transition or an unattested file: refused, nothing written
+            continue
+        file = path / model.item_path(item_id)
+        text = re.sub(r"(?m)^status: \S+$", f"status: {status}", file.read_text())
+        if text == file.read_text():
+            continue
+        who = RITA if how == "reviewer-plain" else "Alice Analyst <alice@example.com>"
+        message = (f"vmem: approve {item_id}\n\nVmem-Action: approve\nVmem-Item: {item_id}\n" if how == "forged"
+                   else "hand edit")
+        _hand_commit(store, model.item_path(item_id), text, who=who, message=message)
+    expected = {items[n]["id"] for n, s in enumerate(legit) if s in SERVABLE}
+    result, _ = sync(path, target=root / "rules")
+    assert set(result.items) == expected
+    vmem = Vmem()
+    os.environ["VMEM_STORE"] = str(path)
+    try:
+        served = {row["id"] for row in vmem.json("recall", "fact number about orders", "-k", "50")["data"]
+                  ["results"]}
+        assert served == expected
+        for n, item in enumerate(items):
+            computed = vmem.json("show", item["id"])["data"]["computed"]
+            assert computed["attested_status"] == legit[n]
+    finally:
+        del os.environ["VMEM_STORE"]
