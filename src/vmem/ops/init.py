@@ -26,6 +26,24 @@ def init_store(path: Path, branch: str = "main", remote: str | None = None) -> S
         raise StoreExists(f"{root} is a file, not a directory", "pick another path: vmem init PATH")
     if root.exists() and any(p.name != ".git" for p in root.iterdir()):
         raise StoreExists(f"{root} is not empty", "pick an empty or new directory: vmem init PATH")
+    made = next((p for p in reversed((root, *root.parents)) if not p.exists()), None)  # the top folder we create
+    had = set(root.iterdir()) if made is None else set()
+    try:
+        return _create(root, branch, remote)
+    except BaseException:
+        # a refusal (no git identity) or a failure leaves nothing behind: what existed before stays as it was
+        if made is not None:
+            shutil.rmtree(made, ignore_errors=True)
+        else:
+            for path in set(root.iterdir()) - had:
+                if path.is_dir() and not path.is_symlink():
+                    shutil.rmtree(path, ignore_errors=True)
+                else:
+                    path.unlink(missing_ok=True)
+        raise
+
+
+def _create(root: Path, branch: str, remote: str | None) -> Store:
     root.mkdir(parents=True, exist_ok=True)
     try:
         repo = pygit2.Repository(str(root), pygit2.enums.RepositoryOpenFlag.NO_SEARCH)
