@@ -413,3 +413,31 @@ def test_hand_edits_in_random_commits_never_make_anything_servable(tmp_path_fact
             assert computed["attested_status"] == legit[n]
     finally:
         del os.environ["VMEM_STORE"]
+
+
+def test_a_hanging_git_pull_is_ended_with_its_children_and_sync_goes_on(seeded, tmp_path):
+    """sync --pull behind a remote that never answers: a warning after the timeout, nothing left running."""
+    import shutil
+    import sys
+
+    real = shutil.which("git")
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    pids = tmp_path / "pids"
+    fake = bin_dir / "git"
+    fake.write_text(f"#!/bin/sh\nfor a in \"$@\"; do [ \"$a\" = pull ] && {{ sleep 120 & echo $! >> {pids}; "
+                    f"echo $$ >> {pids}; sleep 120; }}; done\nexec {real} \"$@\"\n")
+    fake.chmod(0o755)
+    env = {**os.environ, "VMEM_STORE": str(seeded.root), "PATH": f"{bin_dir}:{os.environ['PATH']}"}
+    started = __import__("time").monotonic()
+    done = subprocess.run([sys.executable, "-m", "vmem", "sync", "--pull", "--dir", str(tmp_path / "r")], env=env,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and "took longer than 5s" in done.stderr and "synced into" in done.stdout
+    assert __import__("time").monotonic() - started < 30
+    for pid in map(int, pids.read_text().split()):
+        try:
+            os.kill(pid, 0)
+            alive = not Path(f"/proc/{pid}/stat").read_text().split()[2] == "Z"
+        except ProcessLookupError:
+            alive = False
+        assert not alive, f"pid {pid} still running"

@@ -59,21 +59,16 @@ def candidates(snapshot, root: Path, canonical: str) -> list[str]:
 
 def _forward(snapshot, cached: dict) -> dict | None:
     """The cached map brought from its commit to SNAPSHOT's by a tree diff; None if that commit is gone."""
-    import pygit2
+    from vmem.store.changes import changes_since
 
-    try:
-        old = snapshot.repo[cached["commit"]].peel(pygit2.Commit)
-    except (KeyError, ValueError, TypeError, pygit2.GitError):
+    changes = changes_since(snapshot.repo, cached.get("commit"), snapshot.commit, ("knowledge",))
+    if changes is None:
         return None
     canon = dict(cached["canon"])
-    for delta in old.tree.diff_to_tree(snapshot.tree).deltas:
-        for side in (delta.old_file.path, delta.new_file.path):
-            if side.startswith("knowledge/"):
-                canon.pop(side, None)
-        new = delta.new_file
-        if (new.path.startswith("knowledge/") and new.path.endswith(".yaml") and delta.status_char() != "D"
-                and new.mode in (pygit2.GIT_FILEMODE_BLOB, pygit2.GIT_FILEMODE_BLOB_EXECUTABLE)):
-            canon[new.path] = canonical_in(snapshot.repo[new.id].data)
+    for name, change in changes.items():
+        canon.pop(name, None)
+        if change.is_file and name.endswith(".yaml"):
+            canon[name] = canonical_in(snapshot.repo[change.oid].data)
     return canon
 
 
