@@ -441,3 +441,29 @@ def test_a_hanging_git_pull_is_ended_with_its_children_and_sync_goes_on(seeded, 
         except ProcessLookupError:
             alive = False
         assert not alive, f"pid {pid} still running"
+
+
+def test_with_require_signed_vmem_signs_and_only_verified_reviewer_commits_count(seeded, vmem, tmp_path,
+                                                                                  monkeypatch):
+    import shutil
+
+    if shutil.which("gpg") is None:
+        pytest.skip("gpg is not installed (CI installs gnupg)")
+    home = tmp_path / "gnupg"
+    home.mkdir(mode=0o700)
+    monkeypatch.setenv("GNUPGHOME", str(home))
+    subprocess.run(["gpg", "--batch", "--passphrase", "", "--quick-gen-key", RITA, "ed25519", "sign", "never"],
+                   check=True, capture_output=True)
+    _hand_commit(seeded, "vmem.yaml", _policy(seeded, require_signed=True), who=RITA)
+    claim = vmem.json("propose", "signed facts only", store=seeded)["data"]["item"]["id"]
+    vmem("approve", claim, who=RITA, store=seeded)
+    assert "Good signature" in subprocess.run(["git", "-C", str(seeded.root), "verify-commit", "HEAD"],
+                                              capture_output=True, text=True).stderr
+    assert "signed facts only" in _synced(vmem, tmp_path)
+    # the same reviewer's approval without a signature (made by hand) grants nothing
+    other = vmem.json("propose", "unsigned facts", store=seeded)["data"]["item"]["id"]
+    _set_status(seeded, other, "approved", who=RITA,
+                message=f"vmem: approve {other}\n\nVmem-Action: approve\nVmem-Item: {other}\n")
+    assert "unsigned facts" not in _synced(vmem, tmp_path)
+    errors = vmem.json("check", "--governance", code=1)["data"]["errors"]
+    assert any("signature does not verify" in e["message"] for e in errors)

@@ -379,7 +379,11 @@ class Transaction:
         author = self.author or store.author()
         parents = [self.snapshot.commit.id] if self.snapshot.commit is not None else []
         _test_kill("commit")
-        commit_id = repo.create_commit(None, author, committer, self.message.render(), tree_id, parents)
+        if _signing(store):  # commit.gpgsign, or require_signed in vmem.yaml: sign as `git commit -S` would
+            content = repo.create_commit_string(author, committer, self.message.render(), tree_id, parents)
+            commit_id = repo.create_commit_with_signature(content, _sign(store, content))
+        else:
+            commit_id = repo.create_commit(None, author, committer, self.message.render(), tree_id, parents)
         pending = store.git_dir / PENDING_FILE
         pending.write_text("\n".join([str(commit_id), *self._writes]) + "\n")
         _test_kill("ref")
@@ -389,6 +393,37 @@ class Transaction:
         _materialize(store, {path: (str(blobs[path]), text.encode("utf-8")) for path, text in self._writes.items()})
         _test_kill("journal")
         pending.unlink(missing_ok=True)
+
+
+def _signing(store: Store) -> bool:
+    value = (_config(store.repo, "commit.gpgsign") or "").lower()
+    if value in ("true", "yes", "on", "1"):
+        return True
+    try:
+        return bool(store.policy["require_signed"])
+    except VmemError:
+        return False
+
+
+def _sign(store: Store, content: str) -> str:
+    """A detached, armored signature of the commit, made like git makes it (gpg.program, user.signingkey)."""
+    import shutil
+
+    from vmem.process import run_bounded
+
+    program = _config(store.repo, "gpg.program") or "gpg"
+    path = shutil.which(program)
+    if path is None:
+        raise VmemError(f"this store signs its commits (require_signed / commit.gpgsign) but {program} is not "
+                        "installed", "install gnupg, or set gpg.program in git config")
+    key = _config(store.repo, "user.signingkey")
+    command = [path, "--status-fd=2", "-bsa"] + (["-u", key] if key else [])
+    done = run_bounded(command, input=content.encode("utf-8"), timeout_s=120, max_output=1_000_000)
+    if done.outcome != "exited" or done.returncode != 0 or b"-----BEGIN PGP SIGNATURE-----" not in done.stdout:
+        reason = done.detail or done.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or ["no signature"]
+        raise VmemError(f"could not sign the commit ({reason if isinstance(reason, str) else reason[0]}); "
+                        "nothing was written", "check user.signingkey and that gpg can sign without a prompt")
+    return done.stdout.decode("ascii", "replace")
 
 
 def _test_kill(stage: str) -> None:
