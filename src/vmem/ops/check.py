@@ -190,6 +190,4 @@ def check_governance(store: Store, report: Report) -> int:
             report.error(POLICY_FILE, f"changed by commit {commit[:10]} ({who}, not a reviewer): the reviewers and "
                                       "rules in force are still those a reviewer last committed; a reviewer must "
                                       "commit the change")
-    if not state.policy["reviewers"]:
-        report.warn(POLICY_FILE, "reviewers: is empty, so every commit counts as a reviewer's; list your reviewers")
     return len(report.errors) - before
