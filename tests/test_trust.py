@@ -467,3 +467,25 @@ def test_with_require_signed_vmem_signs_and_only_verified_reviewer_commits_count
     assert "unsigned facts" not in _synced(vmem, tmp_path)
     errors = vmem.json("check", "--governance", code=1)["data"]["errors"]
     assert any("signature does not verify" in e["message"] for e in errors)
+
+
+def test_a_hand_edit_of_a_reviewed_statement_is_not_served_the_reviewed_text_is(seeded, vmem, tmp_path):
+    claim = vmem.json("propose", "ARR excludes trials", store=seeded)["data"]["item"]["id"]
+    vmem("approve", claim, who=RITA, store=seeded)
+    vmem("verify", claim, "--kind", "confirmation", store=seeded)  # a later change that keeps the text: fine
+    assert vmem.json("check", "--governance")["data"]["errors"] == []
+    path = model.item_path(claim)
+    edit = _hand_commit(seeded, path, (seeded.root / path).read_text().replace(
+        "ARR excludes trials", "ARR includes trials and one-off services"))
+    text = _synced(vmem, tmp_path)
+    assert "ARR excludes trials" in text and "one-off services" not in text
+    assert "one-off services" not in json.dumps(vmem.json("recall", "ARR trials", "-k", "5")["data"])
+    computed = vmem.json("show", claim)["data"]["computed"]
+    assert computed["live"] is True and computed["unattested_edit"]["commit"] == edit
+    errors = vmem.json("check", "--governance", code=1)["data"]["errors"]
+    assert [e["path"] for e in errors] == [path] and edit[:10] in errors[0]["message"]
+    assert "edited by hand" in vmem("mandate", claim, who=RITA, code=1, store=seeded).stderr
+    # a reviewer's own revision is the way to change it
+    git(seeded, "revert", "--no-edit", edit)
+    vmem("supersede", claim, "ARR includes trials", who=RITA, store=seeded)
+    assert "ARR includes trials" in _synced(vmem, tmp_path)

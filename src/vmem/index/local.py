@@ -20,7 +20,7 @@ from vmem import model
 from vmem.errors import SchemaError
 from vmem.store.repo import Store, parse_blob
 
-SCHEMA_VERSION = 2  # 2: statuses as history attests them (SPEC 12), the lexicon column
+SCHEMA_VERSION = 3  # 2: statuses as history attests them (SPEC 12), the lexicon column; 3: served content
 SERVABLE = {"claim": ("approved", "mandatory"), "knowledge": ("published",)}
 STALE = ("superseded", "expired")
 NO_TIME = float("nan")
@@ -37,6 +37,10 @@ def index_dir(store: Store) -> Path:
 
 def _epoch(stamp: str | None) -> float:
     return model.parse_ts(stamp).timestamp() if stamp else NO_TIME
+
+
+def _attested_map(state) -> dict:
+    return {p: (s, state.served_blob(p, None)) for p, s in state.status.items()}
 
 
 def _entry(tree, path: str):
@@ -238,14 +242,15 @@ class LocalIndex:
             diff = tree_changes(None, head.tree, tops)
         else:
             before = self._load_attested()
-            for path in {p for p in set(before) | set(state.status) if before.get(p) != state.status.get(p)}:
+            now = _attested_map(state)
+            for path in {p for p in set(before) | set(now) if before.get(p) != now.get(p)}:
                 if path not in diff:  # the file is as it was, but what history attests of it changed
                     entry = _entry(head.tree, path)
                     diff[path] = entry
         for path, change in diff.items():
-            if path.endswith(".yaml"):
-                changed[path] = change.oid if change.is_file else None
-        self._attested = dict(state.status)
+            if path.endswith(".yaml"):  # the blob whose content history attests (a hand edit is not indexed)
+                changed[path] = state.served_blob(path, change.oid) if change.is_file else None
+        self._attested = _attested_map(state)
         self.lexicon_since = state.lexicon_since
         self._apply(changed, embed, progress, state)
         self.commit = str(head.id)

@@ -184,6 +184,10 @@ def check_governance(store: Store, report: Report) -> int:
         report.error(path, f"status {status} is not attested by history (set by commit {commit[:10]} without a "
                            f"reviewer's vmem commit); served as {attested or 'nothing'}. Restore it: git revert "
                            f"{commit[:10]}, or set status: {attested or 'proposed'} and commit")
+    for path, commit in sorted(state.altered.items()):
+        report.error(path, f"edited by commit {commit[:10]} after it was reviewed, without a reviewer: agents are "
+                           "still served the reviewed version. Revert the edit, then propose it as a revision "
+                           "(vmem propose TEXT --supersedes ID)")
     if state.policy_unattested:
         blob, commit, who = state.policy_unattested
         if (store.head().blob(POLICY_FILE) or (None,))[0] == blob:

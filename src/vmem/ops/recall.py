@@ -194,6 +194,12 @@ def _recall_as_of(store: Store, query: str, who: Scope, when: str, include_stale
     for loaded in snapshot.items():
         if loaded.item is None or model.item_path(loaded.item["id"]) != loaded.path:
             continue
+        served = state.served_blob(loaded.path, loaded.oid)
+        if served != loaded.oid:  # a hand edit of a reviewed text: the reviewed version is the one served
+            from vmem.store.parse import parse_blob
+
+            loaded = type(loaded)(loaded.path, served, parse_blob(loaded.item["kind"], loaded.path, served,
+                                                                  store.repo[served].data))
         item = {**loaded.item, "status": state.status_of(loaded.path) or "unattested"}  # as history attests it
         if item["status"] == "published" and not state.servable(loaded.path, "knowledge"):
             continue

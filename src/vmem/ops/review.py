@@ -51,6 +51,9 @@ def edit(store: Store, item_id: str, *, editor: str | None = None,
     """Open the item in $EDITOR (no shell); validate the result; knowledge re-runs the de-id gate. One commit."""
     command = shlex.split(editor or os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi")
     item = store.head().item(model.check_item_id(item_id))
+    if item["status"] not in ("proposed", "candidate", "quarantined", "eligible"):
+        raise UsageError(f"{item_id} is {item['status']}; only items still in review can be edited",
+                         f"propose the change as a revision: vmem propose TEXT --supersedes {item_id}")
     with tempfile.TemporaryDirectory(prefix="vmem-edit-") as tmp:
         path = Path(tmp) / f"{item_id}.yaml"
         path.write_text(codec.dump(item))

@@ -24,6 +24,8 @@ def computed(item: dict, policy: dict, state=None) -> dict:
     }
     if state is not None and path in state.unattested:
         out["unattested"] = {"status": state.unattested[path][0], "commit": state.unattested[path][1]}
+    if state is not None and path in state.altered:
+        out["unattested_edit"] = {"commit": state.altered[path], "served_blob": state.served_blob(path, None)}
     return out
 
 

@@ -342,7 +342,8 @@ def _read_store(root: Path, cached: dict | None) -> dict:
     store = Store.open(root)
     snapshot = store.head()
     state = store.attestation()
-    attested = {p: s for p, s in state.status.items() if s in ("approved", "mandatory", "published")}
+    attested = {p: (s, state.served_blob(p, None)) for p, s in state.status.items()
+                if s in ("approved", "mandatory", "published")}  # status and the blob whose content is attested
     tops = ("claims", "knowledge")
     usable = cached is not None and "attested" in cached and cached.get("policy") is not None
     changes = None
@@ -364,13 +365,14 @@ def _read_store(root: Path, cached: dict | None) -> dict:
         if not change.is_file or not item_path.endswith(".yaml") or item_path not in attested:
             continue
         kind = "claim" if item_path.startswith("claims/") else "knowledge"
+        oid = attested[item_path][1] or change.oid  # a hand edit of a reviewed text is not served: the reviewed is
         try:
-            item = parse_blob(kind, item_path, change.oid, store.repo[change.oid].data)
+            item = parse_blob(kind, item_path, oid, store.repo[oid].data)
         except SchemaError:
             continue  # vmem check reports it; sync serves the rest
         if f"{item['id']}.yaml" != item_path.rsplit("/", 1)[-1]:
             continue  # a file that holds another item's id is not that item
-        items[item_path] = {**item, "status": attested[item_path]}  # served as history attests it
+        items[item_path] = {**item, "status": attested[item_path][0]}  # served as history attests it
     entities = sorted(p[9:-5] for p, _ in snapshot.walk("entities") if p.endswith(".yaml"))
     problems = state.lexicon_problems()
     about = {"id": state.root, "entities": entities, "lexicon": f"{problems[0][0]}: {problems[0][1]}" if problems

@@ -34,7 +34,7 @@ from vmem.store.changes import Change, tree_changes
 from vmem.store.message import parse as parse_message
 from vmem.store.parse import parse_blob
 
-FORMAT = 1
+FORMAT = 2  # 2: served content (the blob a reviewer attested) and content changes made without one
 TOPS = ("claims", "knowledge", "entities", "episodes", POLICY_FILE)
 SERVABLE = {"claim": ("approved", "mandatory"), "knowledge": ("published",)}
 ENTRY = {"claim": ("proposed",), "knowledge": ("candidate", "quarantined")}
@@ -47,6 +47,22 @@ GOVERNED = {
     "published": ("publish", "import"),
 }
 GOVERNED_ACTIONS = ("approve", "mandate", "publish", "revoke", "reject")
+# the other targets, and the vmem actions that set them (anyone's, within the lifecycle)
+ROUTINE = {
+    "superseded": ("supersede", "approve", "mandate"),
+    "expired": ("expire", "consolidate"),
+    "quarantined": ("propose", "consolidate"),
+    "eligible": ("consolidate",),
+    "candidate": ("consolidate", "edit", "forget"),
+    "merged": ("consolidate",),
+    "invalidated": ("forget",),
+    "proposed": ("propose", "supersede"),
+}
+# what an agent is served of an item: a change to any of these needs a reviewer too, like a status change
+CONTENT = {"claim": ("statement", "title", "scope", "audience", "personal", "paths", "expires_at", "valid_from",
+                     "valid_to"),
+           "knowledge": ("statement", "audience", "valid_from", "valid_to")}
+CONTENT_ACTIONS = ("approve", "mandate", "publish", "import")
 # two lawful steps that one consolidate commit takes at once
 NET_STEPS = {("knowledge", "eligible", "quarantined"), ("knowledge", "candidate", "published")}
 
@@ -59,6 +75,8 @@ class State:
         self.status: dict[str, str] = data.get("status", {})  # item path -> attested status
         self.unattested: dict[str, list] = data.get("unattested", {})  # path -> [status in file, commit]
         self.published: dict[str, int] = data.get("published", {})  # knowledge path -> seq of its publish
+        self.served: dict[str, list] = data.get("served", {})  # path -> [blob served, its content fingerprint]
+        self.altered: dict[str, str] = data.get("altered", {})  # path -> commit that changed served content
         self.broken: dict[str, list] = data.get("broken", {})  # lexicon path -> [seq it broke at, problem]
         self.policy: dict = data.get("policy") or DEFAULTS
         self.policy_blob: str | None = data.get("policy_blob")
@@ -70,6 +88,7 @@ class State:
 
     def as_dict(self) -> dict:
         return {"status": self.status, "unattested": self.unattested, "published": self.published,
+                "served": self.served, "altered": self.altered,
                 "broken": self.broken, "policy": self.policy, "policy_blob": self.policy_blob,
                 "policy_unattested": self.policy_unattested, "refused": self.refused, "seq": self.seq,
                 "commit": self.commit, "root": self.root}
@@ -96,6 +115,12 @@ class State:
             return False
         since = self.lexicon_since
         return kind != "knowledge" or since is None or self.published.get(path, since) < since
+
+    def served_blob(self, path: str, current: str | None) -> str | None:
+        """The blob to serve for PATH: the version whose content history attests (a hand edit of an approved
+        statement is not served; the reviewed text is), else the CURRENT one."""
+        found = self.served.get(path)
+        return found[0] if found else current
 
     def lexicon_problems(self) -> list[tuple[str, str]]:
         return sorted((path, problem) for path, (_, problem) in self.broken.items())
@@ -246,7 +271,7 @@ def _from_other_parent(state: State, others: list, path: str, change: Change) ->
         theirs = Change(str(entry.id), entry.filemode) if entry is not None else Change(None)
         if theirs != change:
             continue
-        for table in ("status", "unattested", "published", "broken"):
+        for table in ("status", "unattested", "published", "broken", "served", "altered"):
             mine, source = getattr(state, table), getattr(other, table)
             if path in source:
                 mine[path] = source[path]
@@ -312,10 +337,17 @@ def _read_item(repo, path: str, change: Change) -> dict | None:
     return item if model.item_path(item["id"]) == path else None
 
 
+def fingerprint(item: dict) -> str:
+    import hashlib
+
+    values = repr(tuple(item.get(key) for key in CONTENT[item["kind"]]))
+    return hashlib.sha1(values.encode("utf-8")).hexdigest()[:16]
+
+
 def _item_step(repo, state: State, others: list, path: str, change: Change, commit: pygit2.Commit, message,
                reviewer: Callable[[], bool], seq: int, policy: dict) -> None:
     if not change.is_file:
-        for table in (state.status, state.unattested, state.published):
+        for table in (state.status, state.unattested, state.published, state.served, state.altered):
             table.pop(path, None)  # gone (or a symlink, which is never read): nothing to serve
         return
     item = _read_item(repo, path, change)
@@ -324,24 +356,48 @@ def _item_step(repo, state: State, others: list, path: str, change: Change, comm
     new, prev = item["status"], state.status.get(path)
     if new == prev:
         state.unattested.pop(path, None)
+        _content_step(state, path, change, item, message, commit, reviewer)
         return
     if any(other.status.get(path) == new for _, other in others):
         # a merge keeping the other side's status (the merge driver's union, say): attested there
+        source = next(o for _, o in others if o.status.get(path) == new)
         state.status[path] = new
         state.unattested.pop(path, None)
-        source = next(o for _, o in others if o.status.get(path) == new)
-        if path in source.published:
-            state.published[path] = source.published[path]
+        for table in ("published", "served", "altered"):
+            mine, theirs = getattr(state, table), getattr(source, table)
+            if path in theirs:
+                mine[path] = theirs[path]
+            else:
+                mine.pop(path, None)
         return
     if allowed(item, prev, message, commit, reviewer, policy):  # the policy attested at the parent
         state.status[path] = new
         state.unattested.pop(path, None)
+        state.served[path] = [change.oid, fingerprint(item)]  # what the transition was made on
+        state.altered.pop(path, None)
         if new == "published":
             state.published[path] = seq
         else:
             state.published.pop(path, None)
     elif (state.unattested.get(path) or [None])[0] != new:
         state.unattested[path] = [new, str(commit.id)]
+
+
+def _content_step(state: State, path: str, change: Change, item: dict, message, commit: pygit2.Commit,
+                  reviewer: Callable[[], bool]) -> None:
+    """The status held; did what an agent is served change, and who changed it?"""
+    mark = fingerprint(item)
+    served = state.served.get(path)
+    if item["status"] not in SERVABLE[item["kind"]] or served is None or served[1] == mark:
+        state.served[path] = [change.oid, mark]  # not served, or the same content (a verification, evidence)
+        state.altered.pop(path, None)
+        return
+    if (message is not None and message.action in CONTENT_ACTIONS
+            and (message.action == "import" or item["id"] in message.items) and reviewer()):
+        state.served[path] = [change.oid, mark]
+        state.altered.pop(path, None)
+        return
+    state.altered.setdefault(path, str(commit.id))  # the reviewed version stays the one served
 
 
 def allowed(item: dict, prev: str | None, message, commit: pygit2.Commit, reviewer: Callable[[], bool],
@@ -364,6 +420,10 @@ def allowed(item: dict, prev: str | None, message, commit: pygit2.Commit, review
             knowledge = policy["knowledge"]
             return bool(knowledge["auto_publish"] and knowledge["default_audience"])
         return action in GOVERNED[new] and reviewer()
+    if action == "import":
+        return reviewer()
+    if action not in ROUTINE.get(new, ()):
+        return False  # a gate result claimed by an approve commit, say: the action must be one that sets it
     if new == "superseded" and prev in ("approved", "mandatory", "published"):
         return action in ("supersede", "approve", "mandate") and reviewer()  # retiring a reviewed belief
     if new == "expired":
