@@ -242,3 +242,16 @@ def test_tree_changes_agree_with_git_diff(store):
     assert set(everything) == {"knowledge/.gitkeep", "knowledge/cc/four.yaml"}
     four = new["knowledge/cc/four.yaml"]
     assert everything["knowledge/cc/four.yaml"] == Change(str(four.id), pygit2.GIT_FILEMODE_BLOB)
+
+
+@pytest.mark.parametrize("value", [None, "/tmp/vmem-xdg", "", "  "])
+def test_cache_home_agrees_with_platformdirs_without_importing_it(monkeypatch, value):
+    from platformdirs import user_cache_dir
+
+    from vmem.store.cache import cache_home
+
+    if value is None:
+        monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    else:
+        monkeypatch.setenv("XDG_CACHE_HOME", value)
+    assert cache_home() == Path(user_cache_dir("vmem"))

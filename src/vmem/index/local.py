@@ -29,10 +29,10 @@ Progress = Callable[[int, int], None]
 
 
 def index_dir(store: Store) -> Path:
-    from platformdirs import user_cache_dir
+    from vmem.store.cache import cache_home
 
     key = hashlib.sha256(str(store.root.resolve()).encode()).hexdigest()[:16]
-    return Path(user_cache_dir("vmem")) / "index" / key
+    return cache_home() / "index" / key
 
 
 def _epoch(stamp: str | None) -> float:

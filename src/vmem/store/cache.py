@@ -11,14 +11,25 @@ from pathlib import Path
 VERSION = 1
 
 
+def cache_home() -> Path:
+    """vmem's user cache directory. On Linux this is platformdirs' answer ($XDG_CACHE_HOME or ~/.cache, + vmem)
+    without importing platformdirs (~10 ms of every propose and hook run); elsewhere platformdirs decides."""
+    import sys
+
+    if sys.platform.startswith("linux"):
+        base = os.environ.get("XDG_CACHE_HOME", "").strip()
+        return Path(base if base else os.path.expanduser("~/.cache")) / "vmem"
+    from platformdirs import user_cache_dir
+
+    return Path(user_cache_dir("vmem"))
+
+
 def cache_file(root: Path) -> Path:
     """The store's cache path (sync's item cache); sibling caches use other suffixes (.bundles, .canon)."""
     import hashlib
 
-    from platformdirs import user_cache_dir
-
     key = hashlib.sha256(str(root.resolve()).encode()).hexdigest()[:16]
-    return Path(user_cache_dir("vmem")) / "sync" / f"{key}.marshal"
+    return cache_home() / "sync" / f"{key}.marshal"
 
 
 def read_cache(path: Path) -> dict | None:
