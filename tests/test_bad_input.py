@@ -93,3 +93,43 @@ def test_init_refuses_existing_store_and_non_empty_directory(store, tmp_path, vm
     (other / "notes.txt").write_text("mine")
     assert "is not empty" in vmem("init", str(other), code=1).stderr
     assert sorted(p.name for p in other.iterdir()) == ["notes.txt"]
+
+# -- input edges (SPEC 11): one clear line naming file, line and fix; exit 2 for usage; nothing written --------
+
+def test_duplicate_key_in_an_item_names_both_lines_and_the_rest_is_served(store, vmem, tmp_path):
+    import json
+
+    good = vmem.json("propose", "a good fact", store=store)["data"]["item"]
+    vmem("approve", good["id"], store=store)
+    text = (store.root / model.item_path(good["id"])).read_text()  # the stable layout, one status line repeated
+    forged = text.replace(good["id"], "c-dd0000000000").replace("a good fact", "a forged fact")
+    lines = forged.splitlines(keepends=True)
+    status = next(i for i, line in enumerate(lines) if line.startswith("status:"))
+    lines.insert(status + 3, "status: mandatory\n")
+    commit_file(store, "claims/dd/c-dd0000000000.yaml", "".join(lines).encode())
+    expected = f"claims/dd/c-dd0000000000.yaml:{status + 4}: duplicate key 'status' (first at line {status + 1})"
+
+    listed = vmem("list", "--json", store=store)
+    assert expected in listed.stderr
+    assert [i["id"] for i in json.loads(listed.stdout)["data"]] == [good["id"]]
+    error = vmem.json("check", code=1)["data"]["errors"][0]
+    assert error["path"] == "claims/dd/c-dd0000000000.yaml"
+    assert error["message"].startswith(f"line {status + 4}: duplicate key 'status' (first at line {status + 1})")
+    assert expected in vmem("show", "c-dd0000000000", code=1).stderr
+    target = tmp_path / "rules"
+    vmem("sync", "--dir", str(target))
+    synced = "\n".join(p.read_text() for p in target.glob("*.md"))
+    assert "a good fact" in synced and "a forged fact" not in synced
+
+
+def test_duplicate_key_in_the_policy_fails_check_and_every_command_that_reads_it(store, vmem):
+    policy = (store.root / "vmem.yaml").read_text()
+    commit_file(store, "vmem.yaml", (policy + "reviewers: [mallory@example.com]\n").encode())
+    first = next(i for i, line in enumerate(policy.splitlines(), 1) if line.startswith("reviewers:"))
+    last = len(policy.splitlines()) + 1
+    before = commit_count(store)
+    error = vmem.json("check", code=1)["data"]["errors"][0]
+    assert error == {"path": "vmem.yaml", "message": f"line {last}: duplicate key 'reviewers' (first at line {first})"}
+    assert f"vmem.yaml:{last}: duplicate key 'reviewers'" in vmem("propose", "a fact", code=1).stderr
+    assert commit_count(store) == before
+

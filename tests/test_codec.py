@@ -193,3 +193,57 @@ def test_the_line_reader_declines_or_agrees_on_awkward_yaml(text):
         assert fast is None
         return
     assert fast is None or _same(fast, expected)
+
+# -- duplicate keys (SPEC 11): an error naming both lines, from every reader ----------------------------------
+
+@pytest.mark.parametrize("text, key, line, first", [
+    ("id: c-0123456789ab\nkind: claim\nstatus: proposed\nstatement: x\nstatus: approved\n", "status", 5, 3),
+    ("a: 1\nb:\n  c: 1\n  d: 2\n  c: 3\n", "c", 5, 3),  # nested, block style
+    ("a:\n- x: 1\n  y: 2\n- x: 1\n  x: 2\n", "x", 5, 4),  # inside a sequence of mappings
+    ("a: {b: 1, b: 2}\n", "b", 1, 1),  # flow style
+    ("a: 1\n'a': 2\n", "a", 2, 1),  # the same key, quoted differently
+])
+def test_duplicate_keys_are_refused_naming_both_lines(text, key, line, first):
+    assert codec._load_fast(text) is None  # the line reader never accepts it: it declines to YAML
+    with pytest.raises(SchemaError) as caught:
+        codec.load(text.encode(), "claims/01/c-0123456789ab.yaml")
+    assert str(caught.value) == f"claims/01/c-0123456789ab.yaml:{line}: duplicate key {key!r} (first at line {first})"
+    assert caught.value.line == line and caught.value.hint
+
+
+def test_merge_keys_may_still_override_what_they_merge():
+    assert codec.load(b"base: &b {x: 1, y: 2}\nd:\n  <<: *b\n  x: 3\n", "m.yaml") == \
+        {"base": {"x": 1, "y": 2}, "d": {"x": 3, "y": 2}}
+
+
+@settings(max_examples=150, deadline=None)
+@given(claims(), st.data())
+def test_a_duplicated_line_in_the_stable_layout_is_never_read(item, data):
+    """Regression (duplicate keys were last-wins): repeat any top-level line of a vmem-written file, anywhere below."""
+    text = codec.dump(item)
+    lines = text.splitlines(keepends=True)
+    tops = [i for i, ln in enumerate(lines) if ln[:1].isalpha()]
+    at = data.draw(st.sampled_from(tops[:-1]))
+    to = data.draw(st.sampled_from([i for i in tops if i > at] + [len(lines)]))  # between two top-level keys
+    key = lines[at].partition(":")[0]
+    mutated = "".join(lines[:to] + [lines[at]] + lines[to:])
+    assert codec._load_fast(mutated) is None
+    with pytest.raises(SchemaError, match=rf"duplicate key {key!r} \(first at line {at + 1}\)"):
+        codec.load(mutated, "x.yaml")
+
+
+def test_the_fast_writer_never_drops_a_trailing_newline():
+    """Regression: `$` matched before a final newline, so 'x\\n' was written as a two-line quoted scalar ('x ')."""
+    for text in ("x\n", "2026-01-01T00:00:00Z\n", "a: b\n", "it's\n"):
+        item = {"title": text, "paths": [text]}
+        written = codec.dump(item)
+        assert codec.load(written, "x") == item, written
+
+
+def test_line_finder_names_nested_keys():
+    text = ("# policy\nknowledge:\n  k_min: 3  # k\n  blocker:\n    threshold: 0.5\n"
+            "  judge:\n    timeout_s: 30\nsync:\n  dir: x\n")
+    find = codec.line_finder(text)
+    assert [find("knowledge"), find("knowledge.k_min"), find("knowledge.blocker.threshold"),
+            find("knowledge.judge.timeout_s"), find("sync.dir")] == [2, 3, 5, 7, 9]
+    assert find("knowledge.nope") is None and find("sync.dir.x") is None and find("k_min") is None

@@ -17,8 +17,53 @@ MAX_DEPTH = 32
 _TIMESTAMP_TAG = "tag:yaml.org,2002:timestamp"
 
 
+class _DuplicateKey(yaml.YAMLError):
+    def __init__(self, key: Any, line: int, first: int) -> None:
+        super().__init__(f"duplicate key {key!r}")
+        self.key, self.line, self.first = key, line, first
+
+
+_MERGE_TAGS = frozenset({"tag:yaml.org,2002:merge", "tag:yaml.org,2002:value"})  # `<<` and `=` keys
+
+
 class _SafeLoader(yaml.CSafeLoader if yaml.__with_libyaml__ else yaml.SafeLoader):  # type: ignore[misc]
-    """libyaml's safe loader, but timestamps stay text: vmem normalises them itself."""
+    """libyaml's safe loader, but timestamps stay text (vmem normalises them itself) and a key may appear only once
+    in a mapping: PyYAML keeps the last value silently, so a second `status:` line would override the first."""
+
+    def construct_mapping(self, node, deep=False):  # noqa: ANN001 - PyYAML's signature
+        """PyYAML's loop, once, with a duplicate check (as fast as PyYAML's own, which loops twice)."""
+        if not isinstance(node, yaml.MappingNode):
+            return super().construct_mapping(node, deep=deep)  # PyYAML's error
+        mapping: dict = {}
+        first: dict = {}  # key -> its key node, for the line
+        for key_node, value_node in node.value:
+            if key_node.tag in _MERGE_TAGS:
+                return self._construct_merged(node, deep)
+            key = self.construct_object(key_node, deep=deep)
+            try:
+                seen = first.setdefault(key, key_node)
+            except TypeError:
+                raise yaml.constructor.ConstructorError("while constructing a mapping", node.start_mark,
+                                                        "found unhashable key", key_node.start_mark) from None
+            if seen is not key_node:
+                raise _DuplicateKey(key, key_node.start_mark.line + 1, seen.start_mark.line + 1)
+            mapping[key] = self.construct_object(value_node, deep=deep)
+        return mapping
+
+    def _construct_merged(self, node, deep):  # noqa: ANN001
+        """A mapping with `<<: *base`: its own keys may override merged ones, as YAML intends, but not each other."""
+        first: dict = {}
+        for key_node, _ in node.value:
+            if key_node.tag in _MERGE_TAGS:
+                continue
+            key = self.construct_object(key_node, deep=deep)  # memoised: PyYAML reuses it below
+            try:
+                seen = first.setdefault(key, key_node)
+            except TypeError:
+                break  # PyYAML reports it
+            if seen is not key_node:
+                raise _DuplicateKey(key, key_node.start_mark.line + 1, seen.start_mark.line + 1)
+        return super().construct_mapping(node, deep=deep)
 
 
 _SafeLoader.yaml_implicit_resolvers = {
@@ -52,6 +97,9 @@ def load(data: bytes | str, path: str) -> Any:
         return value
     try:
         value = yaml.load(text, Loader=_SafeLoader)  # noqa: S506 - a safe loader subclass
+    except _DuplicateKey as exc:
+        raise SchemaError(path, f"duplicate key {exc.key!r} (first at line {exc.first})",
+                          "keep one of the two lines: a key may appear only once", line=exc.line) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
@@ -82,14 +130,32 @@ def _check_bounds(value: Any, path: str) -> None:
 
 
 def line_finder(text: str):
-    """Map a top-level key to its 1-based line, for error messages."""
-    lines = text.splitlines()
+    """Map a key to its 1-based line, for error messages: a top-level key, or a dotted path into block mappings
+    (knowledge.blocker.threshold). None when it is not there (or not in block style)."""
+    lines: list[str] = []
 
     def find(key: str) -> int | None:
-        for number, line in enumerate(lines, 1):
-            if line.startswith(f"{key}:"):
-                return number
-        return None
+        if not lines:
+            lines.extend(text.splitlines())  # only when an error needs a line: parsing never pays for it
+        parent, at, number = -1, 0, None  # PARENT: the enclosing key's indentation (-1: the document)
+        for part in key.split("."):
+            child, number = (0 if parent < 0 else None), None  # the indentation of the keys under PARENT
+            for n in range(at, len(lines)):
+                stripped = lines[n].lstrip(" ")
+                if not stripped or stripped[0] == "#":
+                    continue
+                depth = len(lines[n]) - len(stripped)
+                if depth <= parent:
+                    break  # the enclosing block ended
+                if child is None:
+                    child = depth
+                if depth == child and stripped.startswith(f"{part}:"):
+                    number = n
+                    break
+            if number is None:
+                return None
+            parent, at = child, number + 1
+        return None if number is None else number + 1
     return find
 
 
@@ -105,7 +171,7 @@ def _resolves_to_non_str(text: str) -> bool:
 _RESOLVER = yaml.resolver.Resolver()
 
 
-_CANONICAL_TS = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$")
+_CANONICAL_TS = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z\Z")  # \Z: `$` also matches before a final "\n"
 _writer = None
 
 
@@ -184,8 +250,8 @@ def _plain(value: Any) -> Any:
 
 
 # Text that every YAML reader takes as plain text and that ruamel writes unquoted: the fast writer's domain.
-_PLAIN = re.compile(r"^[\w(][\w .,;:()/%$+=@~'*?!&\"…–—‘’“”-]*$")  # \w: letters and digits of any script
-_QUOTABLE = re.compile(r"^[\w .,;:()/%$+=@~'*?!&\"…–—‘’“”#\[\]{}<>|`^\\-]*$")  # one printable line
+_PLAIN = re.compile(r"[\w(][\w .,;:()/%$+=@~'*?!&\"…–—‘’“”-]*\Z")  # \w: letters and digits of any script
+_QUOTABLE = re.compile(r"[\w .,;:()/%$+=@~'*?!&\"…–—‘’“”#\[\]{}<>|`^\\-]*\Z")  # one printable line
 # what rules out a plain scalar for ruamel's emitter, for certain (it then single-quotes a printable line)
 _NEVER_PLAIN = re.compile(r"^[#,\[\]{}&*!|>'\"%@`\s]|: | #|:$|\s$")
 _RESERVED = re.compile(r": | #|:$|\s$|  |^[-.]|^[0-9+.-]")
@@ -367,7 +433,7 @@ def _load_fast(text: str) -> dict | None:
                 and not lines[at].startswith(indent + "-"):
             key, colon, rest = lines[at][len(indent):].partition(":")
             if not colon or not _KEY.fullmatch(key) or key in _YAML_WORDS or key in out:
-                return None
+                return None  # a repeated key included: the YAML loader then refuses it, naming both lines
             at += 1
             if rest:
                 if rest[0] != " ":
