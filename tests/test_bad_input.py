@@ -5,9 +5,13 @@ from __future__ import annotations
 import threading
 import time
 
+import pytest
 from conftest import commit_count, commit_file
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from vmem import model
+from vmem.errors import VmemError
 from vmem.store.lock import StoreLock
 
 
@@ -94,6 +98,7 @@ def test_init_refuses_existing_store_and_non_empty_directory(store, tmp_path, vm
     assert "is not empty" in vmem("init", str(other), code=1).stderr
     assert sorted(p.name for p in other.iterdir()) == ["notes.txt"]
 
+
 # -- input edges (SPEC 11): one clear line naming file, line and fix; exit 2 for usage; nothing written --------
 
 def test_duplicate_key_in_an_item_names_both_lines_and_the_rest_is_served(store, vmem, tmp_path):
@@ -133,3 +138,131 @@ def test_duplicate_key_in_the_policy_fails_check_and_every_command_that_reads_it
     assert f"vmem.yaml:{last}: duplicate key 'reviewers'" in vmem("propose", "a fact", code=1).stderr
     assert commit_count(store) == before
 
+
+@pytest.mark.parametrize("args, message", [
+    (["propose", "x", "--about", "tidewell\n"], "invalid entity id"),
+    (["propose", "x", "--from", "tidewell\n", "-c", "a:b"], "invalid entity id"),
+    (["propose", "x", "--from", "tidewell", "-c", "a:b", "--episode", "ep-1\n"], "invalid episode id"),
+    (["propose", "x", "--audience", "group:finance\n"], "invalid audience"),
+    (["propose", "x", "--domain", "finance\n"], "invalid domain"),
+    (["propose", "x", "-c", "industry:healthcare\n"], "invalid category"),
+    (["propose", "x", "--from", "tidewell", "-c", "industry:healthcare\n"], "invalid category"),
+    (["propose", "x", "-c", "industry:health\x1bcare"], "invalid category"),
+    (["propose", "x", "--supersedes", "c-0123456789ab\n"], "invalid item id"),
+    (["show", "c-0123456789ab\n"], "invalid item id"),
+    (["recall", "x", "--scope", "entity:tidewell\n"], "invalid entity id"),
+    (["recall", "x", "--audience", "group:finance\n"], "invalid audience"),
+])
+def test_trailing_newlines_and_control_characters_in_arguments_are_usage_errors(seeded, vmem, args, message):
+    """Regression: `^…$` with re.match let 'tidewell\\n' through, and vmem wrote a file it could not read back."""
+    before = commit_count(seeded)
+    result = vmem(*args, code=2)
+    assert message in result.stderr and "Traceback" not in result.stderr
+    assert commit_count(seeded) == before
+
+
+@pytest.mark.parametrize("field, value, message", [
+    ("id", '"c-ab0000000000\\n"', "field 'id'"),
+    ("scope", '"entity:acme\\n"', "field 'scope'"),
+    ("audience", '"group:finance\\n"', "field 'audience'"),
+    ("domain", '"finance\\n"', "field 'domain'"),
+    ("categories", '["industry:healthcare\\n"]', "field 'categories'"),
+    ("categories", "[healthcare]", "field 'categories': 'healthcare' is not facet:value"),
+    ("categories", "[':healthcare']", "field 'categories'"),
+    ("categories", "['Industry:healthcare']", "field 'categories'"),
+    ("categories", "['industry:']", "field 'categories'"),
+    ("categories", "['industry:health care']", "field 'categories'"),
+    ("categories", "['path:a/../b']", "field 'categories'"),
+    ("supersedes", '"c-ab0000000001\\n"', "field 'supersedes'"),
+])
+def test_hand_committed_values_are_full_matches(store, vmem, field, value, message):
+    good = vmem.json("propose", "a good fact", store=store)["data"]["item"]["id"]
+    fields = {"id": "c-ab0000000000", "kind": "claim", "statement": "hand written", "status": "proposed",
+              "created_at": "2026-11-01T00:00:00Z", field: value}
+    text = "".join(f"{k}: {v}\n" for k, v in fields.items())
+    commit_file(store, "claims/ab/c-ab0000000000.yaml", text.encode())
+    line = list(fields).index(field) + 1
+    error = vmem.json("check", code=1)["data"]["errors"][0]
+    assert error["path"] == "claims/ab/c-ab0000000000.yaml"
+    assert error["message"].startswith(f"line {line}: {message}"), error
+    import json
+    assert [i["id"] for i in json.loads(vmem("list", "--json").stdout)["data"]] == [good]
+
+
+def test_entity_categories_follow_the_rule_too(seeded, vmem):
+    path = seeded.root / "entities" / "tidewell.yaml"
+    text = path.read_text()
+    assert "categories:" in text
+    commit_file(seeded, "entities/tidewell.yaml", text.replace("categories:", "categories:\n- healthcare", 1).encode())
+    errors = vmem.json("check", code=1)["data"]["errors"]
+    assert any(e["path"] == "entities/tidewell.yaml" and "field 'categories'" in e["message"] for e in errors)
+
+
+def test_a_category_without_a_facet_is_a_usage_error_with_the_fix(seeded, vmem):
+    before = commit_count(seeded)
+    for args in (["propose", "x"], ["propose", "x", "--from", "tidewell"]):
+        result = vmem(*args, "-c", "healthcare", code=2)
+        assert "invalid category 'healthcare'" in result.stderr
+        assert "use -c facet:value, e.g. -c industry:healthcare" in result.stderr
+    payload = vmem.json("propose", "x", "-c", "healthcare", code=2)
+    assert payload["error"].startswith("invalid category") and "facet:value" in payload["hint"]
+    assert commit_count(seeded) == before
+    item = vmem.json("propose", "x", "-c", "industry:Health-Care_2", "-c", "ticket:JIRA-12:a", store=seeded)
+    assert item["data"]["item"]["categories"] == ["industry:Health-Care_2", "ticket:JIRA-12:a"]
+
+
+def test_recall_in_an_unknown_entity_scope_is_an_error(seeded, vmem):
+    result = vmem("recall", "renewals", "--scope", "entity:nope", code=1)
+    assert "no entity 'nope' in this store" in result.stderr and "--scope" in result.stderr
+    payload = vmem.json("recall", "renewals", "--scope", "entity:nope", "--as-of", model.now(), code=1)
+    assert payload["error"] == "no entity 'nope' in this store" and payload["hint"]
+    assert "invalid entity id 'NOPE'" in vmem("recall", "renewals", "--scope", "entity:NOPE", code=2).stderr
+    vmem("recall", "renewals", "--scope", "entity:tidewell")
+
+
+# -- the rule, property-tested: nothing a validator accepts can become a path outside its directory -------------
+
+_HOSTILE = st.sampled_from(["", "\n", "\r", "\x00", "\x1b", "\x7f", "\x85", "\u2028", "\u202e", "/", "..", "/..",
+                            "../", " ", "\t", ":", "A", "\ufeff"])
+_VALID = st.sampled_from(["acme", "entity:acme", "group:finance", "industry:healthcare", "c-0123456789ab",
+                          "k-fedcba987654", "org", "all", "a", "ep-1"])
+_CANDIDATES = st.one_of(
+    st.text(max_size=20),
+    st.builds(lambda a, b, c: a + b + c, _HOSTILE, _VALID, _HOSTILE),
+    st.builds(lambda a, b: a + b, _VALID, _HOSTILE),  # a valid name, then one more character or two
+    st.builds(lambda p, t: p + t, st.sampled_from(["entity:", "group:", "industry:", "c-", "k-", "x:"]),
+              st.text(st.characters(blacklist_categories=("Cs",)), max_size=16)),
+)
+
+
+def _accepted(check, value) -> bool:
+    try:
+        check(value)
+    except (ValueError, VmemError):
+        return False
+    return True
+
+
+@settings(max_examples=500, deadline=None)
+@given(_CANDIDATES)
+@example("entity:acme\n")
+@example("industry:healthcare\n")
+@example("c-0123456789ab\n")
+def test_accepted_names_hold_no_control_character_slash_or_dot_dot(value):
+    import posixpath
+    import unicodedata
+
+    from vmem import names
+
+    for check in (model.check_name_id, names.scope, names.audience, names.category, model.check_item_id,
+                  lambda v: model.check_name_id(v, "domain")):
+        if not _accepted(check, value):
+            continue
+        assert not any(unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp") for ch in value), (check, value)
+        assert "/" not in value and ".." not in value.split("/") and value.strip() == value, (check, value)
+    if _accepted(model.check_item_id, value):
+        path = model.item_path(value)
+        assert path == posixpath.normpath(path) and path.split("/")[0] in ("claims", "knowledge")
+        assert path == f"{path.split('/')[0]}/{value[2:4]}/{value}.yaml"
+    if _accepted(model.check_name_id, value):
+        assert posixpath.normpath(model.entity_path(value)) == f"entities/{value}.yaml"

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vmem import model
+from vmem import model, names
 from vmem.errors import SchemaError
 from vmem.store import codec
 
@@ -16,6 +16,8 @@ TRICKY = st.sampled_from(["yes", "no", "on", "off", "null", "~", "1.0", "0777", 
                           "*star", "&amp", "!bang", " padded ", "", "[x]", "{y}", "line\nbreak", "tab\there"])
 PLAINISH = st.text("abcXYZ019 _.,;:()/%$+=@~'-#!*?&\"…–—‘’“”éßΩ日١²\u0301\u00a0\u2028\ufeff", max_size=40)  # near the fast writer's edge
 WORDS = st.one_of(TEXT, TRICKY, PLAINISH)
+CATEGORY = st.builds("{}:{}".format, st.from_regex(r"[a-z][a-z0-9_-]{0,8}", fullmatch=True),
+                     st.one_of(TRICKY, PLAINISH, TEXT)).filter(names.is_category)  # tricky values, valid rule
 STAMP = st.datetimes(min_value=__import__("datetime").datetime(1970, 1, 1), max_value=__import__("datetime").datetime(2200, 1, 1), timezones=st.just(__import__("datetime").timezone.utc)).map(model.format_ts)
 
 
@@ -28,7 +30,8 @@ def claims(draw):
         "statement": draw(WORDS.filter(lambda s: s.strip())),
         "scope": draw(st.sampled_from(["org", "entity:acme"])),
         "class": draw(st.sampled_from(model.CLASSES)),
-        "categories": draw(st.lists(WORDS.filter(lambda s: s.strip()), max_size=4)),
+        "categories": draw(st.lists(CATEGORY, max_size=4)),
+        "paths": draw(st.lists(WORDS.filter(lambda s: s.strip()), max_size=4)),  # any text in a list
         "status": draw(st.sampled_from(model.CLAIM_STATUSES)),
         "personal": draw(st.booleans()),
         "confidence": draw(st.floats(0, 1)),
@@ -54,7 +57,7 @@ def test_edit_in_place_equals_a_fresh_write_when_there_are_no_comments(first, se
 
 
 @settings(max_examples=150, deadline=None)
-@given(claims(), claims(), st.sampled_from(["confidence", "status", "expires_at", "categories", "title"]))
+@given(claims(), claims(), st.sampled_from(["confidence", "status", "expires_at", "categories", "paths", "title"]))
 def test_fast_rewrite_of_an_existing_file_equals_the_round_trip_edit(first, second, keep):
     """Editing a file in the fast layout without ruamel must give ruamel's in-place edit, byte for byte."""
     second = {**second, "id": first["id"], keep: first[keep]}
@@ -76,11 +79,13 @@ def test_fast_rewrite_declines_files_with_comments_or_styles():
 
 def test_layout_is_block_style_with_yaml11_safe_quoting():
     item = model.validate("claim", {"id": "c-0123456789ab", "kind": "claim", "statement": "no",
-                                    "categories": ["industry:healthcare", "yes", "2026-03-14"],
+                                    "categories": ["industry:healthcare", "answer:yes"],
+                                    "paths": ["yes", "2026-03-14"],
                                     "status": "proposed", "created_at": "2026-11-29T10:00:00Z"}, "x")
     text = codec.dump(item)
     assert "statement: 'no'\n" in text
-    assert "categories:\n- industry:healthcare\n- 'yes'\n- '2026-03-14'\n" in text
+    assert "categories:\n- industry:healthcare\n- answer:yes\n" in text
+    assert "paths:\n- 'yes'\n- '2026-03-14'\n" in text
     assert "created_at: 2026-11-29T10:00:00Z\n" in text and text.endswith("review: null\n")
 
 
@@ -193,6 +198,7 @@ def test_the_line_reader_declines_or_agrees_on_awkward_yaml(text):
         assert fast is None
         return
     assert fast is None or _same(fast, expected)
+
 
 # -- duplicate keys (SPEC 11): an error naming both lines, from every reader ----------------------------------
 

@@ -74,6 +74,9 @@ def test_recall_never_serves_what_the_scope_rule_forbids(tmp_path_factory, items
     config["user.name"], config["user.email"] = "Alice", "alice@example.com"
     store = init_store(path)  # a fresh store per example: nothing carries over between examples
     with store.transaction("import", summary="random store") as tx:
+        for entity_id in ("acme", "globex"):  # a scope must name an entity of the store
+            tx.write_file(f"entities/{entity_id}.yaml", model.validate("entity", {"id": entity_id,
+                                                                                  "name": entity_id}, entity_id))
         for item in items:
             tx.write(item)
     by_id = {i["id"]: i for i in items}

@@ -8,11 +8,11 @@ from datetime import datetime, timezone
 from typing import Any, Callable, NamedTuple
 
 from vmem.errors import IllegalTransition, InvalidId, SchemaError
-from vmem.names import NAME_ID, audience, scope
+from vmem.names import CLASSES, NAME_ID, audience, category, scope
 
 # -- ids and paths ------------------------------------------------------------------
 
-ITEM_ID = re.compile(r"^[ck]-[0-9a-f]{12}$")
+ITEM_ID = re.compile(r"[ck]-[0-9a-f]{12}\Z")  # a full match even with .match: no trailing newline
 PREFIX = {"claim": "c", "knowledge": "k"}
 KIND_OF_PREFIX = {"c": "claim", "k": "knowledge"}
 ITEM_DIRS = {"claim": "claims", "knowledge": "knowledge"}
@@ -24,7 +24,7 @@ def new_id(kind: str) -> str:
 
 def check_item_id(value: str) -> str:
     """Validate an item id before it can become part of a path."""
-    if not isinstance(value, str) or not ITEM_ID.match(value):
+    if not isinstance(value, str) or not ITEM_ID.fullmatch(value):
         raise InvalidId(
             f"invalid item id {value!r}",
             "ids look like c-7b1e0d9c4a22 (claim) or k-3f1a9c2e0b11 (knowledge); see: vmem list",
@@ -33,7 +33,7 @@ def check_item_id(value: str) -> str:
 
 
 def check_name_id(value: str, what: str = "entity") -> str:
-    if not isinstance(value, str) or not NAME_ID.match(value):
+    if not isinstance(value, str) or not NAME_ID.fullmatch(value):
         raise InvalidId(
             f"invalid {what} id {value!r}",
             f"{what} ids are 1-64 characters of a-z, 0-9, '_' and '-', starting with a letter or digit",
@@ -222,13 +222,13 @@ def _one_of(*choices: str) -> Callable[[Any], str]:
 
 
 def _item_ref(v: Any) -> str:
-    if not isinstance(v, str) or not ITEM_ID.match(v):
+    if not isinstance(v, str) or not ITEM_ID.fullmatch(v):
         raise ValueError("expected an item id like c-7b1e0d9c4a22")
     return v
 
 
 def _name(v: Any) -> str:
-    if not isinstance(v, str) or not NAME_ID.match(v):
+    if not isinstance(v, str) or not NAME_ID.fullmatch(v):
         raise ValueError("expected an id of a-z, 0-9, '_' and '-'")
     return v
 
@@ -239,6 +239,8 @@ _scope = scope
 _audience = audience
 
 
+_category = category
+_CATEGORY_FIX = "write each category as facet:value, e.g. industry:healthcare"
 
 
 def _record(fields: tuple[Field, ...]) -> Callable[[Any], dict]:
@@ -301,8 +303,6 @@ GATE = (
 )
 PUBLISHED = (Field("by", _nonempty, required=True), Field("at", _ts, required=True))
 
-CLASSES = ("factual", "procedural", "preference", "contextual")
-
 SCHEMAS: dict[str, tuple[Field, ...]] = {
     "claim": (
         Field("id", _item_ref, required=True),
@@ -312,7 +312,7 @@ SCHEMAS: dict[str, tuple[Field, ...]] = {
         Field("scope", _scope, default="org"),
         Field("class", _one_of(*CLASSES), default="factual"),
         Field("domain", _opt(_name)),
-        Field("categories", _list(_nonempty), default=list),
+        Field("categories", _list(_category), default=list, fix=_CATEGORY_FIX),
         Field("paths", _list(_nonempty), default=list),
         Field("status", _one_of(*CLAIM_STATUSES), required=True),
         Field("audience", _audience, default="all"),
@@ -333,7 +333,7 @@ SCHEMAS: dict[str, tuple[Field, ...]] = {
         Field("kind", _one_of("knowledge"), required=True),
         Field("statement", _nonempty, required=True, fix="write the generalization in one sentence"),
         Field("canonical", _str, required=True),
-        Field("categories", _list(_nonempty), default=list),
+        Field("categories", _list(_category), default=list, fix=_CATEGORY_FIX),
         Field("status", _one_of(*KNOWLEDGE_STATUSES), required=True),
         Field("evidence", _list(_record(EVIDENCE)), default=list),
         Field("merges", _list(_record(MERGE)), default=list),
@@ -355,7 +355,7 @@ SCHEMAS: dict[str, tuple[Field, ...]] = {
         Field("aliases", _list(_nonempty), default=list),
         Field("domains", _list(_nonempty), default=list),
         Field("people", _list(_nonempty), default=list),
-        Field("categories", _list(_nonempty), default=list),
+        Field("categories", _list(_category), default=list, fix=_CATEGORY_FIX),
         Field("restricted", _list(_nonempty), default=list),
     ),
     "episode": (

@@ -8,6 +8,7 @@ from pathlib import Path
 from vmem import model
 from vmem.confidence import base_confidence
 from vmem.errors import IllegalTransition, ItemNotFound, SchemaError, UsageError
+from vmem.names import check_audience, check_category
 from vmem.ops.common import expires_at, widenings
 from vmem.store.repo import Snapshot, Store
 from vmem.text import canonicalize
@@ -43,6 +44,10 @@ def propose_claim(
     klass = klass or store.policy["claims"]["default_class"]
     if klass not in model.CLASSES:
         raise UsageError(f"unknown class {klass!r}", f"use one of: {', '.join(model.CLASSES)}")
+    categories = [check_category(c) for c in categories or []]  # usage errors (exit 2), before any write
+    check_audience(audience)
+    if domain is not None:
+        model.check_name_id(domain, "domain")
     if supersedes:
         model.check_item_id(supersedes)
     author = store.identity()
@@ -101,6 +106,7 @@ def propose_learning(
     episodes = [model.check_name_id(e, "episode") for e in episodes or []]
     if not categories:
         raise UsageError("a learning needs at least one category", "add -c FACET:VALUE, e.g. -c industry:healthcare")
+    categories = [check_category(c) for c in categories]
     author = store.identity()
     canonical = canonicalize(statement)
     with store.transaction("propose") as tx:
