@@ -220,6 +220,57 @@ def test_recall_in_an_unknown_entity_scope_is_an_error(seeded, vmem):
     vmem("recall", "renewals", "--scope", "entity:tidewell")
 
 
+POLICY_ATTACKS = [
+    ("knowledge:\n  k_min: 0\n", 2, "knowledge.k_min must be at least 1, found 0"),
+    ("knowledge:\n  writers_min: 0\n", 2, "knowledge.writers_min must be at least 1, found 0"),
+    ("knowledge:\n  category_floor: -1\n", 2, "knowledge.category_floor must be at least 0, found -1"),
+    ("knowledge:\n  blocker:\n    threshold: 1.5\n", 3, "knowledge.blocker.threshold must be between 0 and 1"),
+    ("knowledge:\n  blocker:\n    threshold: -0.1\n", 3, "knowledge.blocker.threshold must be between 0 and 1"),
+    ("knowledge:\n  blocker:\n    top_k: 0\n", 3, "knowledge.blocker.top_k must be at least 1, found 0"),
+    ("knowledge:\n  judge:\n    timeout_s: 0\n", 3, "knowledge.judge.timeout_s must be more than 0"),
+    ("knowledge:\n  judge:\n    timeout_s: -1\n", 3, "knowledge.judge.timeout_s must be more than 0"),
+    ("knowledge:\n  judge:\n    timeout_s: 86400\n", 3, "knowledge.judge.timeout_s must be at most 3600"),
+    ("knowledge:\n  judge:\n    timeout_s: .nan\n", 3, "knowledge.judge.timeout_s must be"),
+    ("knowledge:\n  tiers:\n    emerging: 5\n    established: 5\n", 4, "knowledge.tiers must increase"),
+    ("knowledge:\n  tiers:\n    emerging: 0\n", 3, "knowledge.tiers.emerging must be at least 1, found 0"),
+    ("knowledge:\n  default_audience: 'group:'\n", 2, "knowledge.default_audience"),
+    ("knowledge:\n  default_audience: \"group:sales\\n\"\n", 2, "knowledge.default_audience"),
+    ("claims:\n  ttl_days:\n    factual: 0\n", 3, "claims.ttl_days.factual must be at least 1, found 0"),
+    ("claims:\n  default_class: gossip\n", 2, "claims.default_class must be one of: factual, procedural"),
+    ("sync:\n  budget: -1\n", 2, "sync.budget must be at least 0, found -1"),
+    ("sync:\n  scope: acme\n", 2, "sync.scope must be org or entity:<id>"),
+    ("sync:\n  scope: \"entity:acme\\n\"\n", 2, "sync.scope must be org or entity:<id>"),
+    ("sync:\n  audience: everyone\n", 2, "sync.audience must be all or group:<name>"),
+    ("sync:\n  dir: /etc/cron.d\n", 2, "sync.dir must be a relative path"),
+    ("sync:\n  dir: \"rules\\0x\"\n", 2, "sync.dir must be a relative path"),
+    ("sync:\n  dir: ''\n", 2, "sync.dir must be a relative path"),
+    ("reviewers: [\"rita@example.com\\n\"]\n", 1, "reviewers: 'rita@example.com\\n' is not an e-mail address"),
+    ("reviewers: [rita]\n", 1, "reviewers: 'rita' is not an e-mail address"),
+    ("reviewers: ['rita @example.com']\n", 1, "reviewers: 'rita @example.com' is not an e-mail address"),
+    ("reviewers: ['a@b@example.com']\n", 1, "reviewers: 'a@b@example.com' is not an e-mail address"),
+    ("reviewers: ['Rita <rita@example.com>']\n", 1, "reviewers: 'Rita <rita@example.com>' is not an e-mail"),
+]
+
+
+@pytest.mark.parametrize("text, line, message", POLICY_ATTACKS)
+def test_out_of_range_policy_values_fail_check(store, vmem, text, line, message):
+    commit_file(store, "vmem.yaml", text.encode())
+    before = commit_count(store)
+    error = vmem.json("check", code=1)["data"]["errors"][0]
+    assert error["path"] == "vmem.yaml" and error["message"].startswith(f"line {line}: {message}"), error
+    payload = vmem.json("propose", "a fact", code=1)  # any command that reads the policy
+    assert payload["error"].startswith(f"vmem.yaml:{line}: {message}") and "vmem.yaml" in payload["hint"]
+    assert commit_count(store) == before
+
+
+def test_edge_values_of_the_policy_are_accepted(store, vmem):
+    commit_file(store, "vmem.yaml", b"reviewers: [rita@example.com, o'brien+vmem@sub.example.co.uk]\n"
+                                    b"knowledge:\n  k_min: 1\n  category_floor: 0\n  blocker: {threshold: 1, top_k: 1}\n"
+                                    b"  judge: {timeout_s: 3600}\n  default_audience: group:sales\n"
+                                    b"sync:\n  budget: 0\n  scope: entity:acme\n  dir: docs/rules\n")
+    assert vmem.json("check")["data"]["errors"] == []
+
+
 # -- the rule, property-tested: nothing a validator accepts can become a path outside its directory -------------
 
 _HOSTILE = st.sampled_from(["", "\n", "\r", "\x00", "\x1b", "\x7f", "\x85", "\u2028", "\u202e", "/", "..", "/..",

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import copy
-from typing import Any
+import re
+from typing import Any, Callable
 
+from vmem import names
 from vmem.errors import SchemaError
 
 POLICY_FILE = "vmem.yaml"
@@ -62,37 +64,120 @@ _TYPES: dict[str, tuple[type, ...]] = {
 }
 
 
+# -- ranges: each returns what is wrong with a well-typed value, or None -------------------------------------------
+
+MAX_JUDGE_TIMEOUT_S = 3600  # an hour per pair is already a hung judge, not a slow one
+
+
+def _at_least(low: int) -> Callable[[Any], str | None]:
+    return lambda v: None if v >= low else f"must be at least {low}"
+
+
+def _name_rule(rule: Callable[[Any], str], expected: str) -> Callable[[Any], str | None]:
+    def run(v: Any) -> str | None:
+        if v is None:
+            return None
+        try:
+            rule(v)
+        except ValueError:
+            return f"must be {expected}"
+        return None
+    return run
+
+
+def _timeout(v: float) -> str | None:
+    if not v > 0:  # NaN too
+        return "must be more than 0 seconds"
+    return None if v <= MAX_JUDGE_TIMEOUT_S else f"must be at most {MAX_JUDGE_TIMEOUT_S} seconds"
+
+
+def _relative_dir(v: str) -> str | None:
+    # sync resolves it against the project; whether it stays inside the project is decided there, on real paths
+    if v and not v.startswith(("/", "\\")) and v.isprintable():  # isprintable: no NUL, no control characters
+        return None
+    return "must be a relative path (inside the project), without NUL or control characters"
+
+
+_RANGES: dict[str, Callable[[Any], str | None]] = {
+    **{f"claims.ttl_days.{c}": _at_least(1) for c in names.CLASSES},
+    "claims.default_class": lambda v: None if v in names.CLASSES else f"must be one of: {', '.join(names.CLASSES)}",
+    "knowledge.k_min": _at_least(1),
+    "knowledge.writers_min": _at_least(1),
+    "knowledge.category_floor": _at_least(0),
+    "knowledge.default_audience": _name_rule(names.audience, "all or group:<name> (or null)"),
+    "knowledge.blocker.threshold": lambda v: None if 0 <= v <= 1 else "must be between 0 and 1",
+    "knowledge.blocker.top_k": _at_least(1),
+    "knowledge.judge.timeout_s": _timeout,
+    **{f"knowledge.tiers.{t}": _at_least(1) for t in ("emerging", "established", "extensive")},
+    "sync.dir": _relative_dir,
+    "sync.budget": _at_least(0),
+    "sync.scope": _name_rule(names.scope, "org or entity:<id> (or null)"),
+    "sync.audience": _name_rule(names.audience, "all or group:<name>"),
+}
+# one address, nothing around it: no display name, no whitespace or newline, exactly one @
+_EMAIL = re.compile(r"[^\s@<>()\[\],;:\"\\]+@[^\s@<>()\[\],;:\"\\]+\Z")
+
+
+def _default(dotted: str) -> Any:
+    value: Any = DEFAULTS
+    for part in dotted.split("."):
+        value = value[part]
+    return value
+
+
 def _merge(defaults: dict, given: dict, prefix: str, path: str, line_of) -> dict:
     out = copy.deepcopy(defaults)
     for key, value in given.items():
         dotted = f"{prefix}{key}"
         if key not in defaults:
-            raise SchemaError(path, f"unknown policy key {dotted!r}", "remove it or check its spelling",
-                              line=line_of(str(key)) if not prefix else None)
+            raise SchemaError(path, f"unknown policy key {dotted!r}", "remove it from vmem.yaml or check its spelling",
+                              line=line_of(dotted))
         if isinstance(defaults[key], dict):
             if value is None:
                 continue
             if not isinstance(value, dict):
-                raise SchemaError(path, f"{dotted} must be a mapping", f"see the default vmem.yaml for {dotted}")
+                raise SchemaError(path, f"{dotted} must be a mapping", f"see the default vmem.yaml for {dotted}",
+                                  line=line_of(dotted))
             out[key] = _merge(defaults[key], value, dotted + ".", path, line_of)
         else:
             allowed = _TYPES[dotted]
             if isinstance(value, bool) and bool not in allowed or not isinstance(value, allowed):
-                names = " or ".join("null" if t is type(None) else t.__name__ for t in allowed)
-                raise SchemaError(path, f"{dotted} must be {names}, found {value!r}",
-                                  f"correct {dotted} in vmem.yaml", line=line_of(str(key)) if not prefix else None)
+                types = " or ".join("null" if t is type(None) else t.__name__ for t in allowed)
+                raise SchemaError(path, f"{dotted} must be {types}, found {value!r}",
+                                  f"correct {dotted} in vmem.yaml", line=line_of(dotted))
+            problem = _RANGES[dotted](value) if dotted in _RANGES else None
+            if problem:
+                raise SchemaError(path, f"{dotted} {problem}, found {value!r}",
+                                  f"correct {dotted} in vmem.yaml (default: {_default(dotted)!r})",
+                                  line=line_of(dotted))
             out[key] = value
     return out
 
 
+def _check_tiers(tiers: dict, path: str, line_of) -> None:
+    order = ("emerging", "established", "extensive")
+    for lower, upper in zip(order, order[1:]):
+        if not tiers[lower] < tiers[upper]:
+            shown = ", ".join(f"{t} {tiers[t]}" for t in order)
+            raise SchemaError(path, f"knowledge.tiers must increase ({shown})",
+                              "correct knowledge.tiers in vmem.yaml, e.g. emerging: 3, established: 5, extensive: 10",
+                              line=line_of(f"knowledge.tiers.{upper}") or line_of(f"knowledge.tiers.{lower}")
+                              or line_of("knowledge.tiers"))
+
+
 def load_policy(data: Any, path: str = POLICY_FILE, line_of=lambda key: None) -> dict:
+    """DEFAULTS overlaid with vmem.yaml, every value type- and range-checked; SchemaError names key and line."""
     if data is None:
         data = {}
     if not isinstance(data, dict):
         raise SchemaError(path, "expected a mapping of policy keys", "restore vmem.yaml from the store template")
     policy = _merge(DEFAULTS, data, "", path, line_of)
-    if not all(isinstance(r, str) and "@" in r for r in policy["reviewers"]):
-        raise SchemaError(path, "reviewers must be a list of e-mail addresses", "e.g. reviewers: [lee@example.com]")
+    for reviewer in policy["reviewers"]:
+        if not (isinstance(reviewer, str) and _EMAIL.match(reviewer) and reviewer.isprintable()):
+            raise SchemaError(path, f"reviewers: {reviewer!r} is not an e-mail address",
+                              "list bare git e-mail addresses in vmem.yaml, e.g. reviewers: [lee@example.com]",
+                              line=line_of("reviewers"))
+    _check_tiers(policy["knowledge"]["tiers"], path, line_of)
     return policy
 
 
