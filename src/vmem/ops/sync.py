@@ -20,7 +20,7 @@ from vmem.store.cache import cache_file, read_cache, write_cache
 
 MARKER = "<!-- vmem:"
 CHARS_PER_TOKEN = 4
-_OWNED = re.compile(r"^km_(?:approved|[ck]-[0-9a-f]{12})\.md$")
+_OWNED = re.compile(r"km_(?:approved|[ck]-[0-9a-f]{12})\.md\Z")
 
 
 class Bundle:  # plain classes: this module is on the hook's start-up path, and dataclasses imports inspect
