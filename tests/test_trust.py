@@ -489,3 +489,37 @@ def test_a_hand_edit_of_a_reviewed_statement_is_not_served_the_reviewed_text_is(
     git(seeded, "revert", "--no-edit", edit)
     vmem("supersede", claim, "ARR includes trials", who=RITA, store=seeded)
     assert "ARR includes trials" in _synced(vmem, tmp_path)
+
+
+def test_caches_notice_an_attestation_that_moved_while_the_file_came_back_to_the_same_bytes(seeded, vmem,
+                                                                                          tmp_path):
+    """Cached at C0 (approved); a reviewer revokes; a hand commit restores the file's exact C0 bytes. The tree
+    diff C0..HEAD is empty for that file, yet it must not be served: sync and the index learn it from the
+    attestation's journal."""
+    claim = vmem.json("propose", "trial accounts are excluded from ARR", store=seeded)["data"]["item"]["id"]
+    vmem("approve", claim, who=RITA, store=seeded)
+    assert "trial accounts" in _synced(vmem, tmp_path)
+    assert claim in _recalled(vmem, "trial accounts are excluded from ARR")  # both caches at C0
+    path = model.item_path(claim)
+    approved_bytes = (seeded.root / path).read_text()
+    vmem("revoke", claim, who=RITA, store=seeded)
+    _hand_commit(seeded, path, approved_bytes)  # the very bytes of C0
+    assert git(seeded, "diff", "HEAD~2", "HEAD", "--", path) == ""
+    assert "trial accounts" not in _synced(vmem, tmp_path)
+    assert claim not in _recalled(vmem, "trial accounts are excluded from ARR")
+    assert vmem.json("show", claim)["data"]["computed"]["attested_status"] == "revoked"
+
+
+def test_a_damaged_attestation_cache_is_rebuilt_not_fatal(seeded, vmem, tmp_path):
+    from vmem.store.attest import cache_path
+
+    claim = vmem.json("propose", "refunds settle daily", store=seeded)["data"]["item"]["id"]
+    vmem("approve", claim, who=RITA, store=seeded)
+    assert "refunds settle daily" in _synced(vmem, tmp_path)
+    for suffix in ("", "-wal", "-shm"):
+        Path(str(cache_path(seeded.root)) + suffix).unlink(missing_ok=True)
+    cache_path(seeded.root).write_bytes(b"not a database at all" * 100)
+    other = vmem.json("propose", "invoices are UTC", store=seeded)["data"]["item"]["id"]
+    vmem("approve", other, who=RITA, store=seeded)
+    text = _synced(vmem, tmp_path)
+    assert "refunds settle daily" in text and "invoices are UTC" in text

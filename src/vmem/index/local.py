@@ -20,7 +20,7 @@ from vmem import model
 from vmem.errors import SchemaError
 from vmem.store.repo import Store, parse_blob
 
-SCHEMA_VERSION = 3  # 2: statuses as history attests them (SPEC 12), the lexicon column; 3: served content
+SCHEMA_VERSION = 4  # 2: statuses as history attests them (SPEC 12), the lexicon column; 3: served content; 4: attestation token
 SERVABLE = {"claim": ("approved", "mandatory"), "knowledge": ("published",)}
 STALE = ("superseded", "expired")
 NO_TIME = float("nan")
@@ -37,10 +37,6 @@ def index_dir(store: Store) -> Path:
 
 def _epoch(stamp: str | None) -> float:
     return model.parse_ts(stamp).timestamp() if stamp else NO_TIME
-
-
-def _attested_map(state) -> dict:
-    return {p: (s, state.served_blob(p, None)) for p, s in state.status.items()}
 
 
 def _entry(tree, path: str):
@@ -138,7 +134,7 @@ class LocalIndex:
         self.entity_names: list[str] = []
         self.group_names: list[str] = []
         self.lexicon_since: int | None = None  # knowledge published at or after this point is held back
-        self._attested: dict[str, str] | None = None  # what history attested at self.commit, path -> status
+        self._token = None  # where the attestation stood at self.commit (see State.moved_since)
         self._tantivy = None
         self._stored_rows = 0  # rows in vectors.f32
         self._dims = 0
@@ -169,6 +165,7 @@ class LocalIndex:
             self.commit = info["commit"]
             self.entity_names, self.group_names = info["entity_names"], info["group_names"]
             self.lexicon_since = info.get("lexicon_since")
+            self._token = info.get("attest_token")
             with np.load(self.path / "columns.npz") as data:
                 self.columns = {k: data[k] for k in data.files}
             ids = self.columns.pop("ids")
@@ -199,7 +196,7 @@ class LocalIndex:
         self.path.mkdir(parents=True, exist_ok=True)
         self.items = Metas(self.path / "meta.sqlite")
         self.commit, self.order, self.rows = None, [], {}
-        self._attested, self.lexicon_since = {}, None
+        self._token, self.lexicon_since = None, None
         self.entity_names, self.group_names = [], []
         self._stored_rows, self._pending = 0, {}
         self.vectors = self._map()
@@ -236,33 +233,23 @@ class LocalIndex:
         changed: dict[str, str | None] = {}
         tops = ("claims", "knowledge")
         diff = changes_since(repo, self.commit, head, tops) if self.commit else None
-        if diff is None:
+        moved = state.moved_since(self._token) if diff is not None else None
+        if diff is None or moved is None:  # no index yet, or history (or the attestation) started over
             if self.commit:
                 self._reset()
+            state.preload()
             diff = tree_changes(None, head.tree, tops)
         else:
-            before = self._load_attested()
-            now = _attested_map(state)
-            for path in {p for p in set(before) | set(now) if before.get(p) != now.get(p)}:
-                if path not in diff:  # the file is as it was, but what history attests of it changed
-                    entry = _entry(head.tree, path)
-                    diff[path] = entry
+            for path in moved - set(diff):  # the file is as it was, but what history attests of it changed
+                diff[path] = _entry(head.tree, path)
         for path, change in diff.items():
             if path.endswith(".yaml"):  # the blob whose content history attests (a hand edit is not indexed)
                 changed[path] = state.served_blob(path, change.oid) if change.is_file else None
-        self._attested = _attested_map(state)
+        self._token = state.token()
         self.lexicon_since = state.lexicon_since
         self._apply(changed, embed, progress, state)
         self.commit = str(head.id)
         self._save()
-
-    def _load_attested(self) -> dict[str, str]:
-        if self._attested is None:
-            try:
-                self._attested = marshal.loads((self.path / "attested.marshal").read_bytes())
-            except (OSError, EOFError, ValueError, TypeError):
-                self._attested = {}
-        return self._attested
 
     def _apply(self, changed: dict[str, str | None], embed, progress: Progress | None, state) -> None:
         import numpy as np
@@ -374,13 +361,10 @@ class LocalIndex:
         with open(tmp, "wb") as handle:
             np.savez(handle, ids=np.array(self.order, dtype="U14"), **self.columns)
         os.replace(tmp, self.path / "columns.npz")
-        if self._attested is not None:
-            tmp = self.path / f".attested.marshal.tmp{os.getpid()}"
-            tmp.write_bytes(marshal.dumps(self._attested))
-            os.replace(tmp, self.path / "attested.marshal")
         self.items.set_info({"version": SCHEMA_VERSION, "model": self.model_id, "commit": self.commit,
                              "entity_names": self.entity_names, "group_names": self.group_names,
-                             "dims": self._dims, "lexicon_since": self.lexicon_since})
+                             "dims": self._dims, "lexicon_since": self.lexicon_since,
+                             "attest_token": self._token})
         self.items.commit()  # last: a crash before this leaves an older commit recorded, so it catches up again
 
     # -- querying ----------------------------------------------------------------------------------------------

@@ -179,12 +179,15 @@ def check_governance(store: Store, report: Report) -> int:
     for commit, action, who, why in state.refused:
         report.error(f"commit {commit[:10]}", f"{action} committed by {who}, {why} (reviewers: of vmem.yaml as it "
                                               "was); it grants nothing")
-    for path, (status, commit) in sorted(state.unattested.items()):
-        attested = state.status_of(path)
+    findings = state.findings()
+    for path, row in findings:
+        if not row["unattested"]:
+            continue
+        (status, commit), attested = row["unattested"], row["status"]
         report.error(path, f"status {status} is not attested by history (set by commit {commit[:10]} without a "
                            f"reviewer's vmem commit); served as {attested or 'nothing'}. Restore it: git revert "
                            f"{commit[:10]}, or set status: {attested or 'proposed'} and commit")
-    for path, commit in sorted(state.altered.items()):
+    for path, commit in [(path, row["altered"]) for path, row in findings if row["altered"]]:
         report.error(path, f"edited by commit {commit[:10]} after it was reviewed, without a reviewer: agents are "
                            "still served the reviewed version. Revert the edit, then propose it as a revision "
                            "(vmem propose TEXT --supersedes ID)")

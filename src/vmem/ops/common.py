@@ -42,8 +42,8 @@ def require_attested(store: Store, snapshot, item: dict) -> None:
     path = model.item_path(item["id"])
     found = state.unattested.get(path)
     attested = state.status_of(path)
-    if found is None and attested == item["status"] and path in state.altered:
-        edit = state.altered[path][:10]
+    if found is None and attested == item["status"] and state.altered.get(path):
+        edit = state.altered.get(path)[:10]
         raise NotAllowed(f"{item['id']} was edited by hand (commit {edit}) after it was reviewed; agents are still "
                          "served the reviewed text", f"revert the edit (git revert {edit}), then propose the change "
                          f"as a revision: vmem propose TEXT --supersedes {item['id']}")

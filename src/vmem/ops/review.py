@@ -39,6 +39,7 @@ def queue(store: Store, status: str | None = None) -> list[dict]:
     statuses = (status,) if status else QUEUE_STATUSES
     snapshot = store.head()
     state = store.attestation(snapshot)
+    state.preload()
     # an item whose file status history does not attest (a hand edit) is not reviewable: check --governance
     items = [loaded.item for loaded in snapshot.items() if loaded.item and loaded.item["status"] in statuses
              and state.status_of(loaded.path) == loaded.item["status"]]

@@ -22,10 +22,12 @@ def computed(item: dict, policy: dict, state=None) -> dict:
         "age_days": round(confidence.age_days(item), 2),
         "attested_status": attested,
     }
-    if state is not None and path in state.unattested:
-        out["unattested"] = {"status": state.unattested[path][0], "commit": state.unattested[path][1]}
-    if state is not None and path in state.altered:
-        out["unattested_edit"] = {"commit": state.altered[path], "served_blob": state.served_blob(path, None)}
+    found = state.unattested.get(path) if state is not None else None
+    if found:
+        out["unattested"] = {"status": found[0], "commit": found[1]}
+    edit = state.altered.get(path) if state is not None else None
+    if edit:
+        out["unattested_edit"] = {"commit": edit, "served_blob": state.served_blob(path, None)}
     return out
 
 

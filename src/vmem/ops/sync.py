@@ -318,7 +318,7 @@ def load_candidates(root: Path) -> tuple[str | None, dict, list[dict], dict]:
     commit = head_commit(root)
     path = cache_file(root)
     cached = read_cache(path)
-    if cached is not None and commit is not None and cached.get("commit") == commit and "attested" in cached:
+    if cached is not None and commit is not None and cached.get("commit") == commit and "token" in cached:
         return commit, cached["policy"], _servable(cached), cached["store"]
     data = _read_store(root, cached)
     write_cache(path, data)
@@ -330,56 +330,60 @@ def _servable(data: dict) -> list[dict]:
     since = data.get("lexicon_since")
     seqs = data.get("seqs", {})
     return [item for p, item in data["items"].items() if item is not None
-            and (since is None or item["kind"] != "knowledge" or seqs.get(p, since) < since)]
+            and (since is None or item["kind"] != "knowledge" or (seqs.get(p) if seqs.get(p) is not None
+                                                                   else since) < since)]
 
 
 def _read_store(root: Path, cached: dict | None) -> dict:
     """Bring the item cache to HEAD: parse what changed since the cached commit, or whose attestation moved."""
     from vmem.errors import SchemaError
-    from vmem.store.changes import tree_changes
+    from vmem.store.changes import changes_since, tree_changes
     from vmem.store.repo import Store, parse_blob
 
     store = Store.open(root)
     snapshot = store.head()
     state = store.attestation()
-    attested = {p: (s, state.served_blob(p, None)) for p, s in state.status.items()
-                if s in ("approved", "mandatory", "published")}  # status and the blob whose content is attested
     tops = ("claims", "knowledge")
-    usable = cached is not None and "attested" in cached and cached.get("policy") is not None
-    changes = None
-    if usable and snapshot.commit is not None:
-        from vmem.store.changes import changes_since
-
-        changes = changes_since(store.repo, cached["commit"], snapshot.commit, tops)
+    usable = cached is not None and "token" in cached and cached.get("policy") is not None
+    changes = changes_since(store.repo, cached["commit"], snapshot.commit, tops) \
+        if usable and snapshot.commit is not None else None
+    moved = state.moved_since(cached["token"]) if changes is not None else None
     items: dict[str, dict | None] = {}
-    if changes is None:
+    seqs: dict[str, int] = {}
+    if changes is None or moved is None:
+        state.preload()
         changes = tree_changes(None, snapshot.tree, tops) if snapshot.tree is not None else {}
     else:
-        items = dict(cached["items"])
-        before = cached["attested"]
-        for moved in {p for p in set(before) | set(attested) if before.get(p) != attested.get(p)} - set(changes):
-            found = snapshot.blob(moved)  # the file is as it was, but what history attests of it changed
-            changes[moved] = _Found(found[0] if found else None)
+        items, seqs = dict(cached["items"]), dict(cached["seqs"])
+        for path in moved - set(changes):
+            found = snapshot.blob(path)  # the file is as it was, but what history attests of it changed
+            changes[path] = _Found(found[0] if found else None)
     for item_path, change in changes.items():
         items.pop(item_path, None)
-        if not change.is_file or not item_path.endswith(".yaml") or item_path not in attested:
+        seqs.pop(item_path, None)
+        status = state.status_of(item_path)
+        if not change.is_file or not item_path.endswith(".yaml") or status not in _SERVABLE:
             continue
         kind = "claim" if item_path.startswith("claims/") else "knowledge"
-        oid = attested[item_path][1] or change.oid  # a hand edit of a reviewed text is not served: the reviewed is
+        oid = state.served_blob(item_path, change.oid)  # a hand edit of a reviewed text: the reviewed one
         try:
             item = parse_blob(kind, item_path, oid, store.repo[oid].data)
         except SchemaError:
             continue  # vmem check reports it; sync serves the rest
         if f"{item['id']}.yaml" != item_path.rsplit("/", 1)[-1]:
             continue  # a file that holds another item's id is not that item
-        items[item_path] = {**item, "status": attested[item_path][0]}  # served as history attests it
+        items[item_path] = {**item, "status": status}  # served as history attests it
+        if status == "published":
+            seqs[item_path] = state.published.get(item_path)
     entities = sorted(p[9:-5] for p, _ in snapshot.walk("entities") if p.endswith(".yaml"))
     problems = state.lexicon_problems()
     about = {"id": state.root, "entities": entities, "lexicon": f"{problems[0][0]}: {problems[0][1]}" if problems
              else None}
-    return {"commit": snapshot.commit_id, "policy": store.policy, "items": items, "attested": attested,
-            "seqs": {p: state.published[p] for p in items if p in state.published},
-            "lexicon_since": state.lexicon_since, "store": about}
+    return {"commit": snapshot.commit_id, "policy": store.policy, "items": items, "token": state.token(),
+            "seqs": seqs, "lexicon_since": state.lexicon_since, "store": about}
+
+
+_SERVABLE = ("approved", "mandatory", "published")
 
 
 class _Found:

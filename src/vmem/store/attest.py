@@ -29,7 +29,7 @@ from vmem import model
 from vmem.errors import SchemaError
 from vmem.policy import DEFAULTS, POLICY_FILE, load_policy
 from vmem.store import codec
-from vmem.store.cache import cache_file, read_cache, write_cache
+from vmem.store.cache import cache_file
 from vmem.store.changes import Change, tree_changes
 from vmem.store.message import parse as parse_message
 from vmem.store.parse import parse_blob
@@ -67,16 +67,60 @@ CONTENT_ACTIONS = ("approve", "mandate", "publish", "import")
 NET_STEPS = {("knowledge", "eligible", "quarantined"), ("knowledge", "candidate", "published")}
 
 
-class State:
-    """The attestation as of one commit. Plain dicts, so it marshals into the cache."""
+_GONE = object()
+ROW = ("status", "unattested", "published", "served", "altered")  # the per-item tables, one row per path
 
-    def __init__(self, data: dict | None = None) -> None:
+
+class Overlay:
+    """One per-item table: what the replayed commits changed, over a read-only base (the stored attestation)."""
+
+    def __init__(self, column: str, base: Callable[[str], dict | None] | None, changes: dict | None = None):
+        self.column, self.base, self.changes = column, base, dict(changes or {})
+
+    def get(self, path: str, default=None):
+        if path in self.changes:
+            value = self.changes[path]
+            return default if value is _GONE else value
+        row = self.base(path) if self.base is not None else None
+        value = row.get(self.column) if row else None
+        return default if value is None else value
+
+    def __contains__(self, path: str) -> bool:
+        return self.get(path) is not None
+
+    def __getitem__(self, path: str):
+        value = self.get(path)
+        if value is None:
+            raise KeyError(path)
+        return value
+
+    def __setitem__(self, path: str, value) -> None:
+        self.changes[path] = value
+
+    def pop(self, path: str, default=None):
+        value = self.get(path, default)
+        self.changes[path] = _GONE
+        return value
+
+    def setdefault(self, path: str, value):
+        if path not in self:
+            self[path] = value
+        return self[path]
+
+    def copy(self) -> "Overlay":
+        return Overlay(self.column, self.base, self.changes)
+
+
+class State:
+    """The attestation as of one commit: per-item rows (stored in SQLite, read on demand) plus small globals."""
+
+    def __init__(self, data: dict | None = None, base: Callable[[str], dict | None] | None = None) -> None:
         data = data or {}
-        self.status: dict[str, str] = data.get("status", {})  # item path -> attested status
-        self.unattested: dict[str, list] = data.get("unattested", {})  # path -> [status in file, commit]
-        self.published: dict[str, int] = data.get("published", {})  # knowledge path -> seq of its publish
-        self.served: dict[str, list] = data.get("served", {})  # path -> [blob served, its content fingerprint]
-        self.altered: dict[str, str] = data.get("altered", {})  # path -> commit that changed served content
+        self.status = Overlay("status", base)  # item path -> attested status
+        self.unattested = Overlay("unattested", base)  # path -> [status in the file, commit that set it]
+        self.published = Overlay("published", base)  # knowledge path -> seq of the publish that attests it
+        self.served = Overlay("served", base)  # path -> [blob whose content is attested, its fingerprint]
+        self.altered = Overlay("altered", base)  # path -> commit that changed served content without a reviewer
         self.broken: dict[str, list] = data.get("broken", {})  # lexicon path -> [seq it broke at, problem]
         self.policy: dict = data.get("policy") or DEFAULTS
         self.policy_blob: str | None = data.get("policy_blob")
@@ -85,18 +129,28 @@ class State:
         self.seq: int = data.get("seq", 0)
         self.commit: str | None = data.get("commit")
         self.root: str | None = data.get("root")  # the first commit: the store's identity across clones
+        self.epoch: str | None = data.get("epoch")  # changes when the stored attestation is rebuilt
+        self.store: AttestDB | None = None
 
-    def as_dict(self) -> dict:
-        return {"status": self.status, "unattested": self.unattested, "published": self.published,
-                "served": self.served, "altered": self.altered,
-                "broken": self.broken, "policy": self.policy, "policy_blob": self.policy_blob,
+    def globals(self) -> dict:
+        return {"broken": self.broken, "policy": self.policy, "policy_blob": self.policy_blob,
                 "policy_unattested": self.policy_unattested, "refused": self.refused, "seq": self.seq,
-                "commit": self.commit, "root": self.root}
+                "commit": self.commit, "root": self.root, "epoch": self.epoch}
 
     def copy(self) -> "State":
         import marshal
 
-        return State(marshal.loads(marshal.dumps(self.as_dict())))
+        twin = State(marshal.loads(marshal.dumps(self.globals())))
+        for column in ROW:
+            setattr(twin, column, getattr(self, column).copy())
+        twin.store = self.store
+        return twin
+
+    def changed_paths(self) -> set[str]:
+        return set().union(*(getattr(self, column).changes for column in ROW))
+
+    def row(self, path: str) -> dict:
+        return {column: getattr(self, column).get(path) for column in ROW}
 
     # -- what consumers ask -------------------------------------------------------------------------------------
 
@@ -125,27 +179,154 @@ class State:
     def lexicon_problems(self) -> list[tuple[str, str]]:
         return sorted((path, problem) for path, (_, problem) in self.broken.items())
 
+    def findings(self) -> list[tuple[str, dict]]:
+        """(path, row) for every item whose file says more than history attests (a status, or an edit)."""
+        paths = set(self.store.flagged()) if self.store is not None else set()
+        paths |= self.changed_paths()
+        rows = [(path, self.row(path)) for path in sorted(paths)]
+        return [(path, row) for path, row in rows if row["unattested"] or row["altered"]]
+
+    def preload(self) -> None:
+        """Read every stored row at once (before looking at the whole store: one query, not one per item)."""
+        if self.store is not None:
+            self.store.preload()
+
+    def token(self) -> list:
+        """Where a consumer's cache stands: hand it back to moved_since to learn what changed after."""
+        return [self.epoch, self.seq]
+
+    def moved_since(self, token) -> set[str] | None:
+        """Item paths whose attested row changed after TOKEN (None: unknown, look at everything)."""
+        if self.store is None or not isinstance(token, list) or len(token) != 2 or token[0] != self.epoch:
+            return None
+        return self.store.moved_since(token[1], self.seq)
+
+
+class AttestDB:
+    """The stored attestation, SQLite in the user cache dir: rows read on demand, so catching up after one commit
+    reads and writes the few rows it changed, not the whole store's (100k items: ~2 ms instead of ~250 ms)."""
+
+    JOURNAL_KEEP = 20_000  # commits of row changes kept for consumers catching up; older tokens rebuild
+
+    def __init__(self, path: Path) -> None:
+        import sqlite3
+
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.db = sqlite3.connect(str(path), timeout=10, isolation_level=None)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value BLOB)")
+        self.db.execute("CREATE TABLE IF NOT EXISTS items (path TEXT PRIMARY KEY, row BLOB, flagged INTEGER)")
+        self.db.execute("CREATE TABLE IF NOT EXISTS journal (seq INTEGER, path TEXT)")
+        self.db.execute("CREATE INDEX IF NOT EXISTS journal_seq ON journal (seq)")
+        self._rows: dict[str, dict | None] = {}
+
+    def load(self) -> State | None:
+        import marshal
+
+        found = self.db.execute("SELECT value FROM meta WHERE key = 'state'").fetchone()
+        if found is None:
+            return None
+        data = marshal.loads(found[0])
+        if data.get("format") != FORMAT:
+            return None
+        state = State(data, self.row)
+        state.store = self
+        return state
+
+    def row(self, path: str) -> dict | None:
+        import marshal
+
+        if path not in self._rows:
+            if getattr(self, "_complete", False):
+                return None
+            found = self.db.execute("SELECT row FROM items WHERE path = ?", (path,)).fetchone()
+            self._rows[path] = marshal.loads(found[0]) if found else None
+        return self._rows[path]
+
+    def preload(self) -> None:
+        import marshal
+
+        if not getattr(self, "_complete", False):
+            rows = {p: marshal.loads(r) for p, r in self.db.execute("SELECT path, row FROM items")}
+            self._rows = {**rows, **{p: v for p, v in self._rows.items() if p not in rows and v is not None}}
+            self._complete = True
+
+    def flagged(self) -> list[str]:
+        return [p for (p,) in self.db.execute("SELECT path FROM items WHERE flagged = 1")]
+
+    def moved_since(self, seq: int, head_seq: int) -> set[str] | None:
+        oldest = self.db.execute("SELECT MIN(seq) FROM journal").fetchone()[0]
+        if seq > head_seq or (seq < head_seq and (oldest is None or seq < oldest - 1)):
+            return None
+        return {p for (p,) in self.db.execute("SELECT DISTINCT path FROM journal WHERE seq > ?", (seq,))}
+
+    def save(self, since: str | None, state: State) -> None:
+        """Store STATE, brought forward from commit SINCE (None: replayed from the first commit), if nobody stored
+        another meanwhile (compare and swap on SINCE)."""
+        import marshal
+        import os
+
+        db = self.db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            found = db.execute("SELECT value FROM meta WHERE key = 'state'").fetchone()
+            current = marshal.loads(found[0]).get("commit") if found else None
+            if since is not None and current != since:
+                db.execute("ROLLBACK")
+                return  # another process moved it meanwhile; ours was right for this call all the same
+            if since is None:
+                db.execute("DELETE FROM items")
+                db.execute("DELETE FROM journal")
+                state.epoch = os.urandom(8).hex()
+            rows = []
+            for path in state.changed_paths():
+                row = state.row(path)
+                if any(value is not None for value in row.values()):
+                    rows.append((path, marshal.dumps(row), int(bool(row["unattested"] or row["altered"]))))
+                else:
+                    db.execute("DELETE FROM items WHERE path = ?", (path,))
+            db.executemany("INSERT OR REPLACE INTO items VALUES (?, ?, ?)", rows)
+            if since is not None:
+                db.executemany("INSERT INTO journal VALUES (?, ?)", [(state.seq, p) for p in state.changed_paths()])
+                db.execute("DELETE FROM journal WHERE seq < ?", (state.seq - self.JOURNAL_KEEP,))
+            db.execute("INSERT OR REPLACE INTO meta VALUES ('state', ?)",
+                       (marshal.dumps({**state.globals(), "format": FORMAT}),))
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        saved = {path: marshal.loads(row) for path, row, _ in rows}
+        self._rows = {p: v for p, v in self._rows.items() if p not in state.changed_paths()} | saved
+        self._complete = since is None or getattr(self, "_complete", False)  # a full replay holds every row
+        for column in ROW:  # the rows are stored: later reads go to the table (and its cache)
+            getattr(state, column).changes.clear()
+            getattr(state, column).base = self.row
+        state.store = self
+
 
 def cache_path(root: Path) -> Path:
-    return cache_file(root).with_suffix(".attest")
+    return cache_file(root).with_suffix(".attest.sqlite")
 
 
 def attestation(repo: pygit2.Repository, root: Path, commit: str | None = None) -> State:
-    """The attestation at COMMIT (default HEAD): cached per commit, brought forward from the cached one."""
+    """The attestation at COMMIT (default HEAD): stored per store, brought forward from the stored commit. A look
+    into the past (recall --as-of) is replayed in memory and leaves the store alone."""
     if repo.head_is_unborn:
         return State()
     head = repo.head.peel(pygit2.Commit) if commit is None else repo[commit].peel(pygit2.Commit)
-    target = str(head.id)
-    path = cache_path(root)
-    cached = read_cache(path)
-    if cached is not None and (cached.get("format") != FORMAT or not isinstance(cached.get("state"), dict)):
-        cached = None
-    if cached is not None and cached["state"].get("commit") == target:
-        return State(cached["state"])
-    start = State(cached["state"]) if cached is not None else None
+    if commit is not None and head.id != repo.head.target:
+        return _walk(repo, head, None, root)  # the past: replayed in memory
+    try:
+        store = AttestDB(cache_path(root))
+        start = store.load()
+    except Exception:  # noqa: BLE001 - a damaged cache is rebuilt, never fatal
+        cache_path(root).unlink(missing_ok=True)
+        store, start = AttestDB(cache_path(root)), None
+    if start is not None and start.commit == str(head.id):
+        return start
+    since = start.commit if start is not None else None
     state = _walk(repo, head, start, root)
-    if commit is None:  # the cache follows HEAD; a look into the past (recall --as-of) leaves it alone
-        write_cache(path, {"format": FORMAT, "state": state.as_dict()})
+    store.save(since if state.epoch is not None else None, state)  # no epoch: replayed from the first commit
     return state
 
 
@@ -153,7 +334,7 @@ def _walk(repo: pygit2.Repository, head: pygit2.Commit, start: State | None, roo
     """Replay the commits after START's commit up to HEAD, oldest first; from the root if START does not fit."""
     commits = _range(repo, head, start.commit) if start is not None and start.commit else None
     if commits is None:
-        start = None
+        start = None  # replayed from the first commit: stored as a new epoch
         commits = list(repo.walk(head.id, pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.REVERSE))
     states: dict[str, State] = {start.commit: start} if start is not None else {}
     need: dict[str, int] = {}
@@ -271,12 +452,16 @@ def _from_other_parent(state: State, others: list, path: str, change: Change) ->
         theirs = Change(str(entry.id), entry.filemode) if entry is not None else Change(None)
         if theirs != change:
             continue
-        for table in ("status", "unattested", "published", "broken", "served", "altered"):
+        for table in ROW:
             mine, source = getattr(state, table), getattr(other, table)
             if path in source:
                 mine[path] = source[path]
             else:
                 mine.pop(path, None)
+        if path in other.broken:
+            state.broken[path] = other.broken[path]
+        else:
+            state.broken.pop(path, None)
         if path == POLICY_FILE:
             state.policy, state.policy_blob = other.policy, other.policy_blob
             state.policy_unattested = other.policy_unattested
