@@ -523,3 +523,19 @@ def test_a_damaged_attestation_cache_is_rebuilt_not_fatal(seeded, vmem, tmp_path
     vmem("approve", other, who=RITA, store=seeded)
     text = _synced(vmem, tmp_path)
     assert "refunds settle daily" in text and "invoices are UTC" in text
+
+
+def test_commits_that_change_no_item_keep_catch_up_incremental(seeded, vmem, tmp_path):
+    """After a full replay, commits that touch no item leave the journal empty; consumers must still catch up
+    from it (not rescan the store), and still see later changes."""
+    from vmem.store.attest import attestation
+
+    claim = vmem.json("propose", "refunds settle daily", store=seeded)["data"]["item"]["id"]
+    vmem("approve", claim, who=RITA, store=seeded)
+    state = attestation(seeded.repo, seeded.root)
+    token = state.token()
+    commit_file(seeded, "entities/newco.yaml", b"id: newco\nname: Newco Labs\n")
+    later = attestation(seeded.repo, seeded.root)
+    assert later.moved_since(token) == set()
+    vmem("revoke", claim, who=RITA, store=seeded)
+    assert attestation(seeded.repo, seeded.root).moved_since(token) == {model.item_path(claim)}

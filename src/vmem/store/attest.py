@@ -255,8 +255,9 @@ class AttestDB:
         return [p for (p,) in self.db.execute("SELECT path FROM items WHERE flagged = 1")]
 
     def moved_since(self, seq: int, head_seq: int) -> set[str] | None:
-        oldest = self.db.execute("SELECT MIN(seq) FROM journal").fetchone()[0]
-        if seq > head_seq or (seq < head_seq and (oldest is None or seq < oldest - 1)):
+        found = self.db.execute("SELECT value FROM meta WHERE key = 'journal_from'").fetchone()
+        complete_from = int(found[0]) if found else head_seq  # the journal holds every change after this seq
+        if seq > head_seq or seq < complete_from:
             return None
         return {p for (p,) in self.db.execute("SELECT DISTINCT path FROM journal WHERE seq > ?", (seq,))}
 
@@ -277,6 +278,7 @@ class AttestDB:
             if since is None:
                 db.execute("DELETE FROM items")
                 db.execute("DELETE FROM journal")
+                db.execute("INSERT OR REPLACE INTO meta VALUES ('journal_from', ?)", (state.seq,))
                 state.epoch = os.urandom(8).hex()
             rows = []
             for path in state.changed_paths():
@@ -288,7 +290,11 @@ class AttestDB:
             db.executemany("INSERT OR REPLACE INTO items VALUES (?, ?, ?)", rows)
             if since is not None:
                 db.executemany("INSERT INTO journal VALUES (?, ?)", [(state.seq, p) for p in state.changed_paths()])
-                db.execute("DELETE FROM journal WHERE seq < ?", (state.seq - self.JOURNAL_KEEP,))
+                cutoff = state.seq - self.JOURNAL_KEEP
+                if db.execute("DELETE FROM journal WHERE seq <= ?", (cutoff,)).rowcount:
+                    db.execute("INSERT OR REPLACE INTO meta VALUES ('journal_from', "
+                               "MAX(?, COALESCE((SELECT value FROM meta WHERE key = 'journal_from'), 0)))",
+                               (cutoff,))
             db.execute("INSERT OR REPLACE INTO meta VALUES ('state', ?)",
                        (marshal.dumps({**state.globals(), "format": FORMAT}),))
             db.execute("COMMIT")
