@@ -539,3 +539,26 @@ def test_commits_that_change_no_item_keep_catch_up_incremental(seeded, vmem, tmp
     assert later.moved_since(token) == set()
     vmem("revoke", claim, who=RITA, store=seeded)
     assert attestation(seeded.repo, seeded.root).moved_since(token) == {model.item_path(claim)}
+
+
+def test_evidence_added_by_hand_counts_toward_no_gate(seeded, vmem, tmp_path):
+    """One analyst, one customer; the rest of the support typed into the file by hand (other customers, other
+    writers). Consolidate and publish count only evidence that history vouches for; check names the commit."""
+    statement = "Healthcare buyers ask for audit logs before security review."
+    item = vmem.json("propose", statement, "--from", "tidewell", *CATS, store=seeded)["data"]["item"]
+    path = model.item_path(item["id"])
+    text = (seeded.root / path).read_text()
+    extra = "".join(f"- entity: {e}\n  writer: {w}\n  episode: null\n  at: '2026-11-01T00:00:00Z'\n  tier: 2\n"
+                    for e, w in (("corvane", "mal@example.com"), ("larkspur-health", "lory@example.com")))
+    forged = _hand_commit(seeded, path, text.replace("evidence:\n", "evidence:\n" + extra, 1))
+    assert len(vmem.json("show", item["id"])["data"]["evidence"]) == 3
+    vmem("consolidate", store=seeded)
+    shown = vmem.json("show", item["id"])["data"]
+    assert shown["status"] == "candidate" and "support from 1 distinct customer" in shown["gate"]["reason"]
+    errors = vmem.json("check", "--governance", code=1)["data"]["errors"]
+    assert any(e["path"] == path and forged[:10] in e["message"] and "evidence" in e["message"] for e in errors)
+    # the same support proposed by the analysts themselves counts
+    for entity, writer in (("corvane", "Bob <bob@example.com>"), ("larkspur-health", "Chen <chen@example.com>")):
+        vmem("propose", statement, "--from", entity, *CATS, who=writer, store=seeded)
+    assert item["id"] in vmem.json("consolidate", store=seeded)["data"]["eligible"]
+    assert vmem.json("publish", item["id"], who=RITA, store=seeded)["data"]["item"]["status"] == "published"

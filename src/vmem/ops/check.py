@@ -187,6 +187,10 @@ def check_governance(store: Store, report: Report) -> int:
         report.error(path, f"status {status} is not attested by history (set by commit {commit[:10]} without a "
                            f"reviewer's vmem commit); served as {attested or 'nothing'}. Restore it: git revert "
                            f"{commit[:10]}, or set status: {attested or 'proposed'} and commit")
+    for path, commit in [(path, row["forged"]) for path, row in findings if row["forged"]]:
+        report.error(path, f"evidence added by commit {commit[:10]} is not vouched for by history (not a proposal "
+                           "by its writer, nor a consolidation); it counts toward no gate. Remove it, or have "
+                           "that analyst propose it: vmem propose TEXT --from ENTITY")
     for path, commit in [(path, row["altered"]) for path, row in findings if row["altered"]]:
         report.error(path, f"edited by commit {commit[:10]} after it was reviewed, without a reviewer: agents are "
                            "still served the reviewed version. Revert the edit, then propose it as a revision "

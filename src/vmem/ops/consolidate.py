@@ -61,6 +61,17 @@ def _survivor_order(item: dict) -> tuple:
     return (RANK[item["status"]], item["first_seen"], -len(item["evidence"]), item["id"])
 
 
+def _vouched_evidence(store: Store, snapshot, pool: dict, result: Consolidation):
+    """item -> its evidence that history vouches for, including what this run's merges brought in."""
+    from vmem.store.attest import evidence_key
+
+    state = store.attestation(snapshot)
+    keys = {item_id: {tuple(k) for k in state.evidence.get(model.item_path(item_id)) or []} for item_id in pool}
+    for merge in result.merged:  # in the order they happened: a survivor inherits what its sources had
+        keys.setdefault(merge.into, set()).update(keys.get(merge.source, set()))
+    return lambda item: [e for e in item["evidence"] if evidence_key(e) in keys.get(item["id"], set())]
+
+
 def _absorb(survivor: dict, absorbed: dict, judge: str, reason: str, now: str) -> None:
     known = {(e["entity"], e["writer"], e["episode"]) for e in survivor["evidence"]}
     survivor["evidence"] += [e for e in absorbed["evidence"] if (e["entity"], e["writer"], e["episode"]) not in known]
@@ -87,13 +98,15 @@ def consolidate(store: Store, *, dry_run: bool = False, progress: Progress | Non
         now = model.now()
         changed = _cascade(pool, policy, result, now, _quiet if judge.replaying else progress, judge)
 
-        # 4. gates over everything still a candidate (and eligible items whose evidence changed)
+        # 4. gates over everything still a candidate (and eligible items whose evidence changed), counting only
+        #    the evidence history vouches for (a customer or writer added by hand does not count; SPEC 12)
+        vouched = _vouched_evidence(store, tx.snapshot, pool, result)
         inputs = load_inputs(tx.snapshot)
         to_gate = [i for i in pool.values() if i["status"] == "candidate" or (i["status"] == "eligible"
                                                                                 and i["id"] in changed)]
         for n, item in enumerate(to_gate, 1):
             progress("gates", n, len(to_gate))
-            gate = run_gates(item, inputs, policy)
+            gate = run_gates({**item, "evidence": vouched(item)}, inputs, policy)
             target = status_after_gates(gate)
             previous_gate = item.get("gate") or {}
             if target != item["status"]:

@@ -32,7 +32,9 @@ def publish(store: Store, item_id: str, *, audience: str | None = None, k_min: i
         item = tx.snapshot.item(item_id)
         require_attested(store, tx.snapshot, item)
         model.check_transition(item, "published")
-        gate = run_gates(item, load_inputs(tx.snapshot), store.policy, k_min)
+        state = store.attestation(tx.snapshot)  # only the evidence history vouches for counts (SPEC 12)
+        vouched = {**item, "evidence": state.attested_evidence(model.item_path(item_id), item)}
+        gate = run_gates(vouched, load_inputs(tx.snapshot), store.policy, k_min)
         if not gate["passed"]:
             raise GateFailed(f"{item_id} does not pass the publish gates: {gate['reason']}",
                              "nothing was published; see the item with: vmem show " + item_id)

@@ -34,7 +34,7 @@ from vmem.store.changes import Change, tree_changes
 from vmem.store.message import parse as parse_message
 from vmem.store.parse import parse_blob
 
-FORMAT = 2  # 2: served content (the blob a reviewer attested) and content changes made without one
+FORMAT = 3  # 3: evidence lineage; 2: served content (the blob a reviewer attested) and content changes made without one
 TOPS = ("claims", "knowledge", "entities", "episodes", POLICY_FILE)
 SERVABLE = {"claim": ("approved", "mandatory"), "knowledge": ("published",)}
 ENTRY = {"claim": ("proposed",), "knowledge": ("candidate", "quarantined")}
@@ -68,7 +68,7 @@ NET_STEPS = {("knowledge", "eligible", "quarantined"), ("knowledge", "candidate"
 
 
 _GONE = object()
-ROW = ("status", "unattested", "published", "served", "altered")  # the per-item tables, one row per path
+ROW = ("status", "unattested", "published", "served", "altered", "evidence", "forged")  # per-item tables
 
 
 class Overlay:
@@ -121,6 +121,8 @@ class State:
         self.published = Overlay("published", base)  # knowledge path -> seq of the publish that attests it
         self.served = Overlay("served", base)  # path -> [blob whose content is attested, its fingerprint]
         self.altered = Overlay("altered", base)  # path -> commit that changed served content without a reviewer
+        self.evidence = Overlay("evidence", base)  # knowledge path -> evidence keys history attests
+        self.forged = Overlay("forged", base)  # knowledge path -> commit that added evidence history does not
         self.broken: dict[str, list] = data.get("broken", {})  # lexicon path -> [seq it broke at, problem]
         self.policy: dict = data.get("policy") or DEFAULTS
         self.policy_blob: str | None = data.get("policy_blob")
@@ -176,6 +178,11 @@ class State:
         found = self.served.get(path)
         return found[0] if found else current
 
+    def attested_evidence(self, path: str, item: dict) -> list[dict]:
+        """ITEM's evidence entries that history vouches for (what support and writers may count)."""
+        keys = {tuple(k) for k in self.evidence.get(path) or []}
+        return [e for e in item.get("evidence") or [] if evidence_key(e) in keys]
+
     def lexicon_problems(self) -> list[tuple[str, str]]:
         return sorted((path, problem) for path, (_, problem) in self.broken.items())
 
@@ -184,7 +191,7 @@ class State:
         paths = set(self.store.flagged()) if self.store is not None else set()
         paths |= self.changed_paths()
         rows = [(path, self.row(path)) for path in sorted(paths)]
-        return [(path, row) for path, row in rows if row["unattested"] or row["altered"]]
+        return [(path, row) for path, row in rows if row["unattested"] or row["altered"] or row["forged"]]
 
     def preload(self) -> None:
         """Read every stored row at once (before looking at the whole store: one query, not one per item)."""
@@ -284,7 +291,8 @@ class AttestDB:
             for path in state.changed_paths():
                 row = state.row(path)
                 if any(value is not None for value in row.values()):
-                    rows.append((path, marshal.dumps(row), int(bool(row["unattested"] or row["altered"]))))
+                    flag = row["unattested"] or row["altered"] or row["forged"]
+                    rows.append((path, marshal.dumps(row), int(bool(flag))))
                 else:
                     db.execute("DELETE FROM items WHERE path = ?", (path,))
             db.executemany("INSERT OR REPLACE INTO items VALUES (?, ?, ?)", rows)
@@ -435,6 +443,7 @@ def _step(repo, commit: pygit2.Commit, states: dict[str, State], need: dict[str,
         who = commit.committer.email
         why = "not a reviewer" if not is_reviewer(policy, who) else "signature does not verify"
         state.refused.append([commit_id, message.action, who, why])
+    pool = {tuple(key) for p in changes if p.startswith("knowledge/") for key in state.evidence.get(p) or []}
     for path, change in sorted(changes.items()):
         adopted = _from_other_parent(state, others, path, change)
         if adopted:
@@ -445,6 +454,8 @@ def _step(repo, commit: pygit2.Commit, states: dict[str, State], need: dict[str,
             _lexicon_step(repo, state, path, change, seq)
         elif path.startswith(("claims/", "knowledge/")):
             _item_step(repo, state, others, path, change, commit, message, reviewer, seq, policy)
+            if path.startswith("knowledge/"):
+                _evidence_step(repo, state, others, path, change, commit, message, reviewer, pool)
     return state
 
 
@@ -572,6 +583,42 @@ def _item_step(repo, state: State, others: list, path: str, change: Change, comm
             state.published.pop(path, None)
     elif (state.unattested.get(path) or [None])[0] != new:
         state.unattested[path] = [new, str(commit.id)]
+
+
+def evidence_key(entry: dict) -> tuple:
+    return (entry["entity"], entry["writer"].casefold(), entry.get("episode"))
+
+
+def _evidence_step(repo, state: State, others: list, path: str, change: Change, commit: pygit2.Commit, message,
+                   reviewer: Callable[[], bool], pool: set) -> None:
+    """Which evidence entries of a knowledge item history vouches for: each added by a proposal whose writer is
+    the commit's committer, moved by a consolidation from an item that had it, kept through a merge from the
+    side that had it, or imported by a reviewer. Anything else (a hand-added customer or writer) does not count
+    toward support or writers, and is reported."""
+    item = _read_item(repo, path, change)
+    if item is None:
+        if not change.is_file:
+            state.evidence.pop(path, None)
+            state.forged.pop(path, None)
+        return
+    keys = {evidence_key(e) for e in item["evidence"]}
+    had = {tuple(k) for k in state.evidence.get(path) or []}
+    added = keys - had
+    action = message.action if message is not None else None
+    vouched: set = set()
+    if action in ("propose", "reinforce") and item["id"] in message.items:
+        vouched = {k for k in added if k[1] == commit.committer.email.casefold()}
+    elif action == "consolidate" and item["id"] in message.items:
+        vouched = added & pool
+    elif action == "import" and reviewer():
+        vouched = added
+    for _, other in others:
+        vouched |= added & {tuple(k) for k in other.evidence.get(path) or []}
+    state.evidence[path] = sorted(list(k) for k in (keys & had) | vouched)
+    if added - vouched:
+        state.forged.setdefault(path, str(commit.id))  # the commit that first brought unvouched evidence
+    elif not keys - {tuple(k) for k in state.evidence.get(path)}:
+        state.forged.pop(path, None)
 
 
 def _content_step(state: State, path: str, change: Change, item: dict, message, commit: pygit2.Commit,
