@@ -3,8 +3,8 @@
 The probes live in tests/data/deid_redteam/cases_redteam.jsonl and were written by us, not drawn from held-out
 data; the lexicon is the seeded example store plus one fixture customer (Kestrel Freight) that carries the
 false-positive shapes seen on real text (a contact named Said, a restricted identifier holding a year, a
-hyphenated surname). Measured at
-baseline (before issue 11 work): 19/65 leaks caught, 14/31 false quarantines. The lexicon is built the way publish builds it, through GateInputs.
+hyphenated surname). The lexicon is built the way publish builds it, through GateInputs.
+Before issue 11's work: 19/65 leaks caught, 14/31 false quarantines.
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ STORES = [ROOT.parent / "src" / "vmem" / "examples" / "store", ROOT / "data" / "
 CASES = [json.loads(line) for line in (ROOT / "data" / "deid_redteam" / "cases_redteam.jsonl").read_text()
          .splitlines() if line.strip()]
 # thresholds we reach today (see the test's printed counts); raise them as the gate improves
-MIN_LEAKS_CAUGHT = 19
-MAX_FALSE_QUARANTINES = 14
+MIN_LEAKS_CAUGHT = 49
+MAX_FALSE_QUARANTINES = 0
 
 
 def _inputs() -> GateInputs:

@@ -8,6 +8,7 @@ Amounts, counts, percentages and dates are compared as values, not strings.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from dataclasses import dataclass, field
@@ -15,18 +16,71 @@ from datetime import date
 
 # -- normalisation -----------------------------------------------------------------------
 
-_INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\u180e\ufeff\u00ad\u034f\u061c\u2061\u2062\u2063"),
-                           None)
-# Letters that render like Latin ones (Cyrillic, Greek, others); NFKC does not fold them.
-_CONFUSABLES = str.maketrans({
-    "а": "a", "в": "b", "е": "e", "ё": "e", "к": "k", "м": "m", "н": "h", "о": "o", "р": "p", "с": "c", "т": "t",
-    "у": "y", "х": "x", "ѕ": "s", "і": "i", "ї": "i", "ј": "j", "ԁ": "d", "ԛ": "q", "ԝ": "w", "ɡ": "g", "һ": "h",
-    "А": "A", "В": "B", "Е": "E", "К": "K", "М": "M", "Н": "H", "О": "O", "Р": "P", "С": "C", "Т": "T", "У": "Y",
-    "Х": "X", "Ѕ": "S", "І": "I", "Ј": "J", "Ԁ": "D", "Ԛ": "Q", "Ԝ": "W",
-    "α": "a", "β": "b", "ε": "e", "ι": "i", "κ": "k", "ν": "v", "ο": "o", "ρ": "p", "τ": "t", "υ": "u", "χ": "x",
-    "Α": "A", "Β": "B", "Ε": "E", "Ζ": "Z", "Η": "H", "Ι": "I", "Κ": "K", "Μ": "M", "Ν": "N", "Ο": "O", "Ρ": "P",
-    "Τ": "T", "Υ": "Y", "Χ": "X", "ı": "i", "ȷ": "j", "ℓ": "l", "０": "0",
-})
+# Letters that render like Latin ones are mapped with Unicode's confusables data (confusable-homoglyphs); whatever
+# is left outside ASCII is transliterated (anyascii). Both load on the first statement with a non-ASCII character.
+_HANGUL_FILLERS = frozenset("\u115f\u1160\u3164\uffa0")
+_BIDI_OPEN = frozenset("\u202a\u202b\u202d\u202e\u2066\u2067\u2068")  # embeddings, overrides, isolates
+_REVERSING = frozenset("\u202e\u2067")  # right-to-left override / isolate: a Latin run inside displays reversed
+_BIDI_CLOSE = frozenset("\u202c\u2069")
+
+
+def _ignorable(ch: str) -> bool:
+    """Default-ignorable code points (format controls, variation selectors, fillers, tags): they render as nothing."""
+    code = ord(ch)
+    return (unicodedata.category(ch) == "Cf" or ch in _HANGUL_FILLERS or 0xFE00 <= code <= 0xFE0F
+            or 0x180B <= code <= 0x180F or 0xE0000 <= code <= 0xE0FFF or ch in "\u034f\u17b4\u17b5")
+
+
+@functools.cache
+def _confusable_map() -> dict[str, str]:
+    from confusable_homoglyphs.utils import load
+
+    table: dict[str, str] = {}
+    for char, homoglyphs in load("confusables.json").items():
+        if len(char) != 1 or char.isascii():
+            continue
+        targets = [h["c"] for h in homoglyphs if len(h["c"]) == 1 and h["c"].isascii() and h["c"].isalnum()]
+        letters = [t for t in targets if t.isalpha()]
+        if letters or targets:
+            table[char] = (letters or targets)[0]
+    return table
+
+
+def _visible(text: str) -> str:
+    """What a reader sees: invisible characters gone, runs inside a right-to-left override put back in order."""
+    if text.isascii():
+        return text
+    out, stack = [], []  # stack of (reversing, start index in out)
+    for ch in text:
+        if ch in _BIDI_OPEN:
+            stack.append((ch in _REVERSING, len(out)))
+        elif ch in _BIDI_CLOSE and stack:
+            reversing, start = stack.pop()
+            if reversing:
+                out[start:] = out[start:][::-1]
+        elif ch in _BIDI_CLOSE or _ignorable(ch):
+            continue
+        else:
+            out.append(ch)
+    while stack:
+        reversing, start = stack.pop()
+        if reversing:
+            out[start:] = out[start:][::-1]
+    return "".join(out)
+
+
+def _latin(text: str, transliterate: bool) -> str:
+    """Non-ASCII letters to ASCII: look-alikes by shape (confusables) unless TRANSLITERATE, then by sound."""
+    if text.isascii():
+        return text
+    from anyascii import anyascii
+
+    if transliterate:
+        return "".join(ch if ch.isascii() else anyascii(ch) for ch in text)
+    table = _confusable_map()
+    return "".join(ch if ch.isascii() else table.get(ch) or (anyascii(ch) if ch.isalnum() else ch) for ch in text)
+
+
 _APOSTROPHES = str.maketrans({"’": "'", "‘": "'", "ʼ": "'", "`": "'", "´": "'"})
 _CONTRACTIONS = [(re.compile(p), r) for p, r in (
     (r"\bcan't\b", "can not"), (r"\bwon't\b", "will not"), (r"\bshan't\b", "shall not"), (r"n't\b", " not"),
@@ -46,18 +100,39 @@ _EXAMPLE_DOMAINS = re.compile(r"@(?:[\w-]+\.)*(?:example\.(?:com|org|net)|[\w-]+
                               re.I)
 
 
-def fold(text: str) -> str:
-    """Visible-form folding: NFKC, no invisible characters, look-alikes to Latin, accents off."""
-    text = unicodedata.normalize("NFKC", text).translate(_INVISIBLE).translate(_CONFUSABLES)
+def fold(text: str, transliterate: bool = False) -> str:
+    """Visible-form folding: NFKC, invisibles and bidi controls out, accents off, look-alikes (or sounds) to Latin."""
+    text = _visible(unicodedata.normalize("NFKC", text.translate(_APOSTROPHES)))
     text = "".join(ch for ch in unicodedata.normalize("NFKD", text) if not unicodedata.combining(ch))
-    return text.translate(_APOSTROPHES)
+    return _latin(text, transliterate).translate(_APOSTROPHES)
 
 
 def tokens(text: str) -> list[str]:
     """Lower-case word tokens; possessive 's is dropped, hyphens, dots and underscores split words."""
-    text = fold(text).casefold()
-    text = re.sub(r"'s\b|s'(?=\W|$)", lambda m: "" if m.group(0) == "'s" else "s", text)
-    return _TOKEN.findall(text)
+    return [word.casefold() for word, _, _ in _words(fold(text))]
+
+
+_POSSESSIVE = re.compile(r"'s\b|(?<=s)'(?=\W|$)")
+_BREAK = re.compile(r"[.;:!?]+(?=\s|$)|[()\[\]\"]")
+
+
+def _words(folded: str) -> list[tuple[str, bool, bool]]:
+    """(word, starts a sentence or clause, has a possessive) in order; a word is never split by a dropped 's."""
+    out: list[tuple[str, bool, bool]] = []
+    breaks = {m.start() for m in _BREAK.finditer(folded)}
+    previous = 0
+    for match in _TOKEN.finditer(folded):
+        start = match.start()
+        # "Ms. Brandt", "P. Raman": the dot ends an abbreviation, not a sentence
+        abbreviation = bool(out) and (out[-1][0].casefold() in _TITLES or len(out[-1][0]) == 1)
+        boundary = not out or not abbreviation and any(previous <= b < start for b in breaks)
+        previous = start
+        word = match.group(0)
+        if word.casefold() == "s" and out and folded[start - 1:start] == "'":
+            out[-1] = (out[-1][0], out[-1][1], True)
+            continue
+        out.append((word, boundary, bool(_POSSESSIVE.match(folded, match.end()))))
+    return out
 
 
 def _stem(token: str) -> str:
@@ -119,22 +194,39 @@ def dates_in(text: str) -> set[date]:
 
 def quantities_in(text: str, dates: bool = True) -> set[Quantity]:
     """Every number in the text as a value (scale words applied); date parts are not quantities."""
+    return {quantity for quantity, _, _ in _numbers(text, dates)}
+
+
+_CURRENCY = re.compile(r"[$€£¥]|\b(?:usd|eur|gbp|dollars?|euros?|pounds?)\b", re.I)
+
+
+def _numbers(text: str, dates: bool = True) -> list[tuple[Quantity, bool, frozenset[str]]]:
+    """Each number: its value, whether it is money, and the stems of the three words after it (its unit)."""
     folded = fold(text)
     if dates:
         for pattern, _ in _DATE_PATTERNS:
             folded = pattern.sub(" ", folded)
-    out = set()
+    out = []
     for match in _NUMBER.finditer(folded):
         raw = re.sub(r"[,\u00a0 ]", "", match.group("num"))
         value = float(raw)
         if match.group("scale"):
             value *= _SCALE[match.group("scale").lower()]
-        out.add(Quantity(round(value, 6), bool(match.group("pct"))))
+        tail = folded[match.end():match.end() + 40]
+        unit = frozenset(_stem(w.casefold()) for w in re.findall(r"[^\W\d_]+", tail)[:3])
+        money = bool(match.group("cur") or _CURRENCY.match(tail.strip()))
+        out.append((Quantity(round(value, 6), bool(match.group("pct"))), money, unit))
     return out
+
+
+_IDENTIFIER = re.compile(r"(?=\S*\d)(?=\S*[A-Za-z])[A-Za-z0-9]+(?:[-_/.][A-Za-z0-9]+)+")
 
 
 def _distinctive(quantity: Quantity, text: str) -> bool:
     """Small round counts ("3-year term") identify nobody; amounts, percentages and big or exact numbers may."""
+    if not quantity.percent and quantity.value == int(quantity.value) and 1900 <= quantity.value <= 2100 \
+            and not _CURRENCY.search(text):
+        return False  # a year alone is not a restricted value: "2026" is not SCC-RFP-2026-014 or a renewal date
     return quantity.percent or quantity.value >= 100 or quantity.value != int(quantity.value)
 
 
@@ -152,9 +244,11 @@ class Term:
 @dataclass
 class Lexicon:
     terms: list[Term] = field(default_factory=list)
-    surnames: list[Term] = field(default_factory=list)
+    person_parts: dict[str, tuple[Term, ...]] = field(default_factory=dict)  # surname / first name alone
     domains: list[Term] = field(default_factory=list)
     quantities: list[tuple[Term, Quantity]] = field(default_factory=list)
+    # a restricted count matches only with its unit ("4,200 seats", not "4,200 rows"); money and percentages need none
+    units: dict[tuple[str, Quantity], frozenset[str]] = field(default_factory=dict)
     dates: list[tuple[Term, date]] = field(default_factory=list)
     quotes: list[tuple[str, str, list[str]]] = field(default_factory=list)  # entity, quote, its tokens
 
@@ -195,21 +289,33 @@ def build_lexicon(entities: list[dict], episodes: list[dict] = ()) -> Lexicon:
                 add(eid, "alias", alias)
         for person in entity.get("people") or []:
             add(eid, "person", person)
-            words = tokens(person)
-            if len(words) >= 2:
-                lexicon.surnames.append(Term(eid, "person", person, words[-1]))
+            parts = fold(person).split()
+            if len(parts) >= 2:  # the surname squashed whole: "Farr-Jones" is not "Jones"
+                keys = {"".join(tokens(parts[-1]))}
+                if len("".join(tokens(parts[0]))) >= 4:
+                    keys.add("".join(tokens(parts[0])))
+                for key in keys:
+                    term = Term(eid, "person", person, key)
+                    lexicon.person_parts[key] = lexicon.person_parts.get(key, ()) + (term,)
         for domain in entity.get("domains") or []:
             lexicon.domains.append(Term(eid, "domain", domain, fold(domain).casefold()))
             label = tokens(domain.rsplit(".", 1)[0])
             if label and len("".join(label)) >= 5:
                 lexicon.terms.append(Term(eid, "domain", domain, _squash(label)))
         for value in entity.get("restricted") or []:
+            if _IDENTIFIER.fullmatch(value.strip()):  # matched whole, never by the year or count inside it
+                add(eid, "restricted", value)
+                continue
             found_dates = dates_in(value)
             for day in found_dates:
                 lexicon.dates.append((Term(eid, "restricted", value, ""), day))
             quantities = [q for q in quantities_in(value) if _distinctive(q, value)]
+            numbers = {q: (money, unit) for q, money, unit in _numbers(value)}
             for quantity in quantities:
                 lexicon.quantities.append((Term(eid, "restricted", value, ""), quantity))
+                money, unit = numbers.get(quantity, (True, frozenset()))
+                if not money and not quantity.percent and not _CURRENCY.search(value) and unit:
+                    lexicon.units[(value, quantity)] = unit
             if not found_dates and not quantities:
                 add(eid, "restricted", value)
     for episode in episodes:
@@ -227,12 +333,15 @@ class Hit:
     kind: str
     term: str
     found: str
+    rule: str = "exact"  # which reading or rule fired: exact, transliterated, de-leet, letter-spacing, ...
 
     def describe(self) -> str:
         what = {"name": "customer name", "alias": "customer alias", "person": "customer contact",
                 "domain": "customer domain", "restricted": "restricted value", "quote": "customer quote",
                 "email": "e-mail address"}[self.kind]
-        return f"{what} {self.found!r}" + (f" (matches {self.term!r})" if self.term != self.found else "")
+        matches = f"matches {self.term!r}" if self.term != self.found else ""
+        how = ", ".join(x for x in (matches, "" if self.rule == "exact" else f"rule: {self.rule}") if x)
+        return f"{what} {self.found!r}" + (f" ({how})" if how else "")
 
 
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
@@ -248,35 +357,112 @@ def _quote_tokens(text: str) -> list[str]:
     return [_stem(t) for t in _TOKEN.findall(text)]
 
 
+_LEET = str.maketrans({"4": "a", "@": "a", "3": "e", "0": "o", "5": "s", "$": "s", "7": "t", "8": "b", "9": "g",
+                       "|": "l", "!": "i"})
+_LEETY = re.compile(r"(?<![\w@$|!])(?=[\w@$|!]*[A-Za-z])(?=[\w@$|!]*[\d@$|!])[\w@$|!]+")
+_SPACED = re.compile(r"(?<![\w.])(?:[A-Za-z](?:[ .\-_]|\. )){2,}[A-Za-z](?![\w])")
+_SENTENCE_SIGNS = re.compile(r"[.;:!?]")
+
+
+def _deleet(text: str, one: str) -> str:
+    """Digits and signs standing for letters inside a word: L4rkspur, Kestre1, Quint@ra."""
+    return _LEETY.sub(lambda m: m.group(0).translate(_LEET).replace("1", one), text)
+
+
+def _collapse(text: str) -> str:
+    """Letters spelled out one by one ("C-o-r-v-a-n-e", "L a r k s p u r", "M.e.r.i.d.a.l.e") become one word."""
+    return _SPACED.sub(lambda m: re.sub(r"[^A-Za-z]", "", m.group(0)), text)
+
+
+def _readings(statement: str, folded: str) -> list[tuple[str, str]]:
+    """The statement as a reader may read it: as shown, transliterated, de-leeted, with spelled-out words joined."""
+    readings = [("exact", folded)]
+    if not statement.isascii():
+        readings.append(("transliterated", fold(statement, transliterate=True)))
+    if _LEETY.search(folded):
+        readings += [("de-leet", _collapse(_deleet(folded, "l"))), ("de-leet", _collapse(_deleet(folded, "i")))]
+    elif _SPACED.search(folded):
+        readings.append(("letter-spacing", _collapse(folded)))
+    seen, unique = set(), []
+    for rule, text in readings:
+        if text not in seen:
+            seen.add(text)
+            unique.append((rule, text))
+    return unique
+
+
+def _name_hits(words: list[tuple[str, bool, bool]], rule: str, by_squash: dict, max_words: int) -> list[Hit]:
+    """Names, aliases, people, domain labels and textual restricted values as windows of words, squashed.
+
+    A window never crosses a sentence or clause boundary ("tide. Well-timed" is not Tidewell), and a one-word
+    name found split into lower-case words ("ash grove" for Ashgrove) is ordinary English, not the name.
+    """
+    hits = []
+    lower = [w.casefold() for w, _, _ in words]
+    for start in range(len(words)):
+        for width in range(1, min(max_words, len(words) - start) + 1):
+            if width > 1 and words[start + width - 1][1]:
+                break
+            window = lower[start:start + width]
+            for key in {_squash(window), "".join(window)}:
+                term = by_squash.get(key)
+                if term is None:
+                    continue
+                run_together = " " not in term.text.strip()
+                if width > 1 and run_together and all(w.islower() for w, _, _ in words[start:start + width]):
+                    continue
+                hits.append(Hit(term.entity, term.kind, term.text, " ".join(window), rule))
+    return hits
+
+
+# A contact's surname (or distinctive first name) alone names them only in a name-like context: a title or an
+# initial, a reporting verb, a preposition of address, a possessive. "Dewar flasks" and "the CEO said" do not.
+_BEFORE_NAME = _TITLES | {"with", "by", "from", "to", "ask", "asked", "told", "tell", "cc", "contact", "email", "call",
+                          "ping", "per", "thank", "thanks", "via"}
+_AFTER_NAME = {"said", "says", "say", "asked", "asks", "wants", "wanted", "told", "tells", "mentioned",
+               "noted", "insisted", "insists", "wrote", "writes", "thinks", "thought", "approved",
+               "approves", "signed", "prefers", "prefer", "confirmed", "agreed", "objected",
+               "explained", "warned", "added", "will", "would", "is", "was", "has", "had", "requires",
+               "required", "needs", "needed", "expects", "expected", "believes", "argues"}
+
+
+def _person_hits(words: list[tuple[str, bool, bool]], lexicon: Lexicon) -> list[Hit]:
+    hits = []
+    lower = [w.casefold() for w, _, _ in words]
+    parts = lexicon.person_parts
+    for index in range(len(lower)):
+        for width in (1, 2):
+            end = index + width
+            if end > len(lower) or width == 2 and words[end - 1][1]:
+                continue
+            name = "".join(lower[index:end])
+            found_terms = set(parts.get(name, ()) + parts.get(_stem(name), ()))
+            if not found_terms:
+                continue
+            before = lower[index - 1] if index and not words[index][1] else ""
+            after = lower[end] if end < len(words) and not words[end][1] else ""
+            initial = any(len(w) == 1 and w.isupper() and w not in "AI" for w, _, _ in
+                          words[max(index - 1, 0):index] + words[end:end + 1])
+            first_name = any(name == "".join(tokens(p.text.split()[0])) for p in found_terms)
+            if first_name and not words[index][0][:1].isupper():
+                continue  # a first name is only a name when written as one ("a grace period" is not Grace)
+            context = (before in _BEFORE_NAME or after in _AFTER_NAME or after.endswith("ed") or words[end - 1][2]
+                       or initial)
+            for part in found_terms if context else ():
+                found = " ".join(w for w in (before, *lower[index:end], after) if w)
+                hits.append(Hit(part.entity, "person", part.text, found, "name-in-context"))
+    return hits
+
+
 def scan(statement: str, lexicon: Lexicon) -> list[Hit]:
     """Every identifying thing in STATEMENT; an empty list means it passes."""
     hits: list[Hit] = []
     folded = fold(statement)
-    words = tokens(statement)
-    stems = [_stem(w) for w in words]
-    # names, aliases, people, domain labels, textual restricted values: windows of words, squashed
+    readings = _readings(statement, folded)
     by_squash, max_words = lexicon.lookup()
-    for start in range(len(words)):
-        for width in range(1, min(max_words, len(words) - start) + 1):
-            window = words[start:start + width]
-            for key in {_squash(window), "".join(window)}:
-                term = by_squash.get(key)
-                if term is not None:
-                    hits.append(Hit(term.entity, term.kind, term.text, " ".join(window)))
-    # a contact's surname alone: after a title, after an initial, or capitalised mid-sentence
-    original = _TOKEN.findall(folded)
-    present = set(words) | set(stems)
-    for surname in lexicon.surnames:
-        stem = _stem(surname.squashed)
-        if stem not in present and surname.squashed not in present:
-            continue
-        for i, word in enumerate(words):
-            if stems[i] != stem and word != surname.squashed:
-                continue
-            before = words[i - 1] if i else ""
-            capitalised = i < len(original) and original[i][:1].isupper() and i > 0
-            if before in _TITLES or len(before) == 1 or (capitalised and len(word) >= 4):
-                hits.append(Hit(surname.entity, "person", surname.text, " ".join(words[max(i - 1, 0):i + 1])))
+    for rule, text in readings:
+        hits.extend(_name_hits(_words(text), rule, by_squash, max_words))
+    hits.extend(_person_hits(_words(folded), lexicon))
     lowered = folded.casefold()
     for domain in lexicon.domains:
         if re.search(rf"(?<![\w-]){re.escape(domain.squashed)}(?![\w-])", lowered):
@@ -291,10 +477,15 @@ def scan(statement: str, lexicon: Lexicon) -> list[Hit]:
                     hits.append(Hit(domain.entity, "domain", domain.text, url))
     # values
     if lexicon.quantities:
-        present = quantities_in(statement)
+        numbers = _numbers(statement)
+        present = {q for q, _, _ in numbers}
         for term, quantity in lexicon.quantities:
-            if quantity in present or Quantity(quantity.value, not quantity.percent) in present and quantity.percent:
-                hits.append(Hit(term.entity, "restricted", term.text, _fmt(quantity)))
+            unit = lexicon.units.get((term.text, quantity))
+            if unit is not None:
+                if any(q == quantity and unit & tail for q, _, tail in numbers):
+                    hits.append(Hit(term.entity, "restricted", term.text, _fmt(quantity), "count-with-unit"))
+            elif quantity in present or Quantity(quantity.value, not quantity.percent) in present and quantity.percent:
+                hits.append(Hit(term.entity, "restricted", term.text, _fmt(quantity), "value"))
     if lexicon.dates:
         present_dates = dates_in(statement)
         for term, day in lexicon.dates:
