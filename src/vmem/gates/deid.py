@@ -83,7 +83,8 @@ def _latin(text: str, transliterate: bool) -> str:
 
 _APOSTROPHES = str.maketrans({"’": "'", "‘": "'", "ʼ": "'", "`": "'", "´": "'"})
 _CONTRACTIONS = [(re.compile(p), r) for p, r in (
-    (r"\bcan't\b", "can not"), (r"\bwon't\b", "will not"), (r"\bshan't\b", "shall not"), (r"n't\b", " not"),
+    (r"\bcan't\b", "can not"), (r"\bcannot\b", "can not"), (r"\bwon't\b", "will not"),
+    (r"\bshan't\b", "shall not"), (r"n't\b", " not"),
     (r"'re\b", " are"), (r"'ll\b", " will"), (r"'ve\b", " have"), (r"'d\b", " would"), (r"\bit's\b", "it is"),
     (r"\bthat's\b", "that is"), (r"\bwe're\b", "we are"), (r"\bi'm\b", "i am"), (r"\blet's\b", "let us"),
 )]
@@ -253,6 +254,21 @@ class Lexicon:
     quotes: list[tuple[str, str, list[str]]] = field(default_factory=list)  # entity, quote, its tokens
 
     _lookup: tuple | None = field(default=None, repr=False, compare=False)
+    _quote_index: tuple | None = field(default=None, repr=False, compare=False)
+
+    def quotes_sharing(self, content: set[str]) -> list[int]:
+        """Indexes of the quotes that share at least two content words with CONTENT (an inverted index)."""
+        if self._quote_index is None or self._quote_index[0] != len(self.quotes):
+            index: dict[str, list[int]] = {}
+            for i, (_, _, quoted) in enumerate(self.quotes):
+                for word in set(_content(quoted)):
+                    index.setdefault(word, []).append(i)
+            self._quote_index = (len(self.quotes), index)
+        shared: dict[int, int] = {}
+        for word in content:
+            for i in self._quote_index[1].get(word, ()):
+                shared[i] = shared.get(i, 0) + 1
+        return sorted(i for i, n in shared.items() if n >= 2 or len(self.quotes[i][2]) < _QUOTE_RUN)
 
     def lookup(self) -> tuple[dict[str, Term], int]:
         """Terms by squashed form, and the widest word window worth trying; built once per lexicon."""
@@ -494,9 +510,11 @@ def scan(statement: str, lexicon: Lexicon) -> list[Hit]:
     # quoted spans from the evidence's episodes
     if lexicon.quotes:
         said = _quote_tokens(statement)
-        for entity, quote, quoted in lexicon.quotes:
-            if _reuses(said, quoted):
-                hits.append(Hit(entity, "quote", quote, quote))
+        for index in lexicon.quotes_sharing(set(_content(said))):
+            entity, quote, quoted = lexicon.quotes[index]
+            rule = _reuses(said, quoted)
+            if rule:
+                hits.append(Hit(entity, "quote", quote, quote, rule))
     unique: dict[tuple[str, str, str], Hit] = {}
     for hit in hits:
         unique.setdefault((hit.entity, hit.kind, hit.term), hit)
@@ -508,12 +526,30 @@ def _fmt(quantity: Quantity) -> str:
     return text + ("%" if quantity.percent else "")
 
 
-def _reuses(said: list[str], quoted: list[str]) -> bool:
+# Function words carry no content: a minimal paraphrase keeps the quote's other words and swaps these.
+_FUNCTION_WORDS = frozenset("""
+    a an the and or but if so to of in on at by for from with without into onto about as than then that this these
+    those there here it its we us our ours you your they them their he she his her i me my be is are was were been
+    being am do doe did have ha had will would shall should can could may might must not no nor any every all each
+    which who whom whose what when where why how until before after while just even only also very much more most
+    up out over again ever never anything nothing everything something one
+""".split())
+_QUOTE_CONTENT_SHARE = 0.7  # this share of a quote's content words, found in the statement, is a paraphrase of it
+_QUOTE_CONTENT_MIN = 5  # quotes with fewer content words are matched by runs only
+
+
+def _content(words: list[str]) -> list[str]:
+    """Content words, cut to six letters so inflections and derivations meet (automated / automatic)."""
+    return [w[:6] for w in words if w not in _FUNCTION_WORDS and len(w) > 1]
+
+
+def _reuses(said: list[str], quoted: list[str]) -> str | None:
+    """Which reuse rule a statement meets for one quote: a verbatim run, shared word triples, shared content words."""
     if not said or not quoted:
-        return False
+        return None
     if len(quoted) < _QUOTE_RUN:
         needle = " ".join(quoted)
-        return f" {needle} " in f" {' '.join(said)} "
+        return "verbatim quote" if f" {needle} " in f" {' '.join(said)} " else None
     longest, previous = 0, [0] * (len(quoted) + 1)
     for word in said:
         current = [0] * (len(quoted) + 1)
@@ -523,10 +559,15 @@ def _reuses(said: list[str], quoted: list[str]) -> bool:
                 longest = max(longest, current[j])
         previous = current
     if longest >= _QUOTE_RUN:
-        return True
+        return "verbatim run"
     triples = {tuple(quoted[i:i + 3]) for i in range(len(quoted) - 2)}
     shared = triples & {tuple(said[i:i + 3]) for i in range(len(said) - 2)}
-    return bool(triples) and len(shared) / len(triples) >= _QUOTE_SHARE
+    if triples and len(shared) / len(triples) >= _QUOTE_SHARE:
+        return "shared word triples"
+    content = set(_content(quoted))
+    if len(content) >= _QUOTE_CONTENT_MIN and len(content & set(_content(said))) / len(content) >= _QUOTE_CONTENT_SHARE:
+        return "content-word overlap"
+    return None
 
 
 @dataclass(frozen=True)

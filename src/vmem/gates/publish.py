@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from vmem import model
 from vmem.gates.deid import Lexicon, build_lexicon, check_statement
@@ -20,15 +20,11 @@ class GateInputs:
     _cache: dict = field(default_factory=dict, compare=False)
 
     def lexicon(self, item: dict) -> Lexicon:
-        """Every entity's terms, plus the quotes of the episodes of the customers the evidence cites."""
-        cited = sorted({e["entity"] for e in item.get("evidence") or []})
-        base = self._base()
-        quotes = build_lexicon([], [ep for entity in cited for ep in self.episodes.get(entity, [])]).quotes
-        return replace(base, quotes=quotes) if quotes else base
-
-    def _base(self) -> Lexicon:
+        """Every entity's terms and every episode's quotes: a customer's words proposed --from another customer
+        (or with no evidence of theirs at all) are still that customer's words."""
         if "base" not in self._cache:
-            self._cache["base"] = build_lexicon(list(self.entities.values()), [])
+            episodes = [ep for entity in sorted(self.episodes) for ep in self.episodes[entity]]
+            self._cache["base"] = build_lexicon(list(self.entities.values()), episodes)
         return self._cache["base"]
 
     def category_sizes(self) -> tuple[Counter, set[str]]:
