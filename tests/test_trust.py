@@ -562,3 +562,35 @@ def test_evidence_added_by_hand_counts_toward_no_gate(seeded, vmem, tmp_path):
         vmem("propose", statement, "--from", entity, *CATS, who=writer, store=seeded)
     assert item["id"] in vmem.json("consolidate", store=seeded)["data"]["eligible"]
     assert vmem.json("publish", item["id"], who=RITA, store=seeded)["data"]["item"]["status"] == "published"
+
+
+def test_merges_keep_what_each_side_attested_and_nothing_a_side_forged(seeded, tmp_path):
+    """Two clones, a bare remote, real `git pull` merges through the merge driver: a reviewer's approval made in
+    one clone is served after the merge; a status hand-set in the other clone is not."""
+    import sys
+
+    from test_team import run, vmem_cli
+
+    bare = tmp_path / "remote.git"
+    run("git", "clone", "-q", "--bare", str(seeded.root), str(bare))
+    a, b = tmp_path / "a", tmp_path / "b"
+    for clone in (a, b):
+        vmem_cli(tmp_path, "clone", str(bare), str(clone))
+    ids = {}
+    for key, text in (("x", "refunds settle daily"), ("y", "invoices are issued in UTC")):
+        ids[key] = json.loads(vmem_cli(a, "propose", text, "--json").stdout)["data"]["item"]["id"]
+    run("git", "push", "-q", "origin", "main", cwd=a)
+    run("git", "pull", "-q", "--no-rebase", "origin", "main", cwd=b)
+    vmem_cli(a, "approve", ids["x"], who=RITA)  # a reviewer, in clone a
+    path = b / model.item_path(ids["y"])  # a hand edit, in clone b
+    path.write_text(re.sub(r"(?m)^status: \S+$", "status: approved", path.read_text()))
+    run("git", "commit", "-qam", "approve y", cwd=b)
+    run("git", "push", "-q", "origin", "main", cwd=a)
+    env = {**os.environ, "PATH": f"{os.path.dirname(sys.executable)}:{os.environ['PATH']}"}
+    pulled = run("git", "pull", "--no-rebase", "--no-edit", "origin", "main", cwd=b, env=env, check=False)
+    assert pulled.returncode == 0, pulled.stdout + pulled.stderr
+    assert len(run("git", "log", "-1", "--format=%P", cwd=b).stdout.split()) == 2  # a real merge commit
+    synced = json.loads(vmem_cli(b, "sync", "--dir", str(tmp_path / "rules"), "--json").stdout)["data"]
+    assert ids["x"] in synced["items"] and ids["y"] not in synced["items"]
+    errors = json.loads(vmem_cli(b, "check", "--governance", "--json", check=False).stdout)["data"]["errors"]
+    assert [e["path"] for e in errors] == [model.item_path(ids["y"])]
