@@ -11,7 +11,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vmem.errors import UsageError
-from vmem.knowledge.judge import Verdict, differences, judge_command, judge_pair, parse, passes_blocker
+from vmem.knowledge.judge import (
+    Verdict,
+    differences,
+    judge_command,
+    judge_pair,
+    lcs_pairs,
+    one_block_move,
+    parse,
+    passes_blocker,
+    role_difference,
+)
 from vmem.ops.eval_merge import evaluate_merge
 
 DEV_PAIRS = Path(__file__).parent / "data" / "merge_pairs_dev.jsonl"
@@ -293,3 +303,87 @@ def test_identical_statements_merge_unless_their_categories_conflict():
     assert judge_pair(text, " renewals slip when the champion LEAVES ", ["stage:renewal"], ["stage:renewal"], 0.2) \
         == Verdict(True, "merged: identical after canonicalization", "deterministic")
     assert not judge_pair(text, text, ["region:emea"], ["region:apac", "stage:renewal"], 1.0).same
+
+
+# --------------------------------------------------------------------- structural order: alignment and roles
+
+def test_lcs_pairs_aligns_every_occurrence():
+    a, b = "x y x z".split(), "y x z x".split()
+    pairs = lcs_pairs(a, b)
+    assert len(pairs) == 3 and all(a[i] == b[j] for i, j in pairs)
+    assert [i for i, _ in pairs] == sorted(i for i, _ in pairs) and [j for _, j in pairs] == sorted(j for _, j in pairs)
+    assert lcs_pairs([], ["x"]) == []
+
+
+@pytest.mark.parametrize(("a", "b", "moved"), [
+    ("a b c d", "a b c d", True),
+    ("a b c d e", "a d e b c", True),     # the block "b c" moved behind "d e"
+    ("x a b x c", "x c x a b", True),     # a repeated word compared at every occurrence
+    ("a b c d", "b a d c", False),        # two swaps
+    ("a b c", "c b a", False),
+    ("a b", "a b c", False),              # not the same words
+])
+def test_one_block_move_without_seams(a, b, moved):
+    assert one_block_move(a.split(), b.split()) is moved
+
+
+def test_one_block_move_cuts_only_at_a_seam():
+    a, b = "p x y s".split(), "p y x s".split()
+    assert not one_block_move(a, b, set(), set())               # two words traded places inside a clause
+    assert not one_block_move(a, b, {2}, set())                 # a seam in one statement, block in the middle
+    assert one_block_move(a, b, {2}, {2})                       # a clause boundary at the cut in both
+    assert one_block_move(a, b, set(), set(), hinges_a={2})    # "x of y" read as "y x"
+    assert one_block_move("x y z".split(), "z x y".split(), {2}, set())  # a clause moved to the front
+
+
+def test_role_difference_sees_swapped_arguments():
+    def roles(a: str, b: str) -> str | None:
+        return role_difference(parse(a), parse(b))
+
+    assert "'legal' follows 'from' in a but 'to' in b" in roles(
+        "Escalations go from legal to security.", "Escalations go to legal from security.")
+    assert "'by' takes 'lee' in a but 'beinhorn' in b" in roles(
+        "The tracks were produced by Lee with Beinhorn on drums.", "The tracks were produced by Beinhorn with Lee on drums.")
+    assert roles("Escalations go from legal to security.", "From legal, escalations go to security.") is None
+    assert roles("Finance approves renewals.", "Renewals are approved by finance.") is None  # one side has no role
+
+
+def test_parse_records_roles_breaks_and_hinges():
+    parsed = parse("Deals move from legal to security, when speed of review matters.")
+    assert ("from", "legal") in parsed.roles and ("to", "securiti") in parsed.roles and ("of", "review") in parsed.roles
+    assert parsed.stream.index("~when") in parsed.breaks
+    assert parsed.stream.index("review") in parsed.hinges
+
+
+@pytest.mark.parametrize(("a", "b"), [
+    ("The canal is one of the oldest canals in Europe and in Belgium.",
+     "The canal is one of the oldest canals in Belgium and in Europe."),  # was a merge: two words traded places
+    ("Tickets are triaged by support and escalated by engineering.",
+     "Tickets are triaged by engineering and escalated by support."),
+    ("Finance trusts sales more than sales trusts finance.", "Sales trusts finance more than finance trusts sales."),
+])
+def test_word_swaps_inside_a_clause_do_not_merge(a, b):
+    assert not judged(a, b).same
+
+
+@pytest.mark.parametrize(("a", "b"), [
+    ("In 2019, the team moved billing to Stripe.", "The team moved billing to Stripe in 2019."),
+    ("When the champion leaves, renewals slip.", "Renewals slip when the champion leaves."),
+    ("Media buyers evaluate on speed of content ingestion.", "Media buyers evaluate on content ingestion speed."),
+])
+def test_a_moved_clause_still_merges(a, b):
+    assert judged(a, b).same
+
+
+_NOUNS = ["legal", "security", "finance", "support", "engineering", "billing", "marketing", "procurement",
+          "sales", "operations", "Berlin", "Lisbon", "Denver", "staging", "production"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(_NOUNS), min_size=2, max_size=2, unique=True),
+       st.sampled_from(["Tickets move from {x} to {y} after triage.", "Escalations go from {x} to {y}, and {y} "
+                        "owns the final call.", "The route from {x} to {y} is the slow one.",
+                        "Contracts pass from {x} to {y} before signature."]))
+def test_swapping_from_and_to_is_never_a_merge(pair_, template):
+    x, y = pair_
+    assert not judged(template.format(x=x, y=y), template.format(x=y, y=x)).same

@@ -5,9 +5,10 @@ Two judges share one verdict type. The built-in deterministic judge merges only 
 inflection, a small table of general synonyms) every content word of one statement
 is found in the other, and no decisive feature differs — numbers with their units,
 negation, direction (higher/lower), temporal order (before/after), modality
-(can/must), named artifacts (DPA, SOC 2, ...), conflicting category facets, or the
-order of the shared words beyond one clause move (which is how "prefer X to Y" and
-"prefer Y to X" differ although they hold the same words). The external judge runs a
+(can/must), named artifacts (DPA, SOC 2, ...), conflicting category facets, the
+order of the shared words (every occurrence) beyond one clause move (which is how
+"prefer X to Y" and "prefer Y to X" differ although they hold the same words), or a
+shared word taking another role ("from X to Y" vs "from Y to X"). The external judge runs a
 command from policy and treats anything but a well-formed answer as "no merge".
 """
 
@@ -188,6 +189,13 @@ _MARKERS = {
     "whereas": "~while", "although": "~while", "though": "~while",
 }
 
+# Words that give the phrase after them a role: "from X to Y", "X by Y", "X rather than Y" (rewritten "vs").
+# Two statements that attach the same shared word to different roles say different things.
+_ROLE_WORDS = {
+    "from": "from", "to": "to", "into": "into", "by": "by", "of": "of", "than": "than", "before": "before",
+    "after": "after", "over": "over", "between": "between", "vs": "vs",
+}
+
 # Unmatched on one side only, these hedge or connect and do not change the claim.
 _SOFT_WORDS = frozenset("""
 usually about roughly approximately around circa nearly almost typically out down
@@ -263,6 +271,9 @@ class Parsed:
     quantities: tuple[Quantity, ...]
     modals: frozenset[str]
     written: tuple[tuple[str, str], ...] = ()  # normalised token -> a form as written, for reasons
+    roles: tuple[tuple[str, str], ...] = ()  # (role word, its argument): the first content token after the role
+    breaks: frozenset[int] = frozenset()  # stream positions that open a clause or phrase (after a comma, a marker)
+    hinges: frozenset[int] = frozenset()  # stream positions after "of": "speed of ingestion" is "ingestion speed"
 
     @property
     def words(self) -> frozenset[str]:
@@ -537,10 +548,21 @@ def parse(statement: str) -> Parsed:
     modals = frozenset(t for t in raw if t in _MODAL_CAN | _MODAL_MUST)
     stream: list[str] = []
     written: dict[str, str] = {}
+    roles: list[tuple[str, str]] = []
+    pending: list[str] = []  # role words still waiting for their argument
+    breaks: set[int] = set()
+    hinges: set[int] = set()
     for token in raw:
         form = token
         if token in ("qqclause", "qqphrase"):
+            pending = []
+            breaks.add(len(stream))
             continue
+        role = _ROLE_WORDS.get(token)
+        if role:
+            pending.append(role)
+            if role == "of":
+                hinges.add(len(stream))
         if token.startswith(("#", "@")):
             pass
         elif token in _MARKERS:
@@ -551,9 +573,15 @@ def parse(statement: str) -> Parsed:
             token = _normalise_word(token)
             if token in _STOP:
                 continue
+        if token.startswith("~"):
+            breaks.add(len(stream))
         stream.append(token)
         written.setdefault(token, form)
-    return Parsed(tuple(stream), tuple(quantities), modals, tuple(written.items()))
+        if not role and not token.startswith("~") and token not in _HEDGES:
+            roles += [(r, token) for r in pending]
+            pending = []
+    return Parsed(tuple(stream), tuple(quantities), modals, tuple(written.items()), tuple(roles),
+                  frozenset(breaks), frozenset(hinges))
 
 
 @lru_cache(maxsize=1024)
@@ -670,18 +698,41 @@ def causal_difference(a: Parsed, b: Parsed) -> str | None:
     return None
 
 
+def role_difference(a: Parsed, b: Parsed) -> str | None:
+    """A shared word that takes another role ("from X to Y" vs "from Y to X"), or a role that takes another shared
+    word ("made by X" vs "made by Y" when both name X and Y), is a swap of arguments."""
+    shared = {t for t in a.words & b.words if not t.startswith("~")}
+    ra = {(r, t) for r, t in a.roles if t in shared}
+    rb = {(r, t) for r, t in b.roles if t in shared}
+    for t in sorted(shared):
+        roles_a = sorted(r for r, u in ra if u == t)
+        roles_b = sorted(r for r, u in rb if u == t)
+        if roles_a and roles_b and roles_a != roles_b:
+            return (f"roles differ: '{a.show(t)}' follows '{'/'.join(roles_a)}' in a but "
+                    f"'{'/'.join(roles_b)}' in b")
+    for role in sorted({r for r, _ in ra} & {r for r, _ in rb}):
+        only_a = sorted(t for r, t in ra - rb if r == role)
+        only_b = sorted(t for r, t in rb - ra if r == role)
+        if only_a and only_b:
+            return (f"roles differ: '{role}' takes '{a.show(only_a[0])}' in a but '{b.show(only_b[0])}' in b "
+                    "(arguments swapped)")
+    return None
+
+
 def order_difference(a: Parsed, b: Parsed) -> str | None:
-    """Shared words may move as one block (a clause moved); anything more is a swap of roles or preference."""
+    """Every occurrence of the shared words, aligned: they may move as one block (a clause moved); anything more
+    is a swap of roles or preference."""
     shared = (a.words & b.words) - _HEDGES
-    seq_a = list(dict.fromkeys(t for t in a.stream if t in shared))
-    seq_b = list(dict.fromkeys(t for t in b.stream if t in shared))
-    index = {t: i for i, t in enumerate(seq_a)}
-    perm = [index[t] for t in seq_b]
-    if _at_most_one_block_move(perm):
+    seq_a, seq_b = _drop_extras([(t, i) for i, t in enumerate(a.stream) if t in shared],
+                                [(t, i) for i, t in enumerate(b.stream) if t in shared])
+    if one_block_move([t for t, _ in seq_a], [t for t, _ in seq_b], _seams(a.breaks, seq_a),
+                      _seams(b.breaks, seq_b), _seams(a.hinges, seq_a), _seams(b.hinges, seq_b)):
         return None
+    seq_a, seq_b = [t for t, _ in seq_a], [t for t, _ in seq_b]
     # name the widest inverted pair of content words: usually the two things that traded places
-    position_b = {t: i for i, t in enumerate(seq_b)}
-    content = [t for t in seq_a if not t.startswith("~")]
+    first_a = list(dict.fromkeys(seq_a))
+    position_b = {t: i for i, t in reversed(list(enumerate(seq_b)))}
+    content = [t for t in first_a if not t.startswith("~")]
     inverted = [(j - i, s, t) for i, s in enumerate(content) for j, t in enumerate(content)
                 if i < j and position_b[t] < position_b[s]]
     if inverted:
@@ -691,20 +742,85 @@ def order_difference(a: Parsed, b: Parsed) -> str | None:
     return "word order differs beyond a single clause move"
 
 
-def _at_most_one_block_move(perm: list[int]) -> bool:
-    """True when perm is the identity or the identity with one contiguous block cut and pasted elsewhere."""
-    n = len(perm)
-    i = next((k for k in range(n) if perm[k] != k), None)
-    if i is None:
+def lcs_pairs(seq_a: list[str], seq_b: list[str]) -> list[tuple[int, int]]:
+    """Index pairs of one longest common subsequence of the two sequences (every occurrence counts)."""
+    n, m = len(seq_a), len(seq_b)
+    table = [[0] * (m + 1) for _ in range(n + 1)]
+    for i in range(n - 1, -1, -1):
+        for j in range(m - 1, -1, -1):
+            table[i][j] = table[i + 1][j + 1] + 1 if seq_a[i] == seq_b[j] else max(table[i + 1][j], table[i][j + 1])
+    pairs: list[tuple[int, int]] = []
+    i = j = 0
+    while i < n and j < m:
+        if seq_a[i] == seq_b[j]:
+            pairs.append((i, j))
+            i, j = i + 1, j + 1
+        elif table[i + 1][j] >= table[i][j + 1]:
+            i += 1
+        else:
+            j += 1
+    return pairs
+
+
+def _seams(positions: frozenset[int], seq: list[tuple[str, int]]) -> set[int]:
+    """Positions k in seq where one of the stream positions (a clause opening, say) falls between seq[k - 1] and
+    seq[k] in the statement; seq holds (token, stream position)."""
+    return {k for k in range(1, len(seq)) if any(p in positions for p in range(seq[k - 1][1] + 1, seq[k][1] + 1))}
+
+
+def _drop_extras(seq_a: list[tuple[str, int]], seq_b: list[tuple[str, int]]) \
+        -> tuple[list[tuple[str, int]], list[tuple[str, int]]]:
+    """Occurrences one side has more of ("Europe ... Europe" vs one "Europe") are dropped where the alignment
+    leaves them unmatched, so both sequences hold the same multiset. Items are (token, position)."""
+    ca, cb = Counter(t for t, _ in seq_a), Counter(t for t, _ in seq_b)
+    if ca == cb:
+        return seq_a, seq_b
+    pairs = lcs_pairs([t for t, _ in seq_a], [t for t, _ in seq_b])
+    matched_a, matched_b = {i for i, _ in pairs}, {j for _, j in pairs}
+
+    def keep(seq: list[tuple[str, int]], matched: set[int], excess: Counter) -> list[tuple[str, int]]:
+        out = []
+        for i in range(len(seq) - 1, -1, -1):  # drop the last unmatched occurrences first
+            if i not in matched and excess[seq[i][0]] > 0:
+                excess[seq[i][0]] -= 1
+            else:
+                out.append(seq[i])
+        return out[::-1]
+
+    return keep(seq_a, matched_a, ca - cb), keep(seq_b, matched_b, cb - ca)
+
+
+def one_block_move(seq_a: list[str], seq_b: list[str], seams_a: set[int] | None = None,
+                   seams_b: set[int] | None = None, hinges_a: set[int] = frozenset(),
+                   hinges_b: set[int] = frozenset()) -> bool:
+    """True when seq_b is seq_a, or seq_a with one contiguous block cut and pasted elsewhere (X Y -> Y X, the rest
+    in place). Repeated words are compared at every occurrence.
+
+    With seams (positions k where a clause or phrase opens before seq[k]), the cut between X and Y must be a seam
+    in both statements, or in one of them when the block reaches the edge of the shared words ("In 2019, X did Y"
+    vs "X did Y in 2019"): a moved clause, not two words trading places inside one ("in Europe and in Belgium" vs
+    "in Belgium and in Europe"). A hinge (the cut falls at "of" in one statement) allows the move anywhere: "speed
+    of content ingestion" is "content ingestion speed". Fitted on PAWS-Wiki dev; without seams every cut is
+    allowed."""
+    if seq_a == seq_b:
         return True
-    # perm = [0..i-1] + [j..k-1] + [i..j-1] + [k..n-1]; the block [j..k-1] moved in front of [i..j-1]
-    j = perm[i]
-    length = 0
-    while i + length < n and perm[i + length] == j + length:
-        length += 1
-    k = j + length
-    rest = perm[i + length:]
-    return rest == list(range(i, j)) + list(range(k, n))
+    if len(seq_a) != len(seq_b) or Counter(seq_a) != Counter(seq_b):
+        return False
+    n = len(seq_a)
+    prefix = next((k for k in range(n) if seq_a[k] != seq_b[k]), n)
+    suffix = next((k for k in range(n) if seq_a[n - 1 - k] != seq_b[n - 1 - k]), n)
+    for p in range(prefix, -1, -1):
+        for q in range(min(suffix, n - p), -1, -1):
+            mid_a, mid_b = seq_a[p:n - q], seq_b[p:n - q]
+            for k in range(1, len(mid_a)):
+                if mid_a[k:] + mid_a[:k] != mid_b:
+                    continue
+                in_a = seams_a is None or p + k in seams_a
+                in_b = seams_b is None or p + len(mid_a) - k in seams_b
+                hinged = p + k in hinges_a or p + len(mid_a) - k in hinges_b
+                if (in_a and in_b) or ((in_a or in_b) and (p == 0 or q == 0)) or hinged:
+                    return True
+    return False
 
 
 def unaligned(a: Parsed, b: Parsed, redundant: frozenset[str]) -> str | None:
@@ -733,6 +849,7 @@ def differences(a: str, b: str, categories_a: list[str], categories_b: list[str]
         causal_difference(pa, pb),
         unaligned(pa, pb, _category_words(shared_categories)),
         order_difference(pa, pb),
+        role_difference(pa, pb),
     ]
     return [reason for reason in found if reason]
 
