@@ -247,10 +247,39 @@ def test_eval_counts_the_confusion_matrix(tmp_path):
     report = evaluate_merge(path, None, progress=lambda done, total: seen.append((done, total)))
     assert report == {
         "pairs": 4, "tp": 1, "fp": 0, "fn": 1, "tn": 2, "precision": 1.0, "recall": 0.5, "false_merge_rate": 0.0,
+        "differing": {"pairs": 3, "tp": 1, "fp": 0, "fn": 1, "tn": 1, "precision": 1.0, "recall": 0.5,
+                      "false_merge_rate": 0.0},  # n2 compares a statement with itself
         "by_kind": {"hard_negative": {"pairs": 2, "merged": 0}, "positive": {"pairs": 2, "merged": 1}},
+        "by_rule": {"blocker": {"pairs": 1, "positives": 0}, "canonical": {"pairs": 1, "positives": 1},
+                    "number": {"pairs": 1, "positives": 1}, "unaligned": {"pairs": 1, "positives": 0}},
         "errors": [], "misses": ["p2"],
     }
     assert seen == [(1, 4), (2, 4), (3, 4), (4, 4)]
+
+
+def test_eval_reads_paws_tsv(tmp_path):
+    path = tmp_path / "pairs.tsv"
+    path.write_text("id\tsentence1\tsentence2\tlabel\n"
+                    "1\tTickets move from legal to security .\tTickets move from security to legal .\t0\n"
+                    "2\tIn 2019 , the team moved billing .\tThe team moved billing in 2019 .\t1\n"
+                    "3\tSame words .\tSame words .\t1\n", encoding="utf-8")
+    report = evaluate_merge(path, None)
+    assert (report["pairs"], report["tp"], report["fp"], report["fn"], report["tn"]) == (3, 2, 0, 0, 1)
+    assert report["differing"]["pairs"] == 2 and report["by_kind"] == {
+        "negative": {"pairs": 1, "merged": 0}, "positive": {"pairs": 2, "merged": 2}}
+    assert report["by_rule"]["order"] == {"pairs": 1, "positives": 0}
+
+
+@pytest.mark.parametrize(("line", "message"), [
+    ("1\tA\tB", r":1: expected 4 tab-separated columns, found 3"),
+    ("1\tA\tB\tyes", r":1: label must be 0 or 1, found 'yes'"),
+    ("1\tA\tB\t1\n1\tA\tB\t0", r":2: duplicate id '1'"),
+])
+def test_eval_names_the_malformed_tsv_line(tmp_path, line, message):
+    path = tmp_path / "pairs.tsv"
+    path.write_text(line + "\n", encoding="utf-8")
+    with pytest.raises(UsageError, match=message):
+        evaluate_merge(path, None)
 
 
 def test_eval_with_an_embedding_applies_the_blocker(tmp_path):
@@ -387,3 +416,13 @@ _NOUNS = ["legal", "security", "finance", "support", "engineering", "billing", "
 def test_swapping_from_and_to_is_never_a_merge(pair_, template):
     x, y = pair_
     assert not judged(template.format(x=x, y=y), template.format(x=y, y=x)).same
+
+
+def test_eval_merge_command_reads_tsv_and_shows_which_rule_decided(tmp_path, vmem):
+    path = tmp_path / "pairs.tsv"
+    path.write_text("1\tTickets move from legal to security .\tTickets move from security to legal .\t0\n"
+                    "2\tIn 2019 , the team moved billing .\tThe team moved billing in 2019 .\t1\n", encoding="utf-8")
+    data = vmem.json("eval", "merge", str(path))["data"]
+    assert (data["tp"], data["fp"], data["by_rule"]["order"]) == (1, 0, {"pairs": 1, "positives": 0})
+    human = vmem("eval", "merge", str(path)).stdout
+    assert "decided by" in human and "order" in human

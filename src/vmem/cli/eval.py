@@ -1,4 +1,4 @@
-"""`vmem eval merge FILE.jsonl`: measure the merge cascade on labeled pairs."""
+"""`vmem eval merge FILE`: measure the merge cascade on labeled pairs (JSONL, or PAWS-style TSV)."""
 
 from __future__ import annotations
 
@@ -15,8 +15,9 @@ app = typer.Typer(help="Measure vmem on labeled data.", no_args_is_help=True)
 @app.command("merge")
 def merge(
     ctx: typer.Context,
-    pairs: Annotated[Path, typer.Argument(metavar="FILE.jsonl", help="Labeled pairs: {id, a, b, categories_a, "
-                                                                      "categories_b, label, kind}.")],
+    pairs: Annotated[Path, typer.Argument(metavar="FILE", help="Labeled pairs: JSONL {id, a, b, categories_a, "
+                                                               "categories_b, label, kind}, or a .tsv of id, "
+                                                               "sentence1, sentence2, label (PAWS).")],
     json_: JsonOpt = False,
     store: StoreOpt = None,
 ) -> None:
@@ -33,10 +34,20 @@ def merge(
             console.print(f"{report['pairs']} pairs: precision {report['precision']:.4f}, recall "
                           f"{report['recall']:.4f}, false-merge rate {report['false_merge_rate']:.4f}")
             console.print(f"tp {report['tp']}  fp {report['fp']}  fn {report['fn']}  tn {report['tn']}")
+            differing = report["differing"]
+            if differing["pairs"] != report["pairs"]:
+                console.print(f"{differing['pairs']} pairs whose statements differ: precision "
+                              f"{differing['precision']:.4f}, recall {differing['recall']:.4f}, false-merge rate "
+                              f"{differing['false_merge_rate']:.4f}")
             table = Table("kind", "pairs", "merged", box=None)
             for kind, counts in sorted(report["by_kind"].items()):
                 table.add_row(kind, str(counts["pairs"]), str(counts["merged"]))
             console.print(table)
+            rules = Table("decided by", "pairs", "positives", "negatives", box=None)
+            for rule, counts in sorted(report["by_rule"].items(), key=lambda item: -item[1]["pairs"]):
+                rules.add_row(rule, str(counts["pairs"]), str(counts["positives"]),
+                              str(counts["pairs"] - counts["positives"]))
+            console.print(rules)
             if report["errors"]:
                 console.print("[red]false merges:[/] " + ", ".join(report["errors"]))
 

@@ -834,24 +834,29 @@ def unaligned(a: Parsed, b: Parsed, redundant: frozenset[str]) -> str | None:
     return f"words not aligned: {'; '.join(sides)}"
 
 
-def differences(a: str, b: str, categories_a: list[str], categories_b: list[str]) -> list[str]:
-    """Every decisive difference the deterministic judge sees, most telling first (empty: a paraphrase)."""
+def named_differences(a: str, b: str, categories_a: list[str], categories_b: list[str]) -> list[tuple[str, str]]:
+    """(detector, reason) for every decisive difference the deterministic judge sees, most telling first."""
     pa, pb = (parse(text) for text in _join_compounds(a, b))
     shared_categories = tuple(sorted(set(categories_a) & set(categories_b)))
     found = [
-        category_conflict(categories_a, categories_b),
-        number_difference(pa, pb),
-        negation_difference(pa, pb),
-        artifact_difference(pa, pb),
-        direction_difference(pa, pb),
-        temporal_difference(pa, pb),
-        modality_difference(pa, pb),
-        causal_difference(pa, pb),
-        unaligned(pa, pb, _category_words(shared_categories)),
-        order_difference(pa, pb),
-        role_difference(pa, pb),
+        ("category", category_conflict(categories_a, categories_b)),
+        ("number", number_difference(pa, pb)),
+        ("negation", negation_difference(pa, pb)),
+        ("artifact", artifact_difference(pa, pb)),
+        ("direction", direction_difference(pa, pb)),
+        ("temporal", temporal_difference(pa, pb)),
+        ("modality", modality_difference(pa, pb)),
+        ("causal", causal_difference(pa, pb)),
+        ("unaligned", unaligned(pa, pb, _category_words(shared_categories))),
+        ("order", order_difference(pa, pb)),
+        ("role", role_difference(pa, pb)),
     ]
-    return [reason for reason in found if reason]
+    return [(name, reason) for name, reason in found if reason]
+
+
+def differences(a: str, b: str, categories_a: list[str], categories_b: list[str]) -> list[str]:
+    """Every decisive difference the deterministic judge sees, most telling first (empty: a paraphrase)."""
+    return [reason for _, reason in named_differences(a, b, categories_a, categories_b)]
 
 
 def _join_compounds(a: str, b: str) -> tuple[str, str]:
@@ -877,19 +882,27 @@ def passes_blocker(cosine: float, categories_a: list[str], categories_b: list[st
 def judge_pair(a: str, b: str, categories_a: list[str], categories_b: list[str], cosine: float,
                min_cosine: float = MIN_COSINE) -> Verdict:
     """The built-in judge: merge a token-aligned paraphrase with no decisive difference, else refuse."""
+    return judge_pair_with_rule(a, b, categories_a, categories_b, cosine, min_cosine)[0]
+
+
+def judge_pair_with_rule(a: str, b: str, categories_a: list[str], categories_b: list[str], cosine: float,
+                         min_cosine: float = MIN_COSINE) -> tuple[Verdict, str]:
+    """judge_pair and the rule that decided: "canonical" or "aligned" for a merge, else the refusing detector
+    (category, number, negation, ..., order, role) or "cosine"."""
     conflict = category_conflict(categories_a, categories_b)
     if conflict:  # the same words about another industry or region are another claim
-        return Verdict(False, f"not merged: {conflict}", "deterministic")
+        return Verdict(False, f"not merged: {conflict}", "deterministic"), "category"
     if canonicalize(a) == canonicalize(b):
-        return Verdict(True, "merged: identical after canonicalization", "deterministic")
-    found = differences(a, b, categories_a, categories_b)
+        return Verdict(True, "merged: identical after canonicalization", "deterministic"), "canonical"
+    found = named_differences(a, b, categories_a, categories_b)
     if found:
-        return Verdict(False, f"not merged: {found[0]}", "deterministic")
+        rule, reason = found[0]
+        return Verdict(False, f"not merged: {reason}", "deterministic"), rule
     if cosine < min_cosine:
-        return Verdict(False, f"not merged: cosine {cosine:.2f} below {min_cosine:.2f}", "deterministic")
+        return Verdict(False, f"not merged: cosine {cosine:.2f} below {min_cosine:.2f}", "deterministic"), "cosine"
     numbers = "numbers equal" if parse(a).quantities else "no numbers"
     return Verdict(True, f"merged: token-aligned paraphrase (cosine {cosine:.2f}, {numbers}, "
-                         "no negation/order/artifact difference)", "deterministic")
+                         "no negation/order/artifact difference)", "deterministic"), "aligned"
 
 
 def judge_command(command: list[str], a: dict, b: dict, timeout_s: float) -> Verdict:

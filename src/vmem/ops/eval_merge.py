@@ -8,18 +8,24 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from vmem.errors import UsageError
-from vmem.knowledge.judge import BLOCKER_THRESHOLD, judge_pair, passes_blocker
+from vmem.knowledge.judge import BLOCKER_THRESHOLD, judge_pair_with_rule, passes_blocker
 
 if TYPE_CHECKING:  # numpy is imported only when a model is in play
     import numpy as np
 
 _FIELDS = {"id": str, "a": str, "b": str, "categories_a": list, "categories_b": list, "kind": str}
+# Pairs from a TSV (PAWS: id, sentence1, sentence2, label) carry no categories: both sides get this one, so the
+# blocker decides on the cosine alone.
+TSV_CATEGORY = "source:external"
 
 
 def read_pairs(path: Path) -> list[dict]:
-    """Labeled pairs, one JSON object a line; a bad line is a usage error that names its number."""
+    """Labeled pairs, one JSON object a line, or a PAWS-style TSV (*.tsv); a bad line is a usage error that names
+    its number."""
     if not path.is_file():
         raise UsageError(f"no labeled pairs at {path}", "pass a JSONL file such as tests/data/merge_pairs_dev.jsonl")
+    if path.suffix.lower() == ".tsv":
+        return read_tsv_pairs(path)
     pairs: list[dict] = []
     seen: set[str] = set()
     with path.open(encoding="utf-8") as handle:
@@ -38,6 +44,33 @@ def read_pairs(path: Path) -> list[dict]:
                 raise UsageError(f"{path}:{number}: duplicate id {pair['id']!r}")
             seen.add(pair["id"])
             pairs.append(pair)
+    return pairs
+
+
+def read_tsv_pairs(path: Path) -> list[dict]:
+    """PAWS format: no header (one "id sentence1 sentence2 label" header line is skipped), four tab-separated
+    columns, label 1 = paraphrase; each row becomes a pair with kind positive/negative and TSV_CATEGORY."""
+    pairs: list[dict] = []
+    seen: set[str] = set()
+    with path.open(encoding="utf-8", newline="") as handle:
+        for number, line in enumerate(handle, start=1):
+            line = line.rstrip("\r\n")
+            if not line.strip():
+                continue
+            fields = line.split("\t")
+            if number == 1 and [f.strip().lower() for f in fields] == ["id", "sentence1", "sentence2", "label"]:
+                continue
+            if len(fields) != 4:
+                raise UsageError(f"{path}:{number}: expected 4 tab-separated columns, found {len(fields)}",
+                                 "each line needs: id, sentence1, sentence2, label (0 or 1)")
+            pid, a, b, label = fields
+            if label.strip() not in ("0", "1"):
+                raise UsageError(f"{path}:{number}: label must be 0 or 1, found {label.strip()!r}")
+            if pid in seen:
+                raise UsageError(f"{path}:{number}: duplicate id {pid!r}")
+            seen.add(pid)
+            pairs.append({"id": pid, "a": a, "b": b, "categories_a": [TSV_CATEGORY], "categories_b": [TSV_CATEGORY],
+                          "label": int(label), "kind": "positive" if label.strip() == "1" else "negative", "note": ""})
     return pairs
 
 
@@ -69,43 +102,60 @@ def _cosines(pairs: list[dict], embed: Callable[[list[str]], np.ndarray] | None)
     return [float(vectors[row[p["a"]]] @ vectors[row[p["b"]]]) for p in pairs]
 
 
-def evaluate_merge(pairs_path: Path, embed: Callable[[list[str]], np.ndarray] | None,
-                   progress: Callable[[int, int], None] | None = None, *,
-                   blocker_threshold: float = BLOCKER_THRESHOLD) -> dict:
-    """Read labeled pairs JSONL ({id, a, b, categories_a, categories_b, label, kind, note}); embed all statements
-    once (L2-normalised rows; cosine = dot); for each pair run the same path consolidation uses: blocker (cosine >=
-    0.5 AND category overlap) then judge_pair; return {"pairs", "tp", "fp", "fn", "tn", "precision", "recall",
-    "false_merge_rate", "by_kind": {kind: {"pairs", "merged"}}, "errors": [ids of false merges], "misses": [ids of
-    false non-merges]}."""
-    pairs = read_pairs(Path(pairs_path))
-    cosines = _cosines(pairs, embed)
-    tp = fp = fn = tn = 0
-    by_kind: dict[str, dict[str, int]] = {}
-    errors: list[str] = []
-    misses: list[str] = []
-    for done, (pair, cosine) in enumerate(zip(pairs, cosines, strict=True), start=1):
-        merged = passes_blocker(cosine, pair["categories_a"], pair["categories_b"], blocker_threshold) and judge_pair(
-            pair["a"], pair["b"], pair["categories_a"], pair["categories_b"], cosine).same
-        counts = by_kind.setdefault(pair["kind"], {"pairs": 0, "merged": 0})
-        counts["pairs"] += 1
-        counts["merged"] += merged
-        if pair["label"] == 1:
-            tp, fn = tp + merged, fn + (not merged)
-            if not merged:
-                misses.append(pair["id"])
-        else:
-            fp, tn = fp + merged, tn + (not merged)
-            if merged:
-                errors.append(pair["id"])
-        if progress:
-            progress(done, len(pairs))
+def _rates(tp: int, fp: int, fn: int, tn: int) -> dict:
     return {
-        "pairs": len(pairs), "tp": tp, "fp": fp, "fn": fn, "tn": tn,
+        "tp": tp, "fp": fp, "fn": fn, "tn": tn,
         # vacuous cases: no merge claims nothing wrong, no positive leaves nothing to miss
         "precision": tp / (tp + fp) if tp + fp else 1.0,
         "recall": tp / (tp + fn) if tp + fn else 1.0,
         "false_merge_rate": fp / (fp + tn) if fp + tn else 0.0,
+    }
+
+
+def evaluate_merge(pairs_path: Path, embed: Callable[[list[str]], np.ndarray] | None,
+                   progress: Callable[[int, int], None] | None = None, *,
+                   blocker_threshold: float = BLOCKER_THRESHOLD) -> dict:
+    """Read labeled pairs (JSONL {id, a, b, categories_a, categories_b, label, kind, note}, or a PAWS TSV); embed all
+    statements once (L2-normalised rows; cosine = dot); for each pair run the same path consolidation uses: blocker
+    (cosine >= 0.5 AND category overlap) then judge_pair; return {"pairs", "tp", "fp", "fn", "tn", "precision",
+    "recall", "false_merge_rate", "differing": {the same counts and rates over pairs whose two statements differ},
+    "by_kind": {kind: {"pairs", "merged"}}, "by_rule": {rule: {"pairs", "positives"}} (the rule that decided:
+    "blocker", a detector such as "order" or "role", "cosine"; "canonical"/"aligned" for merges), "errors": [ids
+    of false merges], "misses": [ids of false non-merges]}."""
+    pairs = read_pairs(Path(pairs_path))
+    cosines = _cosines(pairs, embed)
+    counts = {"all": [0, 0, 0, 0], "differing": [0, 0, 0, 0]}  # tp, fp, fn, tn
+    by_kind: dict[str, dict[str, int]] = {}
+    by_rule: dict[str, dict[str, int]] = {}
+    errors: list[str] = []
+    misses: list[str] = []
+    for done, (pair, cosine) in enumerate(zip(pairs, cosines, strict=True), start=1):
+        if passes_blocker(cosine, pair["categories_a"], pair["categories_b"], blocker_threshold):
+            verdict, rule = judge_pair_with_rule(pair["a"], pair["b"], pair["categories_a"], pair["categories_b"],
+                                                 cosine)
+            merged = verdict.same
+        else:
+            merged, rule = False, "blocker"
+        kind = by_kind.setdefault(pair["kind"], {"pairs": 0, "merged": 0})
+        kind["pairs"] += 1
+        kind["merged"] += merged
+        decided = by_rule.setdefault(rule, {"pairs": 0, "positives": 0})
+        decided["pairs"] += 1
+        decided["positives"] += pair["label"]
+        cell = (0 if merged else 2) if pair["label"] == 1 else (1 if merged else 3)
+        for subset in ("all", "differing") if pair["a"] != pair["b"] else ("all",):
+            counts[subset][cell] += 1
+        if cell == 2:
+            misses.append(pair["id"])
+        elif cell == 1:
+            errors.append(pair["id"])
+        if progress:
+            progress(done, len(pairs))
+    return {
+        "pairs": len(pairs), **_rates(*counts["all"]),
+        "differing": {"pairs": sum(counts["differing"]), **_rates(*counts["differing"])},
         "by_kind": dict(sorted(by_kind.items())),
+        "by_rule": dict(sorted(by_rule.items())),
         "errors": errors,
         "misses": misses,
     }
