@@ -114,3 +114,90 @@ def test_generic_values_and_example_addresses_pass():
     for statement in ("Deals under $25k go self-serve.", "Legal teams want DPA redlines before signing.",
                       "Send questionnaires to security@example.com, not to people.", "Plan renewals in March."):
         assert check_statement(statement, LEXICON).passed, statement
+
+
+# Evasions seen on held-out and red-team data (issue 11): look-alike letters outside any hand table, invisible
+# fillers and bidi marks, leetspeak and spelled-out letters. Each draws from Unicode data, not from our table.
+LOOKALIKES = {"a": "аɑ𝐚ａ", "c": "сᴄ𝐜", "e": "еᴇ𝐞", "o": "оօᴏ𝐨ο", "i": "іɪ𝐢", "p": "рᴘ𝐩", "m": "ᴍ𝐦", "h": "һ𝐡",
+              "n": "ɴ𝐧", "y": "у𝐲", "r": "ʀ𝐫", "l": "ⅼ𝐥ӏ"}
+INVISIBLES = ["\u200b", "\u3164", "\uffa0", "\u200e", "\u200f", "\ufe0f", "\u2060", "\U000e0020", "\u115f", "\u034f"]
+LEET = {"a": "4@", "e": "3", "o": "0", "i": "1!", "l": "1|", "s": "5$", "t": "7"}
+
+
+def evasions(term: str) -> st.SearchStrategy[str]:
+    @st.composite
+    def build(draw):
+        text = draw(st.sampled_from([term, term.lower(), term.upper(), term.title()]))
+        kind = draw(st.sampled_from(["lookalike", "invisible", "leet", "spaced"]))
+        letters = list(text)
+        positions = [i for i, ch in enumerate(letters) if ch.isalpha()]
+        chosen = draw(st.sets(st.sampled_from(positions), min_size=1, max_size=4))
+        if kind == "spaced":
+            joiner = draw(st.sampled_from([" ", "-", ".", "_", " . "]))
+            return joiner.join(ch for ch in text if ch != " ")
+        for i in sorted(chosen, reverse=True):
+            ch = letters[i]
+            if kind == "lookalike" and ch.lower() in LOOKALIKES:
+                swap = draw(st.sampled_from(LOOKALIKES[ch.lower()]))
+                letters[i] = swap.upper() if ch.isupper() and swap.upper() != swap and len(swap.upper()) == 1 else swap
+            elif kind == "invisible" and 0 < i:
+                letters.insert(i, draw(st.sampled_from(INVISIBLES)))
+            elif kind == "leet" and ch.lower() in LEET and 0 < i:
+                letters[i] = draw(st.sampled_from(LEET[ch.lower()]))
+        return "".join(letters)
+    return build()
+
+
+@settings(max_examples=400, deadline=None)
+@given(term=st.sampled_from(["Acme Health", "AcmeHealth", "Quillon Pay", "Priya Raman"]).flatmap(evasions),
+       before=st.lists(st.sampled_from(CLEAN_WORDS), max_size=6),
+       after=st.lists(st.sampled_from(CLEAN_WORDS), max_size=6))
+def test_lookalikes_invisibles_leetspeak_and_spelled_out_letters_are_caught(term, before, after):
+    statement = " ".join([*before, term, *after])
+    assert not check_statement(statement, LEXICON).passed, repr(statement)
+
+
+def test_a_right_to_left_override_that_displays_a_name_is_caught():
+    assert not check_statement("Buyers at \u202ehtlaeH emcA\u202c want audit logs.", LEXICON).passed
+
+
+PRECISION = build_lexicon([{"id": "kestrel", "name": "Kestrel Freight", "aliases": ["Ashgrove"],
+                             "people": ["Omar Said", "Nick Farr-Jones", "Callum Dewar"],
+                             "restricted": ["SCC-RFP-2026-014", "4,200 seats"]}])
+
+
+@pytest.mark.parametrize("statement", [
+    # regression: a dropped possessive shifted the capitalisation check onto the next word, so "said" read as
+    # the contact Said (18 of the 31 false quarantines on real news)
+    "The bank's CISO said the audit will widen.",
+    "Plan the 2026 budget around security reviews.",  # a year alone is not SCC-RFP-2026-014
+    "The nightly job loaded 4,200 rows.",  # a restricted count needs its unit
+    "Dean Jones runs onboarding.",  # Jones is not Farr-Jones
+    "Labs keep Dewar flasks next to the freezers.",  # a surname alone needs a name-like context
+    "The ash grove behind the office hosts the offsite.",  # lower-case common words, not Ashgrove
+    "Kestrel flies at dawn. Freight moves at night.",  # a name never spans a sentence boundary
+])
+def test_precision_rules_keep_ordinary_text_clean(statement):
+    assert check_statement(statement, PRECISION).passed, statement
+
+
+@pytest.mark.parametrize("statement", [
+    "Said insisted on pallet audits.", "Ask Dewar before the pilot.", "Mr Farr-Jones wants audits.",
+    "Bid SCC-RFP-2026-014 closes soon.", "Rollouts of 4,200 seats need SSO.", "dewar said the pilot works.",
+])
+def test_the_same_names_and_values_in_context_are_caught(statement):
+    assert not check_statement(statement, PRECISION).passed, statement
+
+
+@pytest.mark.parametrize("written", [
+    "2026-03-14", "2026.03.14", "2026/03/14", "20260314", "14-03-2026", "03-14-2026", "14.03.2026", "3/14/26",
+    "14 Mar '26", "March 14, 2026", "the fourteenth of March 2026", "March fourteenth, 2026",
+])
+def test_a_restricted_date_in_any_written_format_is_the_same_date(written):
+    assert not check_statement(f"Renewal on {written} is firm.", LEXICON).passed, written
+
+
+@pytest.mark.parametrize("written", ["1.200.000 USD", "1.200.000 dollars", "one million two hundred thousand dollars",
+                                     "seven hundred fifty thousand monthly active wallets"])
+def test_amounts_and_counts_in_words_and_european_grouping_are_values(written):
+    assert not check_statement(f"Deals like {written} need the CFO.", LEXICON).passed, written

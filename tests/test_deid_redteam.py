@@ -20,7 +20,7 @@ STORES = [ROOT.parent / "src" / "vmem" / "examples" / "store", ROOT / "data" / "
 CASES = [json.loads(line) for line in (ROOT / "data" / "deid_redteam" / "cases_redteam.jsonl").read_text()
          .splitlines() if line.strip()]
 # thresholds we reach today (see the test's printed counts); raise them as the gate improves
-MIN_LEAKS_CAUGHT = 53
+MIN_LEAKS_CAUGHT = 62
 MAX_FALSE_QUARANTINES = 0
 
 

@@ -160,12 +160,15 @@ _NUMBER = re.compile(
     r"(?:\s?(?P<scale>k|thousand|mm|mn|m|million|bn|b|billion)\b)?(?P<pct>\s?%| percent\b)?",
     re.IGNORECASE)
 _MONTH_RE = "|".join(sorted(_MONTHS, key=len, reverse=True))
+_YEAR = r"(\d{4}|'\d{2})"  # a two-digit year only with its apostrophe in written dates ("15 Sep '26")
 _DATE_PATTERNS = [
-    (re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b"), ("y", "m", "d")),
-    (re.compile(rf"\b({_MONTH_RE})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b", re.I), ("M", "d", "y")),
-    (re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH_RE})\.?,?\s+(\d{{4}})\b", re.I), ("d", "M", "y")),
-    (re.compile(r"\b(\d{1,2})[/.](\d{1,2})[/.](\d{4})\b"), ("a", "b", "y")),  # ambiguous order: both readings
-    (re.compile(r"\b(\d{4})/(\d{1,2})/(\d{1,2})\b"), ("y", "m", "d")),
+    (re.compile(r"\b(\d{4})([-./])(\d{1,2})\2(\d{1,2})\b"), ("y", "", "m", "d")),
+    (re.compile(r"\b((?:19|20)\d{2})(0[1-9]|1[0-2])(0[1-9]|[12]\d|3[01])\b"), ("y", "m", "d")),  # 20260915
+    (re.compile(rf"\b({_MONTH_RE})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+{_YEAR}(?!\w)", re.I), ("M", "d", "y")),
+    (re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH_RE})\.?,?\s+{_YEAR}(?!\w)", re.I),
+     ("d", "M", "y")),
+    # day and month in either order (both readings, fail closed); a two-digit year is 20yy
+    (re.compile(r"\b(\d{1,2})([-/.])(\d{1,2})\2(\d{4}|\d{2})\b"), ("a", "", "b", "y")),
 ]
 
 
@@ -175,12 +178,31 @@ class Quantity:
     percent: bool
 
 
+_NUMBER_WORD = re.compile(r"\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\w+teen(?:th)?|"
+                          r"twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|\w+tieth|hundred|thousand|"
+                          r"million|billion|first|second|third|fifth|eighth|ninth|twelfth)\b", re.I)
+
+
+def _in_digits(text: str) -> str | None:
+    """TEXT with numbers written in words as digits (number-parser), or None when it has no number word."""
+    if not _NUMBER_WORD.search(text):
+        return None
+    from number_parser import parse
+
+    try:
+        return parse(text)
+    except Exception:  # a parser bug must not open the gate: the statement is still checked as written
+        return None
+
+
 def dates_in(text: str) -> set[date]:
     found: set[date] = set()
     folded = fold(text)
     for pattern, order in _DATE_PATTERNS:
         for match in pattern.finditer(folded):
             parts = dict(zip(order, match.groups()))
+            year = parts["y"].lstrip("'")
+            parts["y"] = str(2000 + int(year)) if len(year) == 2 else year
             if "M" in parts:
                 parts["m"] = str(_MONTHS[parts.pop("M").lower()])
             readings = [(parts["a"], parts["b"]), (parts["b"], parts["a"])] if "a" in parts else [(parts["m"],
@@ -198,6 +220,7 @@ def quantities_in(text: str, dates: bool = True) -> set[Quantity]:
     return {quantity for quantity, _, _ in _numbers(text, dates)}
 
 
+_GROUPED_DOTS = re.compile(r"(?<![\d.,])\d{1,3}(?:\.\d{3})+(?:,\d+)?(?![\d.]\d)")
 _CURRENCY = re.compile(r"[$€£¥]|\b(?:usd|eur|gbp|dollars?|euros?|pounds?)\b", re.I)
 
 
@@ -208,6 +231,11 @@ def _numbers(text: str, dates: bool = True) -> list[tuple[Quantity, bool, frozen
         for pattern, _ in _DATE_PATTERNS:
             folded = pattern.sub(" ", folded)
     out = []
+    for match in _GROUPED_DOTS.finditer(folded):  # 410.000 EUR: European thousands (the other reading follows)
+        value = float(match.group(0).replace(".", "").replace(",", "."))
+        tail = folded[match.end():match.end() + 40]
+        unit = frozenset(_stem(w.casefold()) for w in re.findall(r"[^\W\d_]+", tail)[:3])
+        out.append((Quantity(round(value, 6), False), bool(_CURRENCY.match(tail.strip())), unit))
     for match in _NUMBER.finditer(folded):
         raw = re.sub(r"[,\u00a0 ]", "", match.group("num"))
         value = float(raw)
@@ -255,6 +283,7 @@ class Lexicon:
 
     _lookup: tuple | None = field(default=None, repr=False, compare=False)
     _quote_index: tuple | None = field(default=None, repr=False, compare=False)
+    _lookup_il: tuple | None = field(default=None, repr=False, compare=False)
 
     def quotes_sharing(self, content: set[str]) -> list[int]:
         """Indexes of the quotes that share at least two content words with CONTENT (an inverted index)."""
@@ -279,6 +308,15 @@ class Lexicon:
             width = max((len(tokens(t.text)) for t in self.terms), default=1) + 2
             self._lookup = (len(self.terms), by_squash, width)
         return self._lookup[1], self._lookup[2]
+
+    def lookup_il(self) -> dict[str, Term]:
+        """Terms keyed with i and l folded together, for readings where 1, |, ! or a palochka may stand for either."""
+        if self._lookup_il is None or self._lookup_il[0] != len(self.terms):
+            by_squash: dict[str, Term] = {}
+            for term in self.terms:
+                by_squash.setdefault(term.squashed.translate(_IL), term)
+            self._lookup_il = (len(self.terms), by_squash)
+        return self._lookup_il[1]
 
     @property
     def max_words(self) -> int:
@@ -376,7 +414,7 @@ def _quote_tokens(text: str) -> list[str]:
 _LEET = str.maketrans({"4": "a", "@": "a", "3": "e", "0": "o", "5": "s", "$": "s", "7": "t", "8": "b", "9": "g",
                        "|": "l", "!": "i"})
 _LEETY = re.compile(r"(?<![\w@$|!])(?=[\w@$|!]*[A-Za-z])(?=[\w@$|!]*[\d@$|!])[\w@$|!]+")
-_SPACED = re.compile(r"(?<![\w.])(?:[A-Za-z](?:[ .\-_]|\. )){2,}[A-Za-z](?![\w])")
+_SPACED = re.compile(r"(?<![\w.])(?:[A-Za-z](?:\s*[.\-_\u00b7]\s*|\s+)){2,}[A-Za-z](?!\w)")
 _SENTENCE_SIGNS = re.compile(r"[.;:!?]")
 
 
@@ -390,20 +428,37 @@ def _collapse(text: str) -> str:
     return _SPACED.sub(lambda m: re.sub(r"[^A-Za-z]", "", m.group(0)), text)
 
 
-def _readings(statement: str, folded: str) -> list[tuple[str, str]]:
-    """The statement as a reader may read it: as shown, transliterated, de-leeted, with spelled-out words joined."""
-    readings = [("exact", folded)]
+def _spelled_hits(folded: str, by_squash: dict[str, Term]) -> list[Hit]:
+    """A name inside a run of spelled-out letters, wherever it starts: "a L a r k s p u r" holds Larkspur."""
+    hits = []
+    for match in _SPACED.finditer(folded):
+        letters = re.sub(r"[^A-Za-z]", "", match.group(0)).casefold()
+        for key, term in by_squash.items():
+            if len(key) >= 4 and key in letters:
+                hits.append(Hit(term.entity, term.kind, term.text, match.group(0), "letter-spacing"))
+    return hits
+
+
+_IL = str.maketrans("iI", "lL")
+
+
+def _readings(statement: str, folded: str) -> list[tuple[str, str, bool]]:
+    """The statement as a reader may read it: as shown, transliterated, de-leeted (spelled-out letters joined).
+
+    The third field says the reading folds i and l together: a 1, |, ! or a palochka may stand for either, and
+    an evader may mix them within one word ("Qu1llon", "Quiӏlon").
+    """
+    readings = [("exact", folded, False)]
     if not statement.isascii():
-        readings.append(("transliterated", fold(statement, transliterate=True)))
+        readings += [("transliterated", fold(statement, transliterate=True), False),
+                     ("look-alike", _collapse(folded).translate(_IL), True)]
     if _LEETY.search(folded):
-        readings += [("de-leet", _collapse(_deleet(folded, "l"))), ("de-leet", _collapse(_deleet(folded, "i")))]
-    elif _SPACED.search(folded):
-        readings.append(("letter-spacing", _collapse(folded)))
+        readings.append(("de-leet", _collapse(_deleet(folded, "l")).translate(_IL), True))
     seen, unique = set(), []
-    for rule, text in readings:
-        if text not in seen:
-            seen.add(text)
-            unique.append((rule, text))
+    for reading in readings:
+        if reading[1:] not in seen:
+            seen.add(reading[1:])
+            unique.append(reading)
     return unique
 
 
@@ -476,9 +531,10 @@ def scan(statement: str, lexicon: Lexicon) -> list[Hit]:
     folded = fold(statement)
     readings = _readings(statement, folded)
     by_squash, max_words = lexicon.lookup()
-    for rule, text in readings:
-        hits.extend(_name_hits(_words(text), rule, by_squash, max_words))
+    for rule, text, il in readings:
+        hits.extend(_name_hits(_words(text), rule, lexicon.lookup_il() if il else by_squash, max_words))
     hits.extend(_person_hits(_words(folded), lexicon))
+    hits.extend(_spelled_hits(folded, by_squash))
     lowered = folded.casefold()
     for domain in lexicon.domains:
         if re.search(rf"(?<![\w-]){re.escape(domain.squashed)}(?![\w-])", lowered):
@@ -492,8 +548,9 @@ def scan(statement: str, lexicon: Lexicon) -> list[Hit]:
                 if domain.squashed in url.casefold():
                     hits.append(Hit(domain.entity, "domain", domain.text, url))
     # values
+    texts = [statement] + [t for t in [_in_digits(folded)] if t and (lexicon.quantities or lexicon.dates)]
     if lexicon.quantities:
-        numbers = _numbers(statement)
+        numbers = [n for text in texts for n in _numbers(text)]
         present = {q for q, _, _ in numbers}
         for term, quantity in lexicon.quantities:
             unit = lexicon.units.get((term.text, quantity))
@@ -503,10 +560,10 @@ def scan(statement: str, lexicon: Lexicon) -> list[Hit]:
             elif quantity in present or Quantity(quantity.value, not quantity.percent) in present and quantity.percent:
                 hits.append(Hit(term.entity, "restricted", term.text, _fmt(quantity), "value"))
     if lexicon.dates:
-        present_dates = dates_in(statement)
+        present_dates = {day for text in texts for day in dates_in(text)}
         for term, day in lexicon.dates:
             if day in present_dates:
-                hits.append(Hit(term.entity, "restricted", term.text, day.isoformat()))
+                hits.append(Hit(term.entity, "restricted", term.text, day.isoformat(), "date"))
     # quoted spans from the evidence's episodes
     if lexicon.quotes:
         said = _quote_tokens(statement)
