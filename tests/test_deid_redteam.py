@@ -4,7 +4,9 @@ The probes live in tests/data/deid_redteam/cases_redteam.jsonl and were written 
 data; the lexicon is the seeded example store plus one fixture customer (Kestrel Freight) that carries the
 false-positive shapes seen on real text (a contact named Said, a restricted identifier holding a year, a
 hyphenated surname). The lexicon is built the way publish builds it, through GateInputs.
-Before issue 11's work: 19/65 leaks caught, 14/31 false quarantines.
+Before issue 11's work: 19/65 leaks caught, 14/31 false quarantines. The gate's rules were then fitted on
+these probes and the dev set, so the counts below are training numbers, not a held-out measure; the six
+foreign_text clean probes were written after the last rule, as a precision check on it.
 """
 
 from __future__ import annotations
@@ -19,8 +21,8 @@ ROOT = Path(__file__).parent
 STORES = [ROOT.parent / "src" / "vmem" / "examples" / "store", ROOT / "data" / "deid_redteam"]
 CASES = [json.loads(line) for line in (ROOT / "data" / "deid_redteam" / "cases_redteam.jsonl").read_text()
          .splitlines() if line.strip()]
-# thresholds we reach today (see the test's printed counts); raise them as the gate improves
-MIN_LEAKS_CAUGHT = 62
+# what the gate reaches on these probes (the test prints the counts); keep them from sliding back
+MIN_LEAKS_CAUGHT = 65
 MAX_FALSE_QUARANTINES = 0
 
 

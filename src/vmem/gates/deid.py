@@ -71,8 +71,8 @@ def _visible(text: str) -> str:
 
 def _latin(text: str, transliterate: bool) -> str:
     """Non-ASCII letters to ASCII: look-alikes by shape (confusables) unless TRANSLITERATE, then by sound."""
-    if text.isascii():
-        return text
+    if text.isascii() or not any(ch.isalnum() for ch in text if not ch.isascii()):
+        return text  # symbols such as £ or € need no table: the hot path loads none
     from anyascii import anyascii
 
     if transliterate:
@@ -284,6 +284,7 @@ class Lexicon:
     _lookup: tuple | None = field(default=None, repr=False, compare=False)
     _quote_index: tuple | None = field(default=None, repr=False, compare=False)
     _lookup_il: tuple | None = field(default=None, repr=False, compare=False)
+    _skeletons: tuple | None = field(default=None, repr=False, compare=False)
 
     def quotes_sharing(self, content: set[str]) -> list[int]:
         """Indexes of the quotes that share at least two content words with CONTENT (an inverted index)."""
@@ -308,6 +309,18 @@ class Lexicon:
             width = max((len(tokens(t.text)) for t in self.terms), default=1) + 2
             self._lookup = (len(self.terms), by_squash, width)
         return self._lookup[1], self._lookup[2]
+
+    def skeletons(self) -> dict[str, tuple[Term, ...]]:
+        """One-word names and aliases by sound-alike key (at least four consonant sounds, so few collide)."""
+        if self._skeletons is None or self._skeletons[0] != len(self.terms):
+            keys: dict[str, tuple[Term, ...]] = {}
+            for term in self.terms:
+                if term.kind in ("name", "alias") and len(tokens(term.text)) == 1:
+                    key = _skeleton(term.squashed)
+                    if len(key) >= 4:
+                        keys[key] = keys.get(key, ()) + (term,)
+            self._skeletons = (len(self.terms), keys)
+        return self._skeletons[1]
 
     def lookup_il(self) -> dict[str, Term]:
         """Terms keyed with i and l folded together, for readings where 1, |, ! or a palochka may stand for either."""
@@ -462,6 +475,31 @@ def _readings(statement: str, folded: str) -> list[tuple[str, str, bool]]:
     return unique
 
 
+def _skeleton(word: str) -> str:
+    """A sound-alike key: consonants after the first letter, c/k/q, v/w, i/j/y folded, doubles collapsed.
+
+    Names transliterated into another script and back rarely come out letter for letter ("Тайдвелл" reads
+    Taydvell for Tidewell, "Меридейл" Merideyl for Meridale), but their consonants survive.
+    """
+    word = word.casefold().replace("qu", "kv").replace("ph", "f").replace("x", "ks")
+    word = word.translate(str.maketrans("cqwjy", "kkvii"))
+    key = word[:1] + re.sub(r"[aeiouh]", "", word[1:])
+    return re.sub(r"(.)\1+", r"\1", key)
+
+
+def _sound_hits(statement: str, lexicon: Lexicon) -> list[Hit]:
+    """Words written in another script whose sound-alike key is a one-word name's (rule: transliteration)."""
+    keys = lexicon.skeletons()
+    hits = []
+    for word in re.findall(r"[^\W\d_]+", unicodedata.normalize("NFKC", statement)):
+        if word.isascii():
+            continue
+        key = _skeleton(fold(word, transliterate=True))
+        for term in keys.get(key, ()):
+            hits.append(Hit(term.entity, term.kind, term.text, word, "transliteration (sound-alike)"))
+    return hits
+
+
 def _name_hits(words: list[tuple[str, bool, bool]], rule: str, by_squash: dict, max_words: int) -> list[Hit]:
     """Names, aliases, people, domain labels and textual restricted values as windows of words, squashed.
 
@@ -535,6 +573,8 @@ def scan(statement: str, lexicon: Lexicon) -> list[Hit]:
         hits.extend(_name_hits(_words(text), rule, lexicon.lookup_il() if il else by_squash, max_words))
     hits.extend(_person_hits(_words(folded), lexicon))
     hits.extend(_spelled_hits(folded, by_squash))
+    if not statement.isascii():
+        hits.extend(_sound_hits(statement, lexicon))
     lowered = folded.casefold()
     for domain in lexicon.domains:
         if re.search(rf"(?<![\w-]){re.escape(domain.squashed)}(?![\w-])", lowered):
