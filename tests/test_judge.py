@@ -375,6 +375,10 @@ def test_role_difference_sees_swapped_arguments():
         "The tracks were produced by Lee with Beinhorn on drums.", "The tracks were produced by Beinhorn with Lee on drums.")
     assert roles("Escalations go from legal to security.", "From legal, escalations go to security.") is None
     assert roles("Finance approves renewals.", "Renewals are approved by finance.") is None  # one side has no role
+    assert roles("Tickets move into triage.", "Tickets move to triage.") is None  # into is a direction like to
+    assert roles("A play of Shaw opened.", "A play by Shaw opened.") is None  # of stands in for by and from
+    assert "'of' takes 'legal' in a but 'security' in b" in roles("The head of legal trusts security.",
+                                                                  "The head of security trusts legal.")
 
 
 def test_parse_records_roles_breaks_and_hinges():
