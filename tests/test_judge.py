@@ -11,17 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vmem.errors import UsageError
-from vmem.knowledge.judge import (
-    Verdict,
-    differences,
-    judge_command,
-    judge_pair,
-    lcs_pairs,
-    one_block_move,
-    parse,
-    passes_blocker,
-    role_difference,
-)
+from vmem.knowledge.detectors import differences, lcs_pairs, one_block_move, role_difference
+from vmem.knowledge.judge import Verdict, judge_command, judge_pair, passes_blocker
+from vmem.knowledge.parsing import parse
 from vmem.ops.eval_merge import evaluate_merge
 
 DEV_PAIRS = Path(__file__).parent / "data" / "merge_pairs_dev.jsonl"

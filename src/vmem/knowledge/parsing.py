@@ -1,0 +1,377 @@
+"""Statements to normalised token streams for the merge judge: canonical text, number words, phrases and
+abbreviations onto single tokens, quantities with units, stems, role arguments, clause seams."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import lru_cache
+
+from vmem.knowledge.tables import (
+    _ARTIFACTS,
+    _CONTRACTIONS,
+    _MARKERS,
+    _MODAL_CAN,
+    _MODAL_MUST,
+    _MONEY_UNITS,
+    _NUMBER_WORDS,
+    _PERCENT,
+    _PHRASES,
+    _PLACES,
+    _ROLE_WORDS,
+    _SCALES,
+    _SOFT_WORDS,
+    _STOP,
+    _TIME_UNITS,
+    _UNIT_FORMS,
+    _WORDS,
+)
+from vmem.text import canonicalize
+
+
+@dataclass(frozen=True)
+class Quantity:
+    key: str         # canonical value and unit, e.g. "14d" for two weeks
+    text: str        # as written, for reasons
+    bound: str = ""  # "gt", "lt", "ge" or "le" when the number is a limit ("more than 200")
+
+
+@dataclass(frozen=True)
+class Parsed:
+    stream: tuple[str, ...]          # normalised tokens in order
+    quantities: tuple[Quantity, ...]
+    modals: frozenset[str]
+    written: tuple[tuple[str, str], ...] = ()  # normalised token -> a form as written, for reasons
+    roles: tuple[tuple[str, str], ...] = ()  # (role word, its argument): the first content token after the role
+    breaks: frozenset[int] = frozenset()  # stream positions that open a clause or phrase (after a comma, a marker)
+    hinges: frozenset[int] = frozenset()  # stream positions after "of": "speed of ingestion" is "ingestion speed"
+
+    @property
+    def words(self) -> frozenset[str]:
+        return frozenset(self.stream)
+
+    def show(self, token: str) -> str:
+        form = dict(self.written).get(token, token)
+        if form in _PLACES:
+            return form.capitalize()
+        if form == "itdept":
+            return "IT"
+        if _is_artifact(form):
+            return re.sub(r"^(soc|iso|sev|tier|net|type|art)(\d+)$", r"\1 \2", form).upper()
+        return form
+
+
+def _prepare(statement: str) -> str:
+    """Raw text to a canonical string; clause and phrase breaks become sentinel words so no rewrite spans them."""
+    text = unicodedata.normalize("NFKC", statement)
+    text = text.translate({ord(c): "'" for c in "\u2018\u2019\u02bc\u0060\u00b4"})
+    text = re.sub(r"[#@~]", " ", text)  # these mark quantities, positions and markers below
+    text = re.sub(r"\bIT\b", " itdept ", text)  # the department, before casefolding makes it "it"
+    text = re.sub(r"\bU\.?S\.?(?=\W|$)(?!\.\w)", " usa ", text)
+    for pattern, repl in _CONTRACTIONS:
+        text = re.sub(pattern, repl, text, flags=re.IGNORECASE)
+    text = re.sub(r"\bcannot\b", "can not", text, flags=re.IGNORECASE)
+    text = re.sub(r"\b(art|approx|vs|e\.g|i\.e|etc)\.", lambda m: "article" if m.group(1).lower() == "art"
+                  else m.group(1).replace(".", ""), text, flags=re.IGNORECASE)
+    text = re.sub(r",\s*(not|never)\b", " rather than ", text, flags=re.IGNORECASE)  # "X, not Y" contrasts
+    text = re.sub(r"[;:!?\u2014]|\s[\u2013-]\s|\.(?=\s|$)", " qqclause ", text)
+    text = re.sub(r"(?<!\d),|,(?!\d{3}\b)|[()\[\]\"]", " qqphrase ", text)
+    return canonicalize(text)
+
+
+def _is_number_word(part: str) -> bool:
+    return part in _NUMBER_WORDS or part in _SCALES
+
+
+def _number_words(tokens: list[str]) -> list[str]:
+    """Spelled-out numbers become digits: "twenty-five" -> 25, "ten thousand" -> 10000, "three-year" -> 3-year.
+
+    A bare "one" stays a word unless a unit follows: it is as often a pronoun ("providing one") as a count.
+    """
+    out: list[str] = []
+    i = 0
+    while i < len(tokens):
+        parts = tokens[i].split("-")
+        lead = 0
+        while lead < len(parts) and _is_number_word(parts[lead]):
+            lead += 1
+        if lead == 0 or parts[0] in _SCALES:
+            if out and re.fullmatch(r"\d+(\.\d+)?", out[-1]) and tokens[i] in _SCALES:
+                out[-1] = _fmt(Fraction(out[-1]) * _SCALES[tokens[i]])
+            else:
+                out.append(tokens[i])
+            i += 1
+            continue
+        words = list(parts[:lead])
+        tail = parts[lead:]
+        j = i + 1
+        while not tail and j < len(tokens):  # the run continues over whole number-word tokens
+            sub = tokens[j].split("-")
+            if all(_is_number_word(p) for p in sub):
+                words += sub
+            elif tokens[j] == "and" and words[-1] in _SCALES and j + 1 < len(tokens) \
+                    and tokens[j + 1].split("-")[0] in _NUMBER_WORDS:
+                pass
+            else:
+                break
+            j += 1
+        total, current = 0, 0
+        for word in words:
+            if word in _NUMBER_WORDS:
+                current += _NUMBER_WORDS[word]
+            elif word == "hundred":
+                current = max(current, 1) * 100
+            else:
+                total += max(current, 1) * _SCALES[word]
+                current = 0
+        following = tail[0] if tail else (tokens[j] if j < len(tokens) else "")
+        previous = out[-1] if out else ""
+        if words == ["one"] and following not in _UNIT_FORMS and following not in ("business", "working") \
+                and previous not in _UNIT_FORMS:
+            out.append(tokens[i])
+        else:
+            out.append("-".join([str(total + current)] + tail))
+        i = j
+    return out
+
+
+def _fmt(value: Fraction) -> str:
+    return str(value.numerator) if value.denominator == 1 else f"{value.numerator}/{value.denominator}"
+
+
+def _phrase_pattern(phrase: str) -> str:
+    words = phrase.split()
+    return r"\b" + r"[\s-]+".join(re.escape(w) for w in words) + r"(?:s|es)?\b"
+
+
+_PHRASE_RULES = sorted(
+    ((p, canon) for canon, forms in _PHRASES.items() for p in forms),
+    key=lambda item: -len(item[0]),
+)
+_PHRASE_RE = re.compile("|".join(f"(?P<p{i}>{_phrase_pattern(p)})" for i, (p, _) in enumerate(_PHRASE_RULES)))
+
+
+def _rewrite(text: str) -> str:
+    """Identifiers, standards, comparators and multi-word phrases onto single tokens."""
+    subs = [
+        (r"\b(?:sev|severity)[\s-]?(\d+)\b", r"sev\1"),
+        (r"\btier[\s-]?(\d+)\b", r"tier\1"), (r"\bsoc[\s-]?(?:2|ii)\b", "soc2"), (r"\bsoc[\s-]?(?:1|i)\b", "soc1"),
+        (r"\btype[\s-]?(?:ii|2)\b", "type2"), (r"\btype[\s-]?(?:i|1)\b", "type1"),
+        (r"\biso(?:/iec)?[\s-]?(\d{4,5})\b", r"iso\1"), (r"\bw[\s-]?(\d)\b", r"w\1"),
+        (r"\bnet[\s-]?(\d{2,3})\b", r"net\1"), (r"\barticle[\s-]?(\d+)\b", r"art\1"),
+        (r"\b(non|multi|pre|re|co|de|sub|anti|cross)-(?=[a-z])", r"\1"),
+        (r"\b(\d+(?:\.\d+)?)\s*(?:percent|per cent|pct)\b", r"\1%"),
+        (r"\btwice\b", "2x"), (r"\b(\d+(?:\.\d+)?) times (?=the|as|more|higher|longer|larger|faster|bigger|greater)", r"\1x "),
+        (r"\b(?:more|greater|higher|longer|bigger|larger|older|later) than (?=\$?\d)", "gt "),
+        (r"\b(?:over|above|beyond|exceeding|exceeds|exceed|in excess of) (?=\$?\d)", "gt "),
+        (r"(?<!the )\bpast (?=\$?\d)", "gt "),
+        (r"\b(?:less|fewer|lower|shorter|smaller|younger|earlier|newer) than (?=\$?\d)", "lt "),
+        (r"\b(?:under|below) (?=\$?\d)", "lt "), (r"\b(?:up to|at most|no more than) (?=\$?\d)", "le "),
+        (r"\bat least (?=\$?\d)", "ge "), (r"(\$?\d[\d.]*[a-z%]*) or more\b", r"ge \1"),
+        (r"(\$?\d[\d.]*[a-z%]*)\+", r"gt \1"),
+        # "prefer X to Y" and "prefer X over Y" contrast X with Y like "X rather than Y"
+        (r"\b(prefer\w*|favou?r\w*|choos\w*|prioriti[sz]\w*)\s+((?:(?!qq)\S+\s+)+?)(?:over|to)\b", r"\1 \2vs"),
+    ]
+    for pattern, repl in subs:
+        text = re.sub(pattern, repl, text)
+    text = _PHRASE_RE.sub(lambda m: " " + _PHRASE_RULES[int(m.lastgroup[1:])][1] + " ", text)
+    # "a week" is one week unless it is a rate ("once a week")
+    text = re.sub(r"(?<!once )(?<!2x )(?<!times )\b(?:a|an)\s+(?=(?:second|minute|hour|day|week|month|quarter|year|"
+                  r"business day|business week)\b)", "1 ", text)
+    text = re.sub(r"\ba decade\b", "10 years", text)
+    return text
+
+
+def _stem(word: str) -> str:
+    """A light suffix stripper: enough to align "requires", "required" and "requiring"."""
+    if len(word) <= 3 or not word.isalpha():
+        return word
+    for suffix, repl in (("ies", "y"), ("ied", "y"), ("sses", "ss"), ("xes", "x"), ("ches", "ch"), ("shes", "sh")):
+        if word.endswith(suffix) and len(word) > len(suffix) + 2:
+            word = word[: -len(suffix)] + repl
+            break
+    else:
+        if word.endswith("s") and not word.endswith(("ss", "us", "is")) and len(word) > 3:
+            word = word[:-1]
+    for suffix in ("ing", "ed"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            word = word[: -len(suffix)]
+            if len(word) > 3 and word[-1] == word[-2] and word[-1] not in "lsz":
+                word = word[:-1]
+            break
+    if word.endswith("val") and len(word) > 5:  # approval / approve, renewal / renew
+        word = word[:-2]
+    if word.endswith("e") and len(word) > 4:
+        word = word[:-1]
+    if word.endswith("y") and len(word) > 3:
+        word = word[:-1] + "i"
+    if word.endswith(("is", "ys")) and len(word) > 5:  # British -ise / American -ize
+        word = word[:-1] + "z"
+    return word
+
+
+def _normalise_word(word: str) -> str:
+    word = _WORDS.get(word, word)
+    if "_" in word or any(ch.isdigit() for ch in word) or word in _ARTIFACTS:
+        return word
+    return _WORDS.get(_stem(word), _stem(word))
+
+
+_NUMBER_RE = re.compile(r"^(\$|€|£)?(\d+(?:\.\d+)?)(k|m|bn)?(%|x)?$")
+_UNIT_BEFORE = {"day", "days", "week", "weeks", "month", "months", "year", "years", "quarter", "quarters"}
+
+
+def _unit_at(tokens: list[str], j: int) -> int:
+    """How many tokens from j spell a unit (0 when none)."""
+    if j < len(tokens) and tokens[j] in ("business", "working") and j + 1 < len(tokens) \
+            and tokens[j + 1] in _UNIT_FORMS and _UNIT_FORMS[tokens[j + 1]] in ("day", "week"):
+        return 2
+    if j < len(tokens) and (tokens[j] in _UNIT_FORMS or tokens[j] in _MONEY_UNITS or tokens[j] in _PERCENT):
+        return 1
+    return 0
+
+
+_UNIT_FILLERS = frozenset({"extra", "more", "additional", "further", "full", "whole", "calendar", "consecutive"})
+_BOUNDS = {"gt": "more than", "lt": "less than", "ge": "at least", "le": "at most"}
+_ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
+             "eighth": 8, "ninth": 9, "tenth": 10, "last": -1, "final": -1}
+
+
+def _spread_units(tokens: list[str]) -> list[str]:
+    """Ranges share their unit ("3 to 5 weeks" -> "3 weeks to 5 weeks"); "day 90" and "first week" are positions."""
+    out = list(tokens)
+    i = 0
+    while i < len(out):
+        if out[i] in _UNIT_BEFORE and i + 1 < len(out) and out[i + 1].isdigit() \
+                and not _unit_at(out, i + 2) and (i == 0 or not _NUMBER_RE.match(out[i - 1])):
+            unit = _UNIT_FORMS[out[i]]
+            out[i:i + 2] = [f"@{unit}{out[i + 1]}"]
+            if i + 2 < len(out) and out[i + 1] == "to" and out[i + 2].isdigit():
+                out[i + 2] = f"@{unit}{out[i + 2]}"
+        elif out[i] in _ORDINALS and i + 1 < len(out) and out[i + 1] in _UNIT_BEFORE:
+            out[i:i + 2] = [f"@{_UNIT_FORMS[out[i + 1]]}{_ORDINALS[out[i]]}"]
+        elif _NUMBER_RE.match(out[i]) and not _unit_at(out, i + 1) and i + 2 < len(out) and out[i + 1] == "to" \
+                and _NUMBER_RE.match(out[i + 2]):
+            width = _unit_at(out, i + 3)
+            if width:
+                out[i + 1:i + 1] = out[i + 3:i + 3 + width]
+        i += 1
+    return out
+
+
+def _quantities(tokens: list[str]) -> tuple[list[str], list[Quantity]]:
+    """Numbers with their units become one "#<value><unit>" token each; 2 weeks and 14 days share a key."""
+    tokens = _spread_units(tokens)
+    out: list[str] = []
+    found: list[Quantity] = []
+    i = 0
+    while i < len(tokens):
+        if tokens[i].startswith("@"):
+            position = re.fullmatch(r"@([a-z]+)(-?[\d.]+)", tokens[i])
+            out.append(tokens[i])
+            found.append(Quantity(tokens[i][1:], f"{position.group(1)} {position.group(2)}"))
+            i += 1
+            continue
+        m = _NUMBER_RE.match(tokens[i])
+        if not m or (m.group(3) == "m" and not m.group(1)):  # "5m" may be minutes or millions: leave it
+            out.append(tokens[i])
+            i += 1
+            continue
+        currency, number, scale, suffix = m.groups()
+        value = Fraction(number) * {"k": 1000, "m": 1_000_000, "bn": 1_000_000_000, None: 1}[scale]
+        unit, factor = currency or suffix or "", Fraction(1)
+        if not unit and tokens[i + 1:i + 2] and tokens[i + 1] in _UNIT_FILLERS and _unit_at(tokens, i + 2):
+            tokens = tokens[:i + 1] + tokens[i + 2:i + 3] + tokens[i + 1:i + 2] + tokens[i + 3:]  # "2 extra weeks"
+        width = 0 if unit else _unit_at(tokens, i + 1)
+        if width == 2:
+            unit, factor = _TIME_UNITS["business" + _UNIT_FORMS[tokens[i + 2]]]
+        elif width == 1:
+            word = tokens[i + 1]
+            if word in _UNIT_FORMS:
+                unit, factor = _TIME_UNITS[_UNIT_FORMS[word]]
+            else:
+                unit = _MONEY_UNITS.get(word, "%")
+        key = _fmt(value * factor) + unit
+        bound = out[-1] if out and out[-1] in _BOUNDS else ""
+        out.append("#" + key)
+        found.append(Quantity(key, " ".join(tokens[i:i + 1 + width]), bound))
+        i += 1 + width
+    return out, found
+
+
+def _split(text: str) -> list[str]:
+    """Whitespace tokens, hyphenated and slashed words split, "3-5" read as "3 to 5"."""
+    tokens: list[str] = []
+    for token in text.split():
+        if re.fullmatch(r"\$?\d+(\.\d+)?[k%]?-\$?\d+(\.\d+)?[k%]?", token):
+            low, high = token.split("-")
+            tokens += [low, "to", high]
+        else:
+            tokens += [p for p in re.split(r"[-/]", token) if p]
+    return tokens
+
+
+@lru_cache(maxsize=4096)
+def parse(statement: str) -> Parsed:
+    """Normalise a statement into ordered tokens, quantities and modal verbs."""
+    text = " ".join(_number_words(_prepare(statement).split()))
+    raw, quantities = _quantities(_split(_rewrite(text)))
+    modals = frozenset(t for t in raw if t in _MODAL_CAN | _MODAL_MUST)
+    stream: list[str] = []
+    written: dict[str, str] = {}
+    roles: list[tuple[str, str]] = []
+    pending: list[str] = []  # role words still waiting for their argument
+    breaks: set[int] = set()
+    hinges: set[int] = set()
+    for token in raw:
+        form = token
+        if token in ("qqclause", "qqphrase"):
+            pending = []
+            breaks.add(len(stream))
+            continue
+        role = _ROLE_WORDS.get(token)
+        if role:
+            pending.append(role)
+            if role == "of":
+                hinges.add(len(stream))
+        if token.startswith(("#", "@")):
+            pass
+        elif token in _MARKERS:
+            token = _MARKERS[token]
+        elif token in _STOP:
+            continue
+        else:
+            token = _normalise_word(token)
+            if token in _STOP:
+                continue
+        if token.startswith("~"):
+            breaks.add(len(stream))
+        stream.append(token)
+        written.setdefault(token, form)
+        if not role and not token.startswith("~") and token not in _HEDGES:
+            roles += [(r, token) for r in pending]
+            pending = []
+    return Parsed(tuple(stream), tuple(quantities), modals, tuple(written.items()), tuple(roles),
+                  frozenset(breaks), frozenset(hinges))
+
+
+@lru_cache(maxsize=1024)
+def _category_words(categories: tuple[str, ...]) -> frozenset[str]:
+    """Words that restate a category (facet and value): "stage:security_review" covers "security review stage"."""
+    words: set[str] = set()
+    for category in categories:
+        facet, _, value = category.partition(":")
+        words.add(_normalise_word(facet))
+        for token in parse(value.replace("_", " ")).words:
+            words.add(token)
+    return frozenset(words)
+
+
+def _is_artifact(token: str) -> bool:
+    return token in _ARTIFACTS or bool(re.fullmatch(r"[a-z]+\d+", token))
+
+
+# Hedges: unmatched on one side they do not change the claim; never a role's argument.
+_HEDGES = frozenset(map(_normalise_word, _SOFT_WORDS))
