@@ -1,9 +1,11 @@
 """De-identification: does a knowledge statement name, contact, quote or pin down a customer? (SPEC 7.2)
 
-Pure functions over a lexicon built from entities/ and the evidence's episodes. Matching works on a
-normalised token stream, so case, possessives, plurals, hyphen/space/no-space variants, zero-width
-characters and look-alike letters do not hide a term, while a term never matches inside a longer word.
-Amounts, counts, percentages and dates are compared as values, not strings.
+Pure functions over a lexicon built from entities/ and episodes/. A statement is read the ways a person would
+read it: NFKC, invisible and bidi controls out, look-alike letters by Unicode's confusables data, other scripts
+transliterated (and compared by sound), leetspeak and spelled-out letters joined. Names match on windows of
+those readings, so case, possessives, plurals and hyphen/space/no-space variants do not hide a term, while a
+term never matches inside a longer word or across a sentence. Amounts, counts, percentages and dates are
+compared as values, in any common format or in words. Every hit names the rule that fired.
 """
 
 from __future__ import annotations
