@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from conftest import REVIEWER, commit_count, commit_file, git
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from vmem import model
@@ -339,6 +339,8 @@ def histories(draw):
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(history=histories())
+@example(history=(["claim", "claim"], ["proposed", "proposed"], [(0, "forged", "superseded")]))  # found here
+@example(history=(["knowledge", "claim"], ["candidate", "proposed"], [(0, "forged", "quarantined")]))
 def test_hand_edits_in_random_commits_never_make_anything_servable(tmp_path_factory, history):
     """The oracle tracks the status each item holds by a legitimate path only (a reviewer's import, vmem's own
     governance commands run by the reviewer); sync, recall and show must serve exactly that, whatever hand edits,

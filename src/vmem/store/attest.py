@@ -662,8 +662,8 @@ def allowed(item: dict, prev: str | None, message, commit: pygit2.Commit, review
         return reviewer()
     if action not in ROUTINE.get(new, ()):
         return False  # a gate result claimed by an approve commit, say: the action must be one that sets it
-    if new == "superseded" and prev in ("approved", "mandatory", "published"):
-        return action in ("supersede", "approve", "mandate") and reviewer()  # retiring a reviewed belief
+    if action in GOVERNED_ACTIONS or (new == "superseded" and prev in ("approved", "mandatory", "published")):
+        return reviewer()  # approving a revision retires the old claim; retiring a reviewed belief: reviewers
     if new == "expired":
         expires = item.get("expires_at")
         return bool(expires) and model.parse_ts(expires).timestamp() <= commit.committer.time
