@@ -174,6 +174,7 @@ PRECISION = build_lexicon([{"id": "kestrel", "name": "Kestrel Freight", "aliases
     "The nightly job loaded 4,200 rows.",  # a restricted count needs its unit
     "Dean Jones runs onboarding.",  # Jones is not Farr-Jones
     "Labs keep Dewar flasks next to the freezers.",  # a surname alone needs a name-like context
+    "What he said was important, and what she said had weight.",  # lower case needs a strong cue
     "The ash grove behind the office hosts the offsite.",  # lower-case common words, not Ashgrove
     "Kestrel flies at dawn. Freight moves at night.",  # a name never spans a sentence boundary
 ])
@@ -184,6 +185,7 @@ def test_precision_rules_keep_ordinary_text_clean(statement):
 @pytest.mark.parametrize("statement", [
     "Said insisted on pallet audits.", "Ask Dewar before the pilot.", "Mr Farr-Jones wants audits.",
     "Bid SCC-RFP-2026-014 closes soon.", "Rollouts of 4,200 seats need SSO.", "dewar said the pilot works.",
+    "Dewar was clear about the pilot.", "Dewar approved it.",
 ])
 def test_the_same_names_and_values_in_context_are_caught(statement):
     assert not check_statement(statement, PRECISION).passed, statement

@@ -537,6 +537,9 @@ _AFTER_NAME = {"said", "says", "say", "asked", "asks", "wants", "wanted", "told"
                "required", "needs", "needed", "expects", "expected", "believes", "argues"}
 
 
+_AUXILIARIES = frozenset({"will", "would", "is", "was", "has", "had"})
+
+
 def _person_hits(words: list[tuple[str, bool, bool]], lexicon: Lexicon) -> list[Hit]:
     hits = []
     lower = [w.casefold() for w, _, _ in words]
@@ -557,7 +560,9 @@ def _person_hits(words: list[tuple[str, bool, bool]], lexicon: Lexicon) -> list[
             first_name = any(name == "".join(tokens(p.text.split()[0])) for p in found_terms)
             if first_name and not words[index][0][:1].isupper():
                 continue  # a first name is only a name when written as one ("a grace period" is not Grace)
-            context = (before in _BEFORE_NAME or after in _AFTER_NAME or after.endswith("ed") or words[end - 1][2]
+            # written in lower case, a name needs a strong cue: "what he said was" is not the contact Said
+            loose = words[index][0][:1].isupper() and (after in _AUXILIARIES or after.endswith("ed"))
+            context = (before in _BEFORE_NAME or after in _AFTER_NAME - _AUXILIARIES or loose or words[end - 1][2]
                        or initial)
             for part in found_terms if context else ():
                 found = " ".join(w for w in (before, *lower[index:end], after) if w)
