@@ -203,3 +203,13 @@ def test_a_restricted_date_in_any_written_format_is_the_same_date(written):
                                      "seven hundred fifty thousand monthly active wallets"])
 def test_amounts_and_counts_in_words_and_european_grouping_are_values(written):
     assert not check_statement(f"Deals like {written} need the CFO.", LEXICON).passed, written
+
+
+def test_eval_deid_reports_caught_false_and_the_rule_behind_each_hit(vmem, tmp_path):
+    data = vmem.json("eval", "deid", str(DATA / "cases_dev.jsonl"), "--lexicon", str(DATA / "store"))["data"]
+    assert (data["leaks"], data["caught"], data["missed"]) == (30, 30, [])
+    assert data["clean"] == 30 and data["false"] == ["dd058"]
+    assert sum(data["by_rule"].values()) >= 30 and all(":" in rule for rule in data["by_rule"])
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"statement": "x", "leak": true}\nnot json\n')
+    assert "bad.jsonl:2: not JSON" in vmem("eval", "deid", str(bad), "--lexicon", str(DATA / "store"), code=2).stderr

@@ -1,4 +1,4 @@
-"""`vmem eval merge FILE`: measure the merge cascade on labeled pairs (JSONL, or PAWS-style TSV)."""
+"""`vmem eval merge FILE` and `vmem eval deid FILE`: measure the merge cascade and the de-id gate on labeled data."""
 
 from __future__ import annotations
 
@@ -79,5 +79,41 @@ def recall(
                     console.print(f"  [dim]{row['expect']:>9} got {row['got']:<9} cos {row['best_cosine']:.2f}"
                                   f"{' STALE ' + ','.join(row['stale_served']) if row['stale_served'] else ''}[/] "
                                   f"{row['query']}", soft_wrap=True)
+
+        s.out.result(report, human)
+
+
+@app.command("deid")
+def deid(
+    ctx: typer.Context,
+    cases: Annotated[Path, typer.Argument(metavar="FILE", help="Labeled statements: JSONL {id, statement, leak, "
+                                                               "entity_ids, variant}.")],
+    lexicon: Annotated[Path | None, typer.Option("--lexicon", metavar="DIR", help="A folder with entities/ and "
+                                                 "episodes/ (default: the store's committed lexicon).")] = None,
+    json_: JsonOpt = False,
+    store: StoreOpt = None,
+) -> None:
+    """Leaks caught and false quarantines of the de-id gate, by variant, with the rule behind every catch."""
+    with session(ctx, json_, store) as s:
+        from vmem.gates.publish import load_inputs
+        from vmem.ops.eval_deid import evaluate_deid, lexicon_from_dir, read_cases
+
+        inputs = lexicon_from_dir(lexicon) if lexicon is not None else load_inputs(s.store.head())
+        report = evaluate_deid(read_cases(cases), inputs)
+
+        def human(console) -> None:
+            from rich.table import Table
+
+            console.print(f"{report['cases']} statements: leaks caught {report['caught']}/{report['leaks']}, "
+                          f"false quarantines {report['false_quarantines']}/{report['clean']} "
+                          f"({report['false_quarantine_rate']:.1%})")
+            if report["missed"]:
+                console.print("[red]missed:[/] " + ", ".join(map(str, report["missed"])))
+            if report["false"]:
+                console.print("[yellow]quarantined but clean:[/] " + ", ".join(map(str, report["false"])))
+            table = Table("rule (kind:reading)", "hits", box=None)
+            for rule, count in report["by_rule"].items():
+                table.add_row(rule, str(count))
+            console.print(table)
 
         s.out.result(report, human)
