@@ -20,6 +20,7 @@ costing a tree diff and the parse of the files it changed.
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 from typing import Callable
 
@@ -339,8 +340,15 @@ def attestation(repo: pygit2.Repository, root: Path, commit: str | None = None) 
     if start is not None and start.commit == str(head.id):
         return start
     since = start.commit if start is not None else None
-    state = _walk(repo, head, start, root)
-    store.save(since if state.epoch is not None else None, state)  # no epoch: replayed from the first commit
+    try:
+        state = _walk(repo, head, start, root)
+        store.save(since if state.epoch is not None else None, state)  # no epoch: replayed from the first commit
+    except sqlite3.DatabaseError:  # damaged rows found on the way: replay from the first commit into a new file
+        for suffix in ("", "-wal", "-shm"):
+            Path(str(cache_path(root)) + suffix).unlink(missing_ok=True)
+        store = AttestDB(cache_path(root))
+        state = _walk(repo, head, None, root)
+        store.save(None, state)
     return state
 
 
