@@ -14,8 +14,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from vmem.gates.publish import GateInputs, deid
-from vmem.store import codec
+from vmem.gates.publish import deid
+from vmem.ops.eval_deid import lexicon_from_dir
 
 ROOT = Path(__file__).parent
 STORES = [ROOT.parent / "src" / "vmem" / "examples" / "store", ROOT / "data" / "deid_redteam"]
@@ -26,19 +26,7 @@ MIN_LEAKS_CAUGHT = 65
 MAX_FALSE_QUARANTINES = 0
 
 
-def _inputs() -> GateInputs:
-    entities, episodes = {}, {}
-    for store in STORES:
-        for path in sorted((store / "entities").glob("*.yaml")):
-            item = codec.load(path.read_bytes(), str(path))
-            entities[item["id"]] = item
-        for path in sorted((store / "episodes").glob("*/*.yaml")):
-            item = codec.load(path.read_bytes(), str(path))
-            episodes.setdefault(item["entity"], []).append(item)
-    return GateInputs(entities, episodes)
-
-
-INPUTS = _inputs()
+INPUTS = lexicon_from_dir(*STORES)  # built the way publish builds it, through GateInputs
 
 
 def verdict(case: dict):

@@ -39,16 +39,6 @@ def _epoch(stamp: str | None) -> float:
     return model.parse_ts(stamp).timestamp() if stamp else NO_TIME
 
 
-def _entry(tree, path: str):
-    from vmem.store.changes import Change
-
-    try:
-        entry = tree[path]
-    except KeyError:
-        return Change(None)
-    return Change(str(entry.id), entry.filemode)
-
-
 def _text(item: dict) -> str:
     return " ".join(filter(None, [item.get("title"), item["statement"], " ".join(item.get("categories") or [])]))
 
@@ -221,7 +211,7 @@ class LocalIndex:
     # -- catching up -----------------------------------------------------------------------------------------
 
     def catch_up(self, embed, progress: Progress | None = None) -> None:
-        from vmem.store.changes import changes_since, tree_changes
+        from vmem.store.changes import changes_since, entry_at, tree_changes
 
         repo = self.store.repo
         if repo.head_is_unborn:
@@ -241,7 +231,7 @@ class LocalIndex:
             diff = tree_changes(None, head.tree, tops)
         else:
             for path in moved - set(diff):  # the file is as it was, but what history attests of it changed
-                diff[path] = _entry(head.tree, path)
+                diff[path] = entry_at(head.tree, path)
         for path, change in diff.items():
             if path.endswith(".yaml"):  # the blob whose content history attests (a hand edit is not indexed)
                 changed[path] = state.served_blob(path, change.oid) if change.is_file else None

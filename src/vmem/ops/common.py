@@ -40,15 +40,13 @@ def require_attested(store: Store, snapshot, item: dict) -> None:
     """Refuse to act on an item whose status in its file is not the one history attests (a hand edit)."""
     state = store.attestation(snapshot)
     path = model.item_path(item["id"])
-    found = state.unattested.get(path)
-    attested = state.status_of(path)
-    if found is None and attested == item["status"] and state.altered.get(path):
-        edit = state.altered.get(path)[:10]
-        raise NotAllowed(f"{item['id']} was edited by hand (commit {edit}) after it was reviewed; agents are still "
-                         "served the reviewed text", f"revert the edit (git revert {edit}), then propose the change "
-                         f"as a revision: vmem propose TEXT --supersedes {item['id']}")
+    found, attested, edit = state.unattested.get(path), state.status_of(path), state.altered.get(path)
     if found is None and attested == item["status"]:
-        return
+        if not edit:
+            return
+        raise NotAllowed(f"{item['id']} was edited by hand (commit {edit[:10]}) after it was reviewed; agents are "
+                         "still served the reviewed text", f"revert the edit (git revert {edit[:10]}), then propose "
+                         f"the change as a revision: vmem propose TEXT --supersedes {item['id']}")
     commit = found[1][:10] if found else "an earlier commit"
     raise NotAllowed(f"{item['id']} says status {item['status']}, but history attests {attested or 'no status'} "
                      f"(set by {commit} without a reviewer's vmem commit)",

@@ -33,17 +33,20 @@ def read_cases(path: Path) -> list[dict]:
     return cases
 
 
-def lexicon_from_dir(root: Path) -> GateInputs:
-    """GateInputs from a folder holding entities/*.yaml and episodes/*/*.yaml (a store's layout)."""
+def lexicon_from_dir(*roots: Path) -> GateInputs:
+    """GateInputs from folders holding entities/*.yaml and episodes/*/*.yaml (a store's layout); a later folder's
+    entity replaces an earlier one's with the same id."""
     entities, episodes = {}, {}
-    for path in sorted((root / "entities").glob("*.yaml")):
-        item = codec.load(path.read_bytes(), str(path))
-        entities[item["id"]] = item
-    for path in sorted((root / "episodes").glob("*/*.yaml")):
-        item = codec.load(path.read_bytes(), str(path))
-        episodes.setdefault(item["entity"], []).append(item)
+    for root in roots:
+        for path in sorted((root / "entities").glob("*.yaml")):
+            item = codec.load(path.read_bytes(), str(path))
+            entities[item["id"]] = item
+        for path in sorted((root / "episodes").glob("*/*.yaml")):
+            item = codec.load(path.read_bytes(), str(path))
+            episodes.setdefault(item["entity"], []).append(item)
     if not entities:
-        raise UsageError(f"{root} holds no entities/*.yaml", "point --lexicon at a store or a folder like one")
+        raise UsageError(f"{', '.join(map(str, roots))} hold no entities/*.yaml",
+                         "point --lexicon at a store or a folder like one")
     return GateInputs(entities, episodes)
 
 

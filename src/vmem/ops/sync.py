@@ -256,11 +256,10 @@ def _plan(target: Path, bundle: Bundle, owner: Owner) -> tuple[dict[Path, bytes]
     return writes, unchanged, deletes
 
 
-def write_bundle(target: Path, bundle: Bundle, owner: Owner | None = None,
+def write_bundle(target: Path, bundle: Bundle, owner: Owner,
                  project: Path | None = None) -> tuple[list[str], list[str], list[str]]:
     """Apply the bundle all or nothing: every refusal is found before the first write; writes are atomic
     renames of files created fresh (never through a symlink); only this store's marked files are deleted."""
-    owner = owner or Owner("", None)
     check_target(target, project)
     writes, unchanged, deletes = _plan(target, bundle, owner)
     if writes:
@@ -337,7 +336,7 @@ def _servable(data: dict) -> list[dict]:
 def _read_store(root: Path, cached: dict | None) -> dict:
     """Bring the item cache to HEAD: parse what changed since the cached commit, or whose attestation moved."""
     from vmem.errors import SchemaError
-    from vmem.store.changes import changes_since, tree_changes
+    from vmem.store.changes import changes_since, entry_at, tree_changes
     from vmem.store.repo import Store, parse_blob
 
     store = Store.open(root)
@@ -356,8 +355,7 @@ def _read_store(root: Path, cached: dict | None) -> dict:
     else:
         items, seqs = dict(cached["items"]), dict(cached["seqs"])
         for path in moved - set(changes):
-            found = snapshot.blob(path)  # the file is as it was, but what history attests of it changed
-            changes[path] = _Found(found[0] if found else None)
+            changes[path] = entry_at(snapshot.tree, path)  # same file, but what history attests of it moved
     for item_path, change in changes.items():
         items.pop(item_path, None)
         seqs.pop(item_path, None)
@@ -384,13 +382,6 @@ def _read_store(root: Path, cached: dict | None) -> dict:
 
 
 _SERVABLE = ("approved", "mandatory", "published")
-
-
-class _Found:
-    def __init__(self, oid: str | None) -> None:
-        self.oid = oid
-        self.is_file = oid is not None
-
 
 BUNDLE_TTL_S = 3600  # ranking decays with age: recompute at least hourly even if nothing changed
 

@@ -62,6 +62,15 @@ def tree_changes(old: pygit2.Tree | None, new: pygit2.Tree, tops: tuple[str, ...
     return changed
 
 
+def entry_at(tree: pygit2.Tree, path: str) -> Change:
+    """PATH's state in TREE, as a Change (for a path whose attestation moved while its file did not)."""
+    try:
+        found = tree[path]
+    except KeyError:
+        return Change(None)
+    return Change(str(found.id), found.filemode)
+
+
 def changes_since(repo: pygit2.Repository, since: str | None, head: pygit2.Commit,
                   tops: tuple[str, ...]) -> dict[str, Change] | None:
     """What changed under TOPS from commit SINCE to HEAD; None when SINCE is unknown here (rebuild from HEAD)."""
