@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from vmem.errors import UsageError
 from vmem.knowledge.detectors import differences, lcs_pairs, one_block_move, role_difference
-from vmem.knowledge.judge import Verdict, judge_command, judge_pair, passes_blocker
+from vmem.knowledge.judge import Verdict, judge_command, judge_pair, judge_pair_with_rule, passes_blocker
 from vmem.knowledge.parsing import parse
 from vmem.ops.eval_merge import evaluate_merge
 
@@ -242,6 +242,7 @@ def test_eval_counts_the_confusion_matrix(tmp_path):
         "differing": {"pairs": 3, "tp": 1, "fp": 0, "fn": 1, "tn": 1, "precision": 1.0, "recall": 0.5,
                       "false_merge_rate": 0.0},  # n2 compares a statement with itself
         "by_kind": {"hard_negative": {"pairs": 2, "merged": 0}, "positive": {"pairs": 2, "merged": 1}},
+        "by_strength": {},
         "by_rule": {"blocker": {"pairs": 1, "positives": 0}, "canonical": {"pairs": 1, "positives": 1},
                     "number": {"pairs": 1, "positives": 1}, "unaligned": {"pairs": 1, "positives": 0}},
         "errors": [], "misses": ["p2"],
@@ -422,3 +423,27 @@ def test_eval_merge_command_reads_tsv_and_shows_which_rule_decided(tmp_path, vme
     assert (data["tp"], data["fp"], data["by_rule"]["order"]) == (1, 0, {"pairs": 1, "positives": 0})
     human = vmem("eval", "merge", str(path)).stdout
     assert "decided by" in human and "order" in human
+
+
+# WordNet synonyms (models/wordnet, first sense of each word only): words the hand tables never list align, and an
+# aligned synonym is still held to the order, role and temporal checks.
+@pytest.mark.parametrize(("a", "b", "merged", "rule"), [
+    ("Churned accounts usually cite a competitor in the exit survey.",
+     "Churned accounts usually cite a rival in the exit survey.", True, "aligned"),
+    ("Renewals shift from a rival to our product.", "Renewals shift from our product to a competitor.", False, "order"),
+    ("Buyers drop the vendor after a failed pilot.", "Buyers drop the supplier before a failed pilot.", False,
+     "temporal"),
+    # "slow" and "dull" share a sense only further down WordNet's list: not synonyms here
+    ("The query is slow on large tables.", "The query is dull on large tables.", False, "unaligned"),
+])
+def test_wordnet_synonyms_align_but_keep_every_other_check(a, b, merged, rule):
+    verdict, decided = judge_pair_with_rule(a, b, ["stage:demo"], ["stage:demo"], 0.9)
+    assert (verdict.same, decided) == (merged, rule), verdict.reason
+
+
+def test_wordnet_data_ships_with_its_licence_and_source():
+    from importlib import resources
+
+    folder = resources.files("vmem").joinpath("models/wordnet")
+    assert "Princeton University" in folder.joinpath("LICENSE").read_text(encoding="utf-8")
+    assert "senses per word and part of speech: 1" in folder.joinpath("SOURCE.md").read_text(encoding="utf-8")

@@ -43,6 +43,12 @@ def merge(
             for kind, counts in sorted(report["by_kind"].items()):
                 table.add_row(kind, str(counts["pairs"]), str(counts["merged"]))
             console.print(table)
+            if report["by_strength"]:
+                strength = Table("positives by rewording", "pairs", "merged", "recall", box=None)
+                for name, counts in report["by_strength"].items():
+                    strength.add_row(name, str(counts["pairs"]), str(counts["merged"]),
+                                     f"{counts['merged'] / counts['pairs']:.2f}")
+                console.print(strength)
             rules = Table("decided by", "pairs", "positives", "negatives", box=None)
             for rule, counts in sorted(report["by_rule"].items(), key=lambda item: -item[1]["pairs"]):
                 rules.add_row(rule, str(counts["pairs"]), str(counts["positives"]),

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from dataclasses import replace
 
 from vmem.knowledge.parsing import (
     _BOUNDS,
@@ -16,7 +17,7 @@ from vmem.knowledge.parsing import (
     Parsed,
     Quantity,
 )
-from vmem.knowledge.tables import _DOWN_WORDS, _MARKERS, _MODAL_CAN, _NEGATION, _UP_WORDS
+from vmem.knowledge.tables import _DOWN_WORDS, _MARKERS, _MODAL_CAN, _MODAL_MUST, _NEGATION, _UP_WORDS
 
 
 # Each returns a short reason when it finds a decisive difference, else None. The lexicons
@@ -257,6 +258,7 @@ def unaligned(a: Parsed, b: Parsed, redundant: frozenset[str]) -> str | None:
 def named_differences(a: str, b: str, categories_a: list[str], categories_b: list[str]) -> list[tuple[str, str]]:
     """(detector, reason) for every decisive difference the deterministic judge sees, most telling first."""
     pa, pb = (parse(text) for text in _join_compounds(a, b))
+    pb = align_synonyms(pa, pb)
     shared_categories = tuple(sorted(set(categories_a) & set(categories_b)))
     found = [
         ("category", category_conflict(categories_a, categories_b)),
@@ -277,6 +279,39 @@ def named_differences(a: str, b: str, categories_a: list[str], categories_b: lis
 def differences(a: str, b: str, categories_a: list[str], categories_b: list[str]) -> list[str]:
     """Every decisive difference the deterministic judge sees, most telling first (empty: a paraphrase)."""
     return [reason for _, reason in named_differences(a, b, categories_a, categories_b)]
+
+
+# Words whose difference is itself decisive: never traded for a synonym.
+_FIXED = _UP | _DOWN | _TEMPORAL | _MODAL_CAN | _MODAL_MUST | {_NEGATION}
+
+
+def align_synonyms(a: Parsed, b: Parsed) -> Parsed:
+    """b with each word only b has replaced by the word only a has that shares one of its frequent WordNet senses
+    ("send" for "route"), so every detector after this compares them as one word. Quantities, markers, named
+    artifacts and the words other detectors decide on (direction, negation, before/after, modals) never move."""
+    def movable(token: str) -> bool:
+        return token.isalpha() and token not in _FIXED and not _is_artifact(token) and token not in _HEDGES
+
+    only_a = sorted(t for t in a.words - b.words if movable(t))
+    only_b = sorted(t for t in b.words - a.words if movable(t))
+    if not only_a or not only_b:
+        return b
+    from vmem.knowledge.wordnet import synonyms
+
+    mapping: dict[str, str] = {}
+    taken: set[str] = set()
+    for t in only_b:
+        match = next((u for u in only_a if u not in taken and synonyms(t, u)), None)
+        if match:
+            mapping[t] = match
+            taken.add(match)
+    if not mapping:
+        return b
+    def swap(t: str) -> str:
+        return mapping.get(t, t)
+    return replace(b, stream=tuple(map(swap, b.stream)),
+                   written=tuple((swap(t), form) for t, form in b.written),
+                   roles=tuple((r, swap(t)) for r, t in b.roles))
 
 
 def _join_compounds(a: str, b: str) -> tuple[str, str]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -102,6 +103,13 @@ def _cosines(pairs: list[dict], embed: Callable[[list[str]], np.ndarray] | None)
     return [float(vectors[row[p["a"]]] @ vectors[row[p["b"]]]) for p in pairs]
 
 
+def _strength(pair: dict) -> str | None:
+    """How strongly a positive pair is reworded, when the file says: a "strength" field, or a note whose first
+    ";"-separated part is one word ("near_verbatim; on-prem = on-premises")."""
+    named = pair.get("strength") or str(pair.get("note") or "").split(";")[0].strip()
+    return named if isinstance(named, str) and re.fullmatch(r"[a-z][a-z_-]{0,30}", named) else None
+
+
 def _rates(tp: int, fp: int, fn: int, tn: int) -> dict:
     return {
         "tp": tp, "fp": fp, "fn": fn, "tn": tn,
@@ -119,7 +127,9 @@ def evaluate_merge(pairs_path: Path, embed: Callable[[list[str]], np.ndarray] | 
     statements once (L2-normalised rows; cosine = dot); for each pair run the same path consolidation uses: blocker
     (cosine >= 0.5 AND category overlap) then judge_pair; return {"pairs", "tp", "fp", "fn", "tn", "precision",
     "recall", "false_merge_rate", "differing": {the same counts and rates over pairs whose two statements differ},
-    "by_kind": {kind: {"pairs", "merged"}}, "by_rule": {rule: {"pairs", "positives"}} (the rule that decided:
+    "by_kind": {kind: {"pairs", "merged"}}, "by_strength": {strength: {"pairs", "merged"}} over positives that
+    name how strongly they are reworded (a "strength" field, or a note opening with one word such as "moderate;"),
+    "by_rule": {rule: {"pairs", "positives"}} (the rule that decided:
     "blocker", a detector such as "order" or "role", "cosine"; "canonical"/"aligned" for merges), "errors": [ids
     of false merges], "misses": [ids of false non-merges]}."""
     pairs = read_pairs(Path(pairs_path))
@@ -127,6 +137,7 @@ def evaluate_merge(pairs_path: Path, embed: Callable[[list[str]], np.ndarray] | 
     counts = {"all": [0, 0, 0, 0], "differing": [0, 0, 0, 0]}  # tp, fp, fn, tn
     by_kind: dict[str, dict[str, int]] = {}
     by_rule: dict[str, dict[str, int]] = {}
+    by_strength: dict[str, dict[str, int]] = {}
     errors: list[str] = []
     misses: list[str] = []
     for done, (pair, cosine) in enumerate(zip(pairs, cosines, strict=True), start=1):
@@ -139,6 +150,11 @@ def evaluate_merge(pairs_path: Path, embed: Callable[[list[str]], np.ndarray] | 
         kind = by_kind.setdefault(pair["kind"], {"pairs": 0, "merged": 0})
         kind["pairs"] += 1
         kind["merged"] += merged
+        strength = _strength(pair) if pair["label"] == 1 else None
+        if strength:
+            row = by_strength.setdefault(strength, {"pairs": 0, "merged": 0})
+            row["pairs"] += 1
+            row["merged"] += merged
         decided = by_rule.setdefault(rule, {"pairs": 0, "positives": 0})
         decided["pairs"] += 1
         decided["positives"] += pair["label"]
@@ -155,6 +171,7 @@ def evaluate_merge(pairs_path: Path, embed: Callable[[list[str]], np.ndarray] | 
         "pairs": len(pairs), **_rates(*counts["all"]),
         "differing": {"pairs": sum(counts["differing"]), **_rates(*counts["differing"])},
         "by_kind": dict(sorted(by_kind.items())),
+        "by_strength": dict(sorted(by_strength.items())),
         "by_rule": dict(sorted(by_rule.items())),
         "errors": errors,
         "misses": misses,
