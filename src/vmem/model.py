@@ -13,6 +13,8 @@ from vmem.names import CLASSES, NAME_ID, audience, category, scope
 # -- ids and paths ------------------------------------------------------------------
 
 ITEM_ID = re.compile(r"[ck]-[0-9a-f]{12}\Z")  # a full match even with .match: no trailing newline
+# A unique prefix stands for the whole id, like git's short SHAs: at least 4 of the 12 hex digits.
+ITEM_PREFIX = re.compile(r"[ck]-[0-9a-f]{4,11}\Z")
 PREFIX = {"claim": "c", "knowledge": "k"}
 KIND_OF_PREFIX = {"c": "claim", "k": "knowledge"}
 ITEM_DIRS = {"claim": "claims", "knowledge": "knowledge"}
@@ -27,7 +29,8 @@ def check_item_id(value: str) -> str:
     if not isinstance(value, str) or not ITEM_ID.fullmatch(value):
         raise InvalidId(
             f"invalid item id {value!r}",
-            "ids look like c-7b1e0d9c4a22 (claim) or k-3f1a9c2e0b11 (knowledge); see: vmem list",
+            "ids look like c-7b1e0d9c4a22 (claim) or k-3f1a9c2e0b11 (knowledge), or a unique prefix of at least "
+            "4 hex digits (c-7b1e); see: vmem list",
         )
     return value
 

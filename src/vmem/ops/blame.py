@@ -13,7 +13,8 @@ from vmem.store.repo import Store, parse_blob
 def chain(store: Store, item_id: str) -> list[str]:
     """Ids from the oldest version to the newest, following supersedes back and superseded_by forward."""
     snapshot = store.head()
-    item = snapshot.item(model.check_item_id(item_id))
+    item_id = snapshot.resolve_id(item_id)
+    item = snapshot.item(item_id)
     back, seen = [], {item_id}
     current = item
     while current.get("supersedes") and current["supersedes"] not in seen:

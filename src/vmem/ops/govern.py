@@ -31,6 +31,7 @@ def set_status(store: Store, item_id: str, target: str, *, reason: str | None = 
                widen_scope: bool = False) -> Governed:
     """approve | mandate | revoke: a reviewer moves a claim along the lifecycle table."""
     action = {"approved": "approve", "mandatory": "mandate", "revoked": "revoke"}[target]
+    item_id = store.head().resolve_id(item_id)
     author = store.identity()
     require_reviewer(store, author.email, f"{action} claims")
     superseded = None
@@ -72,6 +73,7 @@ def verify(store: Store, item_id: str, kind: str) -> Governed:
     """Record an independent confirmation or correction (feeds effective confidence)."""
     if kind not in ("confirmation", "correction"):
         raise UsageError(f"unknown verification kind {kind!r}", "use --kind confirmation or --kind correction")
+    item_id = store.head().resolve_id(item_id)
     author = store.identity()
     with store.transaction("verify") as tx:
         tx.author = author

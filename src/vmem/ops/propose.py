@@ -49,7 +49,7 @@ def propose_claim(
     if domain is not None:
         model.check_name_id(domain, "domain")
     if supersedes:
-        model.check_item_id(supersedes)
+        supersedes = store.head().resolve_id(supersedes)
     author = store.identity()
     with store.transaction("propose") as tx:
         _on_behalf_of(tx, as_)

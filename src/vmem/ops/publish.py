@@ -21,7 +21,8 @@ class Reviewed:
 
 
 def publish(store: Store, item_id: str, *, audience: str | None = None, k_min: int | None = None) -> Reviewed:
-    if model.kind_of(model.check_item_id(item_id)) != "knowledge":
+    item_id = store.head().resolve_id(item_id)
+    if model.kind_of(item_id) != "knowledge":
         raise UsageError(f"{item_id} is a claim; publish is for knowledge", f"approve a claim with: vmem approve {item_id}")
     if audience is not None:
         check_audience(audience)
@@ -55,7 +56,7 @@ def publish(store: Store, item_id: str, *, audience: str | None = None, k_min: i
 
 
 def reject(store: Store, item_id: str, *, reason: str) -> Reviewed:
-    model.check_item_id(item_id)
+    item_id = store.head().resolve_id(item_id)
     if not reason or not reason.strip():
         raise UsageError("a rejection needs a reason", "add --reason \"why this is not true or not useful\"")
     author = store.identity()

@@ -51,7 +51,9 @@ def edit(store: Store, item_id: str, *, editor: str | None = None,
          timeout_s: float = 3600) -> dict:
     """Open the item in $EDITOR (no shell); validate the result; knowledge re-runs the de-id gate. One commit."""
     command = shlex.split(editor or os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi")
-    item = store.head().item(model.check_item_id(item_id))
+    snapshot = store.head()
+    item_id = snapshot.resolve_id(item_id)
+    item = snapshot.item(item_id)
     if item["status"] not in ("proposed", "candidate", "quarantined", "eligible"):
         raise UsageError(f"{item_id} is {item['status']}; only items still in review can be edited",
                          f"propose the change as a revision: vmem propose TEXT --supersedes {item_id}")

@@ -33,7 +33,7 @@ def computed(item: dict, policy: dict, state=None) -> dict:
 
 def show(store: Store, item_id: str) -> dict:
     snapshot = store.head()
-    item = snapshot.item(model.check_item_id(item_id))
+    item = snapshot.item(snapshot.resolve_id(item_id))
     return {**item, "computed": computed(item, store.policy, store.attestation(snapshot))}
 
 

@@ -22,7 +22,7 @@ class Superseded:
 
 def supersede(store: Store, item_id: str, statement: str, *, reason: str | None = None,
               title: str | None = None) -> Superseded:
-    model.check_item_id(item_id)
+    item_id = store.head().resolve_id(item_id)
     statement = _statement(statement)
     author = store.identity()
     with store.transaction("supersede", reason=reason) as tx:

@@ -14,7 +14,7 @@ from typing import Any, Callable, Iterator
 import pygit2
 
 from vmem import model
-from vmem.errors import DirtyWorkTree, ItemNotFound, SchemaError, StoreNotFound, VmemError
+from vmem.errors import DirtyWorkTree, ItemNotFound, SchemaError, StoreNotFound, UsageError, VmemError
 from vmem.policy import POLICY_FILE, load_policy
 from vmem.store import codec
 from vmem.store.lock import StoreLock
@@ -62,6 +62,32 @@ class Snapshot:
         if entry.type_str != "blob" or entry.filemode == pygit2.GIT_FILEMODE_LINK:
             return None  # symlinks inside the store are never followed
         return str(entry.id), self.repo[entry.id].data
+
+    def resolve_id(self, text: str) -> str:
+        """TEXT when it is a whole item id; else the one item whose id starts with TEXT (c- or k- and at least 4
+        hex digits, like git's short SHAs). Ambiguous: a usage error listing the candidates; none: ItemNotFound.
+        Looks in one shard only (the first two hex digits name it), so the cost does not grow with the store."""
+        if isinstance(text, str) and model.ITEM_ID.fullmatch(text):
+            return text
+        if not isinstance(text, str) or not model.ITEM_PREFIX.fullmatch(text):
+            return model.check_item_id(text)  # raises the grammar's error
+        kind = model.KIND_OF_PREFIX[text[0]]
+        shard = f"{model.ITEM_DIRS[kind]}/{text[2:4]}"
+        found: list[str] = []
+        try:
+            folder = self.tree[shard] if self.tree is not None else None
+        except KeyError:
+            folder = None
+        if folder is not None and folder.type_str == "tree":
+            found = sorted(entry.name[:-5] for entry in folder
+                           if entry.name.startswith(text) and entry.name.endswith(".yaml")
+                           and model.ITEM_ID.fullmatch(entry.name[:-5]))
+        if not found:
+            raise ItemNotFound(f"no item id starts with {text} in this store", "list items with: vmem list")
+        if len(found) > 1:
+            shown = ", ".join(found[:10]) + (f" and {len(found) - 10} more" if len(found) > 10 else "")
+            raise UsageError(f"{text} is ambiguous: {shown}", "type more of the id")
+        return found[0]
 
     def item(self, item_id: str) -> dict:
         path = model.item_path(item_id)
