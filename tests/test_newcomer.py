@@ -48,3 +48,60 @@ def test_a_prefix_that_matches_nothing_or_is_too_short_says_so(vmem, store, twin
     result = vmem("show", text, code=code)
     assert message in result.stderr
     assert len(result.stderr.strip().splitlines()) <= 2
+
+
+def test_a_customer_and_an_episode_without_writing_yaml(vmem, store):
+    added = vmem.json("entity", "add", "acme-health", "--name", "Acme Health", "--alias", "Acme", "--domain",
+                      "Acme-Health.com", "--person", "Jane Doe <jane@acme-health.com>", "-c", "industry:healthcare",
+                      "--restricted", "$1.2M", store=store)["data"]
+    assert added["path"] == "entities/acme-health.yaml"
+    assert added["entity"]["people"] == ["Jane Doe"] and added["entity"]["domains"] == ["acme-health.com"]
+    episode = vmem.json("episode", "add", "acme-health", "--kind", "call", "--id", "ep-kickoff", "--quote",
+                        "We cannot sign until legal redlines the DPA.", store=store)["data"]
+    assert episode["path"] == "episodes/acme-health/ep-kickoff.yaml"
+    listed = vmem.json("entity", "list")["data"]
+    assert listed == [{"id": "acme-health", "name": "Acme Health", "categories": ["industry:healthcare"],
+                       "aliases": 1, "people": 1, "episodes": 1}]
+    shown = vmem.json("entity", "show", "acme-health")["data"]
+    assert shown["episodes"][0]["quotes"] == ["We cannot sign until legal redlines the DPA."]
+    # the lexicon holds the new customer at once: the next learning that names it is quarantined
+    leak = vmem.json("propose", "Acme wants the DPA redlined first.", "--from", "acme-health", "-c",
+                     "industry:healthcare", "--episode", "ep-kickoff", store=store)["data"]
+    assert leak["item"]["status"] == "quarantined"
+    quote = vmem.json("propose", "Buyers cannot sign until legal redlines the DPA.", "--from", "acme-health", "-c",
+                      "industry:healthcare", store=store)["data"]
+    assert quote["item"]["status"] == "quarantined"
+
+
+@pytest.mark.parametrize(("args", "code", "message"), [
+    (["entity", "add", "Acme Health", "--name", "Acme"], 2, "invalid entity id 'Acme Health'"),
+    (["entity", "add", "acme", "--name", " "], 2, "a customer needs a name"),
+    (["entity", "add", "acme", "--name", "Acme", "-c", "healthcare"], 2, "invalid category 'healthcare'"),
+    (["entity", "add", "acme", "--name", "Acme", "--domain", "https://acme.com/x"], 2, "is not a domain name"),
+    (["entity", "add", "acme", "--name", "Acme", "--person", "<x@y.z>"], 2, "needs a name"),
+    (["episode", "add", "nobody", "--quote", "hi"], 1, "no entity 'nobody'"),
+    (["episode", "add", "acme", "--kind", "meeting"], 2, "unknown episode kind 'meeting'"),
+    (["entity", "show", "../etc"], 2, "invalid entity id"),
+])
+def test_bad_customer_input_is_refused_and_writes_nothing(vmem, store, args, code, message):
+    before = store.repo.head.target
+    result = vmem(*args, code=code, store=store)
+    assert message in result.stderr
+    assert store.repo.head.target == before
+
+
+def test_an_existing_customer_is_not_overwritten(vmem, store):
+    vmem("entity", "add", "acme", "--name", "Acme Health", "--alias", "Acme", store=store)
+    result = vmem("entity", "add", "acme", "--name", "Someone Else", code=2, store=store)
+    assert "customer acme already exists (entities/acme.yaml)" in result.stderr
+    assert vmem.json("entity", "show", "acme")["data"]["aliases"] == ["Acme"]
+
+
+def test_an_uncommitted_entity_file_is_named_as_such(vmem, store):
+    (store.root / "entities").mkdir(exist_ok=True)
+    (store.root / "entities" / "zed.yaml").write_text("id: zed\nname: Zed Corp\n")
+    result = vmem("propose", "Hospitals want a DPA first.", "--from", "zed", "-c", "industry:healthcare", code=1)
+    assert "entities/zed.yaml is in the work tree but not committed" in result.stderr
+    assert f"git -C {store.root} add entities/zed.yaml && git -C {store.root} commit" in result.stderr
+    result = vmem("entity", "add", "zed", "--name", "Zed Corp", code=2)
+    assert "exists in the work tree but is not committed" in result.stderr

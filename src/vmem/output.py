@@ -64,15 +64,16 @@ class Output:
         sys.stderr.write(plain(message) + "\n")
 
     def warn(self, message: str) -> None:
-        self.err.print(f"[yellow]warning:[/] {message}", highlight=False)
+        self.err.print(f"[yellow]warning:[/] {message}", highlight=False, soft_wrap=True)
 
     def error(self, message: str, hint: str | None) -> None:
         if self.as_json:
             _write_json({"schema_version": SCHEMA_VERSION, "error": message, "hint": hint})
             return
-        self.err.print(f"[bold red]error:[/] {safe(message)}", highlight=False)
+        # never wrapped by us: a hint is often a command to copy, and the terminal wraps it without breaking it
+        self.err.print(f"[bold red]error:[/] {safe(message)}", highlight=False, soft_wrap=True)
         if hint:
-            self.err.print(f"  {safe(hint)}", highlight=False)
+            self.err.print(f"  {safe(hint)}", highlight=False, soft_wrap=True)
 
 
 def _console(stream):

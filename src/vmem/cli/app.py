@@ -9,8 +9,8 @@ from typing import Annotated, Optional
 import typer
 
 from vmem import __version__
-from vmem.cli import (blame, check, demo, eval, govern, hook, init, knowledge, propose, recall, review, show,
-                      supersede, sync, team)
+from vmem.cli import (blame, check, demo, entity, eval, govern, hook, init, knowledge, propose, recall, review,
+                      show, supersede, sync, team)
 from vmem.cli.common import Globals
 
 app = typer.Typer(
@@ -66,6 +66,8 @@ app.command("clone")(team.clone)
 app.command("setup")(team.setup)
 app.command("merge-driver")(team.merge_driver)
 app.command("index")(recall.index)
+app.add_typer(entity.entity_app, name="entity")
+app.add_typer(entity.episode_app, name="episode")
 app.add_typer(eval.app, name="eval")
 app.add_typer(hook.app, name="hook")
 app.command("demo")(demo.demo)

@@ -161,18 +161,32 @@ class Snapshot:
         return sorted((path, problem) for path, problem in found if problem)
 
     def entity(self, entity_id: str) -> dict:
-        found = self.load_file("entity", model.entity_path(entity_id))
+        path = model.entity_path(entity_id)
+        found = self.load_file("entity", path)
         if found is None:
+            self._uncommitted(path)
             raise ItemNotFound(f"no entity {entity_id!r} in this store",
-                               f"add entities/{entity_id}.yaml (name, aliases, domains, people, categories)")
+                               f"add the customer: vmem entity add {entity_id} --name 'Full Name' "
+                               "[--alias A] [--domain D] [--person P] [-c facet:value]; see: vmem entity list")
         return found
 
     def episode(self, entity_id: str, episode_id: str) -> dict:
-        found = self.load_file("episode", model.episode_path(entity_id, episode_id))
+        path = model.episode_path(entity_id, episode_id)
+        found = self.load_file("episode", path)
         if found is None:
+            self._uncommitted(path)
             raise ItemNotFound(f"no episode {episode_id!r} for entity {entity_id!r}",
-                               f"add episodes/{entity_id}/{episode_id}.yaml, or leave out --episode")
+                               f"add it: vmem episode add {entity_id} --quote '...' --kind call, or leave out "
+                               "--episode; see: vmem entity show " + entity_id)
         return found
+
+    def _uncommitted(self, path: str) -> None:
+        """A file the work tree has but this commit does not: say exactly that, not "no such entity"."""
+        workdir = self.repo.workdir
+        if workdir and os.path.lexists(os.path.join(workdir, path)):
+            root = workdir.rstrip("/")
+            raise ItemNotFound(f"{path} is in the work tree but not committed; vmem reads only committed files",
+                               f"commit it: git -C {root} add {path} && git -C {root} commit -m 'add {path}'")
 
 
 class Store:
