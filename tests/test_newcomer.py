@@ -105,3 +105,31 @@ def test_an_uncommitted_entity_file_is_named_as_such(vmem, store):
     assert f"git -C {store.root} add entities/zed.yaml && git -C {store.root} commit" in result.stderr
     result = vmem("entity", "add", "zed", "--name", "Zed Corp", code=2)
     assert "exists in the work tree but is not committed" in result.stderr
+
+
+def test_init_without_a_git_identity_leaves_nothing_and_says_how(vmem, tmp_path, monkeypatch):
+    (tmp_path / "home" / ".gitconfig").unlink()
+    for name in ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "EMAIL"):
+        monkeypatch.delenv(name, raising=False)
+    result = vmem("init", str(tmp_path / "new" / "store"), code=1)
+    assert not (tmp_path / "new").exists()
+    assert "git config --global user.email you@example.com, then run vmem init again" in result.stderr
+    (tmp_path / "empty").mkdir()
+    vmem("init", str(tmp_path / "empty"), code=1)
+    assert list((tmp_path / "empty").iterdir()) == []
+
+
+def test_hints_and_commands_are_never_wrapped(vmem, store, monkeypatch):
+    """At 60 columns every command a user may copy stays on one line (the terminal wraps it, not vmem)."""
+    monkeypatch.setenv("VMEM_WIDTH", "60")
+    result = vmem("show", "c-0123456789ab", code=1)
+    lines = result.stderr.splitlines()
+    assert any(line.strip() == "list items with: vmem list" for line in lines)
+    result = vmem("propose", "Hospitals want a DPA first.", "--from", "nobody", "-c", "industry:healthcare", code=1)
+    hint = next(line for line in result.stderr.splitlines() if "vmem entity add nobody" in line)
+    assert "--name 'Full Name'" in hint and "see: vmem entity list" in hint  # one line, longer than 60 columns
+    assert len(hint) > 60
+    out = vmem("demo", str(store.root.parent / "demo")).stdout
+    tries = [line for line in out.splitlines() if line.startswith("try: ")]
+    assert len(tries) == 2 and all(len(line) > 60 for line in tries)
+    assert tries[1].split()[-1].startswith("c-")  # the blame id is on the same line as its command

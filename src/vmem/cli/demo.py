@@ -25,7 +25,17 @@ def demo(
             s.out.info(f"[bold cyan]▸ {step}[/]" + (f"\n  {detail}" if detail else ""))
 
         report = run_demo(directory, narrate)
-        s.out.result(report, lambda console: console.print(
-            f"\n[bold]demo store:[/] {report['store']}\n"
-            f"try: vmem --store {report['store']} list   |   vmem --store {report['store']} blame "
-            f"{report['blame_id']}"))
+        report["temporary"] = directory is None
+
+        def human(console) -> None:
+            # commands are printed whole, one per line: the terminal may wrap them, copy-paste still works
+            where = " (a new temporary directory)" if directory is None else ""
+            console.print(f"\n[bold]demo store:[/] {report['store']}{where}", soft_wrap=True)
+            for command in (f"vmem --store {report['store']} list",
+                            f"vmem --store {report['store']} blame {report['blame_id']}"):
+                console.print(f"try: {command}", soft_wrap=True, markup=False)
+            if directory is None:  # the store and the agent's project sit side by side in one temporary folder
+                console.print(f"remove it when done: rm -rf {Path(report['store']).parent}", soft_wrap=True,
+                              markup=False)
+
+        s.out.result(report, human)

@@ -25,5 +25,8 @@ def init(
         head = str(store.repo.head.target)
         s.out.result({"path": str(store.root), "commit": head}, lambda c: (
             c.print(f"created vmem store in [bold]{store.root}[/] (commit {head[:10]})"),
-            c.print("next: add customers under entities/, then: vmem propose \"...\""),
+            c.print(f"next: cd {store.root} && vmem entity add acme --name 'Acme Health' -c industry:healthcare",
+                    soft_wrap=True),
+            c.print("then: vmem propose \"what you know\" (a fact), or --from acme -c industry:healthcare "
+                    "(a learning about a customer)", soft_wrap=True),
         ))

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pygit2
 
-from vmem.errors import StoreExists
+from vmem.errors import StoreExists, VmemError
 from vmem.policy import POLICY_FILE
 from vmem.store.message import Message
 from vmem.store.repo import Store
@@ -52,7 +52,11 @@ def _create(root: Path, branch: str, remote: str | None) -> Store:
     except pygit2.GitError:
         repo = pygit2.init_repository(str(root), initial_head=branch)
     store = Store(root, repo)
-    identity = store.identity()  # fail before writing anything if there is no git identity
+    try:
+        identity = store.identity()  # fail before writing anything if there is no git identity
+    except VmemError as exc:  # the store's own folder is about to be removed: point at the global setting
+        raise VmemError(exc.message, "set it once for every repository: git config --global user.name 'Your Name' "
+                        "&& git config --global user.email you@example.com, then run vmem init again") from None
     shutil.copytree(template_dir(), root, dirs_exist_ok=True)
     index = repo.index
     index.add_all()
