@@ -96,11 +96,12 @@ def test_demo_runs_the_lifecycle_on_the_examples(tmp_path, vmem):
 
     store = Store.open(report["store"])
     assert_clean(store)
-    assert report["claims"] == 34 and report["commits"] > 60
+    assert report["claims"] == 61 and report["commits"] > 90
     assert report["learnings"]["reinforced"] >= 3
-    assert report["statuses"]["claim superseded"] == 3
+    assert report["statuses"]["claim superseded"] == 6
     assert len(report["chain"]) == 2
-    assert report["review"]["mandated"] == 1 and report["review"]["synced_items"] > 10
+    assert report["review"]["mandated"] == 6 and report["review"]["verified"] == 8
+    assert report["review"]["synced_items"] > 10
     rules = tmp_path / "demo" / "project" / ".claude" / "rules" / "vmem"
     assert sorted(p.name for p in rules.iterdir()) == sorted(report["review"]["synced_files"])
     assert report["knowledge"]["judged_merges"] >= 3 and report["knowledge"]["invalidated"]

@@ -177,7 +177,87 @@ def test_labeled_queries_on_the_demo_store(tmp_path):
 
     report = run_demo(tmp_path / "demo", lambda step, detail="": None)
     result = evaluate_recall(Store.open(report["store"]), Path(__file__).parents[1] / "examples/eval/recall.yaml")
-    assert result["queries"] >= 40
+    assert result["queries"] >= 150 and result["splits"]["heldout"]["ranked"] >= 40
     assert result["stale_hallucination_rate"] == 0.0, [r for r in result["rows"] if r["stale_served"]]
-    assert result["relevance_at_k"] >= 0.95
-    assert result["coverage_accuracy"] >= 0.75  # measured 0.833 with the calibrated thresholds
+    heldout = result["splits"]["heldout"]
+    # issue 14's bar on the questions no constant was fitted on (measured 0.92 / 0.944 / 0.98)
+    assert heldout["hit_at_1"] >= 0.85 and heldout["mrr_at_k"] >= 0.9 and heldout["hit_at_k"] >= 0.95, \
+        [(r["rank"], r["query"]) for r in result["rows"] if r["split"] == "heldout" and r["rank"] not in (None, 1)]
+    assert result["coverage_accuracy"] >= 0.75  # measured 0.82
+
+
+def _approved(vmem, store, text: str, *extra: str) -> str:
+    item_id = vmem.json("propose", text, *extra, store=store)["data"]["item"]["id"]
+    vmem("approve", item_id, who=REVIEW_AS, store=store)
+    return item_id
+
+
+def _verified(vmem, store, text: str, *extra: str) -> str:
+    item_id = _approved(vmem, store, text, *extra)
+    for who in ("Vic <vic@example.com>", "Val <val@example.com>"):
+        vmem("verify", item_id, "--kind", "confirmation", who=who, store=store)
+    return item_id
+
+
+def test_exact_statement_is_first_over_verified_unrelated_claims(seeded, vmem):
+    """Issue 14's red-team case: after six unrelated claims were verified, the verbatim text of another claim
+    returned only those six and answered "uncovered"."""
+    for text in ("Churn dashboards refresh every Monday at 06:00 UTC",
+                 "The sales pipeline report excludes opportunities below 5,000 USD",
+                 "NPS surveys go out 90 days after go-live",
+                 "Warehouse credits are charged to the data platform cost centre",
+                 "Marketing leads are deduplicated by e-mail domain",
+                 "Support tickets are tagged by product area within one business day"):
+        _verified(vmem, seeded, text)
+    target = _approved(vmem, seeded, "Invoices for annual plans are issued on the first business day of the month")
+    for query in ("Invoices for annual plans are issued on the first business day of the month",
+                  "invoices for annual plans are issued on the first business day"):
+        data = vmem.json("recall", query)["data"]
+        assert data["results"][0]["id"] == target, [r["statement"] for r in data["results"]]
+        assert data["results"][0]["exact"] is True and data["coverage"] == "covered"
+
+
+def test_twins_that_differ_in_one_number_or_direction_do_not_swap(seeded, vmem):
+    """The right twin first even when the other one is verified by two colleagues (confidence is a prior only)."""
+    p1 = _verified(vmem, seeded, "P1 support tickets get a first response within 1 hour, around the clock")
+    p2 = _approved(vmem, seeded, "P2 support tickets get a first response within 4 business hours")
+    up = _verified(vmem, seeded, "Mid-term plan upgrades are prorated from the upgrade date")
+    down = _approved(vmem, seeded, "Mid-term plan downgrades are not prorated and apply at the next renewal")
+    eu = _verified(vmem, seeded, "Raw events from EU customers are kept for 90 days")
+    us = _approved(vmem, seeded, "Raw events from US customers are kept for 400 days")
+    for query, right, wrong in (("first response for P2 tickets", p2, p1),
+                                ("which tickets get a response within 4 business hours", p2, p1),
+                                ("are plan downgrades prorated mid-term", down, up),
+                                ("how long are raw events from US customers kept", us, eu),
+                                ("which customers' raw events are kept for 400 days", us, eu)):
+        ids = [r["id"] for r in vmem.json("recall", query, "-k", "5")["data"]["results"]]
+        assert ids[0] == right and wrong in ids, (query, ids)
+    # and when relevance is level, the trusted twin wins: confidence still breaks ties
+    approved = _approved(vmem, seeded, "The kickoff call for new customers lasts 45 minutes")
+    trusted = _verified(vmem, seeded, "The kickoff call for new customers lasts 30 minutes")
+    rows = vmem.json("recall", "how long is the kickoff call with a new customer")["data"]["results"]
+    assert [r["id"] for r in rows[:2]] == [trusted, approved], rows[:2]
+
+
+def test_eval_recall_reports_ranking_and_coverage_per_split(seeded, vmem, tmp_path):
+    right = _approved(vmem, seeded, "Refunds on annual plans are prorated credit notes, never cash")
+    _verified(vmem, seeded, "Refunds on monthly plans are paid back in cash within 7 days")
+    queries = tmp_path / "q.yaml"
+    queries.write_text("""queries:
+  - {query: "how are refunds on annual plans handled", split: tune, expect: covered, relevant: ["annual plans"]}
+  - {query: "how do monthly plan refunds work", split: heldout, expect: covered, relevant: ["monthly plans"]}
+  - {query: "what is the refund policy for enterprise pilots", split: heldout, expect: uncovered,
+     stale: ["annual plans"]}
+""")
+    data = vmem.json("eval", "recall", str(queries))["data"]
+    assert data["k"] == 10 and data["queries"] == 3 and data["ranked"] == 2
+    assert data["splits"]["tune"] == {**data["splits"]["tune"], "queries": 1, "ranked": 1, "hit_at_1": 1.0,
+                                      "mrr_at_k": 1.0, "stale_hallucination_rate": 0.0}
+    heldout = data["splits"]["heldout"]
+    assert heldout["queries"] == 2 and heldout["hit_at_1"] == 1.0
+    assert heldout["stale_hallucination_rate"] == 0.5  # the annual-plan claim served for the pilot question
+    assert data["rows"][0]["rank"] == 1 and data["rows"][2]["stale_served"] == [right]
+    text = vmem("eval", "recall", str(queries)).stdout
+    assert "hit@1" in text and "MRR@10" in text and "heldout" in text and "stale rate" in text
+    queries.write_text('queries:\n  - {query: "x", split: dev, expect: covered}\n')
+    assert "split must be tune or heldout" in vmem("eval", "recall", str(queries), code=2).stderr

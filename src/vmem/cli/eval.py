@@ -64,25 +64,35 @@ def merge(
 def recall(
     ctx: typer.Context,
     queries: Annotated[Path, typer.Argument(metavar="FILE.yaml", help="Labeled queries (examples/eval/recall.yaml).")],
-    k: Annotated[int, typer.Option("-k", help="Results per query.")] = 5,
+    k: Annotated[int, typer.Option("-k", help="Results per query (the depth of hit@k and MRR@k).")] = 10,
     json_: JsonOpt = False,
     store: StoreOpt = None,
 ) -> None:
-    """Coverage accuracy, relevance@k and stale-hallucination rate of recall on labeled queries."""
+    """hit@1, hit@k, MRR@k, coverage accuracy and stale-hallucination rate of recall, per split (tune, held-out)."""
     with session(ctx, json_, store) as s:
         from vmem.ops.eval_recall import evaluate_recall
 
         report = evaluate_recall(s.store, queries, k)
 
         def human(console) -> None:
-            console.print(f"{report['queries']} queries: coverage accuracy {report['coverage_accuracy']:.3f}, "
-                          f"relevance@{k} {report['relevance_at_k']}, stale-hallucination rate "
-                          f"{report['stale_hallucination_rate']:.3f}")
+            from rich.table import Table
+
+            table = Table("split", "queries", "ranked", "hit@1", f"hit@{k}", f"MRR@{k}", "coverage acc.",
+                          "stale rate", box=None)
+            parts = [(name, report["splits"][name]) for name in ("tune", "heldout")] + [("all", report)]
+            for name, part in parts:
+                table.add_row(name, str(part["queries"]), str(part["ranked"]),
+                              *(f"{part[key]:.3f}" if part[key] is not None else "-" for key in
+                                ("hit_at_1", "hit_at_k", "mrr_at_k", "coverage_accuracy",
+                                 "stale_hallucination_rate")))
+            console.print(table)
             for expect, got in report["confusion"].items():
                 console.print(f"  expected {expect:<9} → " + ", ".join(f"{g} {n}" for g, n in got.items()))
             for row in report["rows"]:
-                if row["expect"] != row["got"] or row["stale_served"] or row["relevant_found"] is False:
-                    console.print(f"  [dim]{row['expect']:>9} got {row['got']:<9} cos {row['best_cosine']:.2f}"
+                if row["expect"] != row["got"] or row["stale_served"] or row["rank"] not in (None, 1):
+                    rank = "" if row["rank"] in (None, 1) else f" rank {row['rank'] or '>' + str(k)}"
+                    console.print(f"  [dim]{row['split']:<7} {row['expect']:>9} got {row['got']:<9} cos "
+                                  f"{row['best_cosine']:.2f}{rank}"
                                   f"{' STALE ' + ','.join(row['stale_served']) if row['stale_served'] else ''}[/] "
                                   f"{row['query']}", soft_wrap=True)
 

@@ -146,7 +146,7 @@ def _recalls(store: Store, narrate: Narrate) -> list[dict]:
 
 def _review_and_sync(store: Store, root: Path, refs: dict, claims_doc: dict, reviewer_name: str,
                      reviewer_email: str, narrate: Narrate) -> dict:
-    from vmem.ops.govern import set_status
+    from vmem.ops.govern import set_status, verify
     from vmem.ops.review import queue
     from vmem.ops.sync import sync
 
@@ -163,10 +163,21 @@ def _review_and_sync(store: Store, root: Path, refs: dict, claims_doc: dict, rev
             if entry.get("ref") == "arr-definition":
                 set_status(store, item_id, "mandatory", reason="the one ARR definition every analysis must use")
                 mandated += 1
+            elif entry.get("review") == "mandate":
+                set_status(store, item_id, "mandatory", reason="every analysis must follow it")
+                mandated += 1
             else:
                 set_status(store, item_id, "approved")
                 approved += 1
+    verified = 0
+    team = {key: f"{p['name']} <{p['email']}>" for key, p in claims_doc["team"].items()}
+    for entry in claims_doc["claims"]:
+        for member in entry.get("verify") or []:  # trusted twins: confirmed by colleagues in live sessions
+            with store.acting_as(team[member]):
+                verify(store, refs[entry["ref"]], "confirmation")
+            verified += 1
     narrate("vmem approve / vmem mandate", f"{approved} claims approved, {mandated} mandated (always in context)")
+    narrate("vmem verify", f"{verified} confirmations recorded by colleagues (they raise effective confidence)")
     project = root.parent / "project"
     result, _ = sync(store.root, target=project / ".claude" / "rules" / "vmem")
     files = ", ".join(Path(p).name for p in result.written)
@@ -174,7 +185,7 @@ def _review_and_sync(store: Store, root: Path, refs: dict, claims_doc: dict, rev
     again, _ = sync(store.root, target=project / ".claude" / "rules" / "vmem")
     narrate("vmem sync (again)", f"{len(again.unchanged)} files unchanged, {len(again.written)} rewritten — "
                                  "hooks can run it before every session")
-    return {"approved": approved, "mandated": mandated, "synced_items": len(result.items),
+    return {"approved": approved, "mandated": mandated, "verified": verified, "synced_items": len(result.items),
             "synced_files": [Path(p).name for p in result.written]}
 
 
