@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
-import itertools
+import os
+import shlex
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
 from vmem import model
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture
@@ -133,3 +139,41 @@ def test_hints_and_commands_are_never_wrapped(vmem, store, monkeypatch):
     tries = [line for line in out.splitlines() if line.startswith("try: ")]
     assert len(tries) == 2 and all(len(line) > 60 for line in tries)
     assert tries[1].split()[-1].startswith("c-")  # the blame id is on the same line as its command
+
+
+def _complete_in_bash(words: list[str], store_root) -> list[str]:
+    """What bash offers after WORDS, through the committed completions/vmem.bash and the installed vmem."""
+    vmem_script = Path(sys.executable).parent / "vmem"
+    script = ROOT / "completions" / "vmem.bash"
+    line = " ".join(shlex.quote(w) for w in words)
+    program = (f"source {shlex.quote(str(script))}; COMP_WORDS=({line}); COMP_CWORD={len(words) - 1}; "
+               f"_vmem_completion {shlex.quote(str(vmem_script))}; printf '%s\\n' \"${{COMPREPLY[@]}}\"")
+    env = {**os.environ, "VMEM_STORE": str(store_root)}
+    done = subprocess.run(["bash", "-c", program], env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    return [line for line in done.stdout.splitlines() if line]
+
+
+def test_bash_completes_values_from_the_store(vmem, store, twin_ids):
+    vmem("entity", "add", "acme-health", "--name", "Acme Health", "-c", "industry:healthcare", store=store)
+    vmem("episode", "add", "acme-health", "--id", "ep-kickoff", "--quote", "Hello.", store=store)
+    vmem("propose", "Refunds lag a day.", store=store)
+    vmem("propose", "Demos run long.", store=store)
+    assert _complete_in_bash(["vmem", "show", "c-abcd"], store.root) == ["c-abcd11111111", "c-abcd22222222"]
+    assert _complete_in_bash(["vmem", "approve", "c-abcd2"], store.root) == ["c-abcd22222222"]
+    assert _complete_in_bash(["vmem", "publish", "c-"], store.root) == []  # publish takes knowledge only
+    assert _complete_in_bash(["vmem", "list", "--status", "pro"], store.root) == ["proposed"]
+    assert _complete_in_bash(["vmem", "list", "--kind", "knowledge", "--status", "p"], store.root) == ["published"]
+    assert _complete_in_bash(["vmem", "propose", "x", "--class", "pr"], store.root) == ["procedural", "preference"]
+    assert _complete_in_bash(["vmem", "recall", "q", "--scope", ""], store.root) == ["org", "entity:acme-health"]
+    assert _complete_in_bash(["vmem", "propose", "x", "--from", "ac"], store.root) == ["acme-health"]
+    assert _complete_in_bash(["vmem", "propose", "x", "--from", "acme-health", "--episode", ""],
+                             store.root) == ["ep-kickoff"]
+    assert _complete_in_bash(["vmem", "propose", "x", "-c", "ind"], store.root) == ["industry:healthcare"]
+    assert _complete_in_bash(["vmem", "verify", "c-abcd1", "--kind", ""], store.root) == ["confirmation",
+                                                                                        "correction"]
+
+
+def test_completion_outside_a_store_offers_static_values_and_prints_no_error(tmp_path):
+    assert _complete_in_bash(["vmem", "show", "c-"], tmp_path / "nowhere") == []
+    assert _complete_in_bash(["vmem", "episode", "add", "x", "--kind", "c"], tmp_path / "nowhere") == ["call"]

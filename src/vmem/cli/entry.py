@@ -33,6 +33,33 @@ def main() -> None:
         except BrokenPipeError:
             pass
         os._exit(code)
+    import os
+
+    if "_VMEM_COMPLETE" in os.environ:  # the shell asks for candidates: values from the store, then exit
+        from vmem.cli.complete import run
+
+        run()
+    if "--json" in args:
+        _usage_errors_as_json()
     from vmem.cli.app import main as full
 
     full()
+
+
+def _usage_errors_as_json() -> None:
+    """Under --json, a usage error (a missing argument, an unknown option, a bad value) is one JSON object on
+    stdout, {schema_version, error, hint}, exit 2, like every other error (typer prints it through its click's
+    UsageError.show, which this replaces for the process)."""
+    import json
+
+    try:  # typer >= 0.26 carries its own click
+        from typer._click import exceptions
+    except ImportError:  # pragma: no cover - older typer uses click itself
+        from click import exceptions
+
+    def show(self, file=None) -> None:
+        command = self.ctx.command_path if self.ctx is not None else "vmem"
+        sys.stdout.write(json.dumps({"schema_version": 1, "error": self.format_message(),
+                                     "hint": f"see: {command} --help"}) + "\n")
+
+    exceptions.UsageError.show = show
