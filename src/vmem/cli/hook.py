@@ -1,38 +1,91 @@
-"""`vmem hook install`: run `vmem sync --hook` at every Claude Code session start (and after git pulls)."""
+"""`vmem hook install|uninstall`: the project's committed config and SessionStart hook (and a git post-merge hook)."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Optional
 
 import typer
 
-from vmem.cli.common import JsonOpt, StoreOpt, session
+from vmem.cli.common import JsonOpt, session
 
-app = typer.Typer(help="Install the hooks that keep the agent's rules in sync.", no_args_is_help=True)
+app = typer.Typer(help="Install the hooks that keep the agents' rules in sync.", no_args_is_help=True)
+
+ProjectOpt = Annotated[Path, typer.Option("--project", help="The agent's project (default: here).")]
+TargetOpt = Annotated[Optional[list[str]], typer.Option("--target", metavar="T", help="claude (default), agents-md, "
+                                                        "cursor or copilot; repeatable.")]
 
 
 @app.command("install")
 def install(
     ctx: typer.Context,
-    project: Annotated[Path, typer.Option("--project", help="The project whose .claude/ gets the hook.")] = Path("."),
+    project: ProjectOpt = Path("."),
+    store: Annotated[Optional[str], typer.Option("--store", metavar="PATH|URL", help="The team's store: recorded "
+                                                 "in the project's .vmem.yaml (a path relative to the project, "
+                                                 "and/or its remote URL).", show_default=False)] = None,
+    target: TargetOpt = None,
+    budget: Annotated[Optional[int], typer.Option("--budget", metavar="N", help="Token budget.")] = None,
     git: Annotated[bool, typer.Option("--git", help="Also a post-merge hook in the store: a pull re-syncs.")] = False,
     json_: JsonOpt = False,
-    store: StoreOpt = None,
 ) -> None:
-    """Add a SessionStart hook running `vmem sync --hook` to .claude/settings.json (merged, idempotent)."""
-    with session(ctx, json_, store) as s:
-        from vmem.ops.hook import install_claude, install_git
+    """Write .vmem.yaml (with --store) and a SessionStart hook in .claude/settings.json (merged, idempotent)."""
+    with session(ctx, json_, None) as s:
+        from vmem.ops import hook as ops
 
-        path, added = install_claude(project.absolute())
-        data = {"settings": str(path), "added": added}
+        project = project.absolute()
+        data: dict = {}
+        if store is not None or target or budget is not None:
+            if store is None:
+                from vmem.errors import UsageError
+                raise UsageError("--target and --budget go into the project config, which needs the store too",
+                                 "add --store PATH|URL")
+            config = ops.project_config(project, store, target, budget)
+            if config["store"]["url"] and not config["store"]["path"]:
+                from vmem.ops.project import resolve_store
+
+                resolve_store(project, config)  # cloned now: a wrong URL fails here, not in every session
+            path, written = ops.write_config(project, config)
+            data.update({"config": str(path), "config_written": written, "store": config["store"],
+                         "targets": config["targets"]})
+        path, added = ops.install_claude(project)
+        data.update({"settings": str(path), "added": added, "command": ops.HOOK_COMMAND})
         if git:
             from vmem.store.discover import find_store_root
 
-            target = (project.absolute() / s.store.policy["sync"]["dir"]).absolute()
-            hook_path, hook_added = install_git(find_store_root(s.store_path).absolute(), target)
+            root = find_store_root(store if store and not _is_url(store) else s.store_path).absolute()
+            directory = (project / s.store.policy["sync"]["dir"]).absolute()
+            hook_path, hook_added = ops.install_git(root, directory)
             data.update({"post_merge": str(hook_path), "post_merge_added": hook_added})
         s.out.result(data)
-        s.out.line(f"{'added' if added else 'already present'}: SessionStart hook in {path}")
+        if "config" in data:
+            s.out.line(f"{'wrote' if data['config_written'] else 'unchanged'}: {data['config']} (commit it)")
+        s.out.line(f"{'added' if added else 'already present'}: SessionStart hook in {path} (commit it)")
         if git:
             s.out.line(f"{'added' if data['post_merge_added'] else 'already present'}: {data['post_merge']}")
+
+
+@app.command("uninstall")
+def uninstall(
+    ctx: typer.Context,
+    project: ProjectOpt = Path("."),
+    git: Annotated[bool, typer.Option("--git", help="Also remove the store's post-merge hook.")] = False,
+    json_: JsonOpt = False,
+) -> None:
+    """Remove what install added: the hook entry, .vmem.yaml, and every target's files (AGENTS.md keeps your text)."""
+    with session(ctx, json_, None) as s:
+        from vmem.ops import hook as ops
+
+        project = project.absolute()
+        data = ops.uninstall(project, s.store_path, git)
+        s.out.result(data)
+        s.out.line(f"removed: {len(data['removed'])} files or sections; hook "
+                   f"{'removed' if data['hook_removed'] else 'was not there'}"
+                   + ("" if data["config_removed"] else "; no .vmem.yaml of vmem's"))
+        for warning in data["warnings"]:
+            s.out.warn(warning)
+
+
+def _is_url(value: str) -> bool:
+    from vmem.store.remote import is_url
+
+    return is_url(value)

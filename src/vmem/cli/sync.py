@@ -1,28 +1,31 @@
-"""`vmem sync`: write the bundle into the agent's rules directory. Runs in hooks, so it has a fast path that
+"""`vmem sync`: write the bundle into each target's rules files. Runs in hooks, so it has a fast path that
 skips typer (argparse, no rich): an unchanged store is synced without importing pygit2 either."""
 
 import json
 import sys
 from pathlib import Path
 
-HOOK_LIMIT = 10_000
-
 
 def run(*, store: str | None, directory: str | None, scope: str | None, audience: str | None,
-        budget: int | None, do_pull: bool, hook: bool, as_json: bool) -> int:
+        budget: int | None, do_pull: bool, hook: bool, as_json: bool, targets: list[str] | None = None) -> int:
     from vmem.errors import VmemError
     from vmem.output import plain
 
+    warnings: list[str] = []
     try:
+        from vmem.ops.session import locate, project_dir
         from vmem.ops.sync import sync
-        from vmem.store.discover import find_store_root
 
-        root = find_store_root(store).absolute()
-        if not (root / "vmem.yaml").is_file():
-            from vmem.errors import StoreNotFound
-            raise StoreNotFound(f"no vmem store at {root} (no vmem.yaml)", "point at one with --store PATH")
-        result, warnings = sync(root, target=Path(directory) if directory else None, scope=scope,
-                                audience=audience, budget=budget, do_pull=do_pull)
+        project = project_dir() if hook else Path(".").absolute()
+        root, config, found = locate(store, project)
+        warnings += found
+        if config:
+            targets = targets or config["targets"]
+            budget = config["budget"] if budget is None else budget
+            scope, audience = scope or config["scope"], audience or config["audience"]
+        result, more = sync(root, target=Path(directory) if directory else None, targets=targets, scope=scope,
+                            audience=audience, budget=budget, do_pull=do_pull, project=project)
+        warnings += more
     except VmemError as exc:
         if hook:  # a hook never fails the session: one line, exit 0
             print(json.dumps({"systemMessage": f"vmem sync skipped: {exc.message}"}))
@@ -35,8 +38,10 @@ def run(*, store: str | None, directory: str | None, scope: str | None, audience
     for warning in warnings:
         sys.stderr.write(f"warning: {plain(warning)}\n")
     if hook:
-        print(json.dumps({"hookSpecificOutput": {"hookEventName": "SessionStart",
-                                                 "additionalContext": _context(result)}}))
+        answer: dict = {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": result.context}}
+        if warnings:  # e.g. offline: the user sees that the rules are the last good state
+            answer["systemMessage"] = "vmem: " + "; ".join(plain(w) for w in warnings)
+        print(json.dumps(answer))
     elif as_json:
         print(json.dumps({"schema_version": 1, "data": result.as_dict()}, indent=2))
     else:
@@ -45,23 +50,16 @@ def run(*, store: str | None, directory: str | None, scope: str | None, audience
     return 0
 
 
-def _context(result) -> str:
-    """The bundle itself, for the session that is starting (Claude Code may read the rules dir too early)."""
-    parts = [result.summary]
-    for path in sorted(result.written + result.unchanged):
-        text = Path(path).read_text(encoding="utf-8")
-        parts.append("\n".join(line for line in text.splitlines() if not line.startswith("<!-- vmem:")))
-    context = "\n\n".join(parts)
-    return context if len(context) < HOOK_LIMIT else context[: HOOK_LIMIT - 40] + "\n… (truncated; see the rules files)"
-
-
 def parser():
     import argparse
 
     p = argparse.ArgumentParser(prog="vmem sync", description="Write the trusted, ranked, token-budgeted bundle "
                                 "into the agent's rules directory (default .claude/rules/vmem/).")
     p.add_argument("--store", metavar="PATH", help="the store (else $VMEM_STORE, else the nearest parent)")
-    p.add_argument("--dir", dest="directory", metavar="D", help="target directory (default: sync.dir in vmem.yaml)")
+    p.add_argument("--target", dest="targets", action="append", metavar="T", choices=TARGETS,
+                   help="claude (default), agents-md, cursor or copilot; repeatable (default: .vmem.yaml's)")
+    p.add_argument("--dir", dest="directory", metavar="D", help="the claude target's directory "
+                   "(default: sync.dir in vmem.yaml)")
     p.add_argument("--scope", metavar="entity:E", help="also serve claims scoped to this entity")
     p.add_argument("--audience", metavar="A", help="all or group:NAME")
     p.add_argument("--budget", type=int, metavar="N", help="tokens for the approved bundle (default 6000)")
@@ -72,7 +70,8 @@ def parser():
     return p
 
 
-_VALUED = {"--store": "store", "--dir": "directory", "--scope": "scope", "--audience": "audience",
+TARGETS = ("claude", "agents-md", "cursor", "copilot")  # vmem.targets.NAMES, without importing it here
+_VALUED = {"--target": "targets", "--store": "store", "--dir": "directory", "--scope": "scope", "--audience": "audience",
            "--budget": "budget"}
 _FLAGS = {"--pull": ("do_pull", True), "--no-pull": ("do_pull", False), "--hook": ("hook", True),
           "--json": ("as_json", True)}
@@ -81,7 +80,7 @@ _FLAGS = {"--pull": ("do_pull", True), "--no-pull": ("do_pull", False), "--hook"
 def _parse_simple(argv: list[str]) -> dict | None:
     """The everyday command lines, without importing argparse (~10 ms of a hook's start-up); None for
     anything else, which argparse then parses (and explains, if it is wrong)."""
-    args: dict = {"store": None, "directory": None, "scope": None, "audience": None, "budget": None,
+    args: dict = {"store": None, "directory": None, "targets": None, "scope": None, "audience": None, "budget": None,
                   "do_pull": False, "hook": False, "as_json": False}
     rest = list(argv)
     while rest:
@@ -92,6 +91,11 @@ def _parse_simple(argv: list[str]) -> dict | None:
                 if not rest or rest[0].startswith("-"):
                     return None
                 value = rest.pop(0)
+            if name == "--target":
+                if value not in TARGETS:
+                    return None
+                args["targets"] = (args["targets"] or []) + [value]
+                continue
             if name == "--budget":
                 if not value.isdigit():
                     return None
@@ -126,7 +130,10 @@ def make_command():
     def sync(
         ctx: typer.Context,
         store: StoreOpt = None,
-        directory: Annotated[Optional[str], typer.Option("--dir", metavar="D", help="Target directory.")] = None,
+        target: Annotated[Optional[list[str]], typer.Option("--target", metavar="T", help="claude (default), "
+                                                             "agents-md, cursor or copilot; repeatable.")] = None,
+        directory: Annotated[Optional[str], typer.Option("--dir", metavar="D", help="The claude target's "
+                                                                                    "directory.")] = None,
         scope: Annotated[Optional[str], typer.Option("--scope", metavar="entity:E", help="Entity scope.")] = None,
         audience: Annotated[Optional[str], typer.Option("--audience", help="all or group:NAME.")] = None,
         budget: Annotated[Optional[int], typer.Option("--budget", metavar="N", help="Token budget.")] = None,
@@ -136,7 +143,7 @@ def make_command():
     ) -> None:
         """Write the trusted, ranked, token-budgeted bundle into the agent's rules directory."""
         root = ctx.find_root().obj
-        code = run(store=store or (root.store if root else None), directory=directory, scope=scope,
+        code = run(store=store or (root.store if root else None), directory=directory, targets=target, scope=scope,
                    audience=audience, budget=budget, do_pull=do_pull, hook=hook,
                    as_json=json_ or bool(root and root.as_json))
         raise typer.Exit(code)

@@ -1,4 +1,10 @@
-"""vmem hook install: a Claude Code SessionStart hook (merged into .claude/settings.json) and a git post-merge hook."""
+"""vmem hook install / uninstall: a portable project config (.vmem.yaml), a committed Claude Code SessionStart
+hook that works on every teammate's machine, and an optional git post-merge hook in the store.
+
+The committed hook command holds no path: it finds vmem on PATH (pipx, uv tool) and, where vmem is missing,
+prints a one-line notice and exits 0 so the session still starts. Uninstall removes exactly what install and
+sync added: the hook entry, the config it wrote, and every target's owned files (AGENTS.md keeps its user text).
+"""
 
 from __future__ import annotations
 
@@ -9,7 +15,11 @@ from pathlib import Path
 
 from vmem.errors import UsageError
 
-HOOK_COMMAND = "vmem sync --hook"
+NOTICE = ("vmem is not installed, so this session has no team rules from vmem; install it where hooks find it: "
+          "pipx install vmem (or: uv tool install vmem)")
+HOOK_COMMAND = ("if command -v vmem >/dev/null 2>&1; then vmem sync --hook; "
+                "else echo '" + json.dumps({"systemMessage": NOTICE}) + "'; fi")
+LEGACY_COMMANDS = ("vmem sync --hook",)  # written by earlier versions: replaced on install, removed on uninstall
 _POST_MERGE = """#!/bin/sh
 # vmem: re-sync the agent's rules after a pull ({marker})
 command -v vmem >/dev/null 2>&1 && vmem sync --store "$(git rev-parse --show-toplevel)" --dir "{target}" >/dev/null 2>&1
@@ -17,32 +27,176 @@ exit 0
 """
 
 
+def _settings_path(project: Path) -> Path:
+    from vmem.ops.writer import check_dir
+
+    check_dir(project / ".claude", project)
+    return project / ".claude" / "settings.json"
+
+
+def _read_settings(path: Path) -> dict:
+    from vmem.ops.writer import lstat, read_regular
+
+    if lstat(path) is None:
+        return {}
+    data = read_regular(path)
+    if data is None:
+        raise UsageError(f"{path} is not a regular file; vmem will not write through it", "replace it by hand")
+    try:
+        settings = json.loads(data.decode("utf-8") or "{}")
+    except ValueError as exc:
+        raise UsageError(f"{path} is not valid JSON ({exc})", "fix it by hand; vmem will not overwrite it") from None
+    if not isinstance(settings, dict):
+        raise UsageError(f"{path} does not hold a JSON object", "fix it by hand; vmem will not overwrite it")
+    return settings
+
+
+def _write_file(path: Path, text: str) -> None:
+    from vmem.ops.writer import commit
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    commit(path.parent, None, {path: text.encode("utf-8")}, [], [])
+
+
+def _ours(hook: object, command: str) -> bool:
+    return isinstance(hook, dict) and hook.get("command") in (command, *LEGACY_COMMANDS)
+
+
 def install_claude(project: Path, command: str = HOOK_COMMAND) -> tuple[Path, bool]:
-    """Add the SessionStart hook to PROJECT/.claude/settings.json, keeping every other setting; idempotent."""
-    path = project / ".claude" / "settings.json"
-    settings: dict = {}
-    if path.exists():
-        try:
-            settings = json.loads(path.read_text(encoding="utf-8") or "{}")
-        except ValueError as exc:
-            raise UsageError(f"{path} is not valid JSON ({exc})", "fix it by hand; vmem will not overwrite it") from None
-        if not isinstance(settings, dict):
-            raise UsageError(f"{path} does not hold a JSON object", "fix it by hand; vmem will not overwrite it")
+    """Add the SessionStart hook to PROJECT/.claude/settings.json, keeping every other setting; idempotent.
+    An older vmem's bare `vmem sync --hook` entry is replaced, not doubled."""
+    path = _settings_path(project)
+    settings = _read_settings(path)
     hooks = settings.setdefault("hooks", {})
     if not isinstance(hooks, dict) or not isinstance(hooks.setdefault("SessionStart", []), list):
         raise UsageError(f"{path}: hooks.SessionStart is not a list", "fix it by hand; vmem will not overwrite it")
     groups = hooks["SessionStart"]
-    present = any(isinstance(group, dict) and any(isinstance(h, dict) and h.get("command") == command
-                                                  for h in group.get("hooks") or [])
-                  for group in groups)
-    if present:
+    mine = [h for g in groups if isinstance(g, dict) for h in g.get("hooks") or [] if _ours(h, command)]
+    if [h.get("command") for h in mine] == [command]:
         return path, False
+    _drop(groups, command)
     groups.append({"hooks": [{"type": "command", "command": command, "timeout": 30}]})
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.vmem-tmp")
-    tmp.write_text(json.dumps(settings, indent=2) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    _write_file(path, json.dumps(settings, indent=2) + "\n")
     return path, True
+
+
+def _drop(groups: list, command: str) -> bool:
+    """Remove vmem's hook entries (and the groups left empty by that) from a SessionStart list, in place."""
+    found = False
+    for group in list(groups):
+        if not isinstance(group, dict) or not isinstance(group.get("hooks"), list):
+            continue
+        kept = [h for h in group["hooks"] if not _ours(h, command)]
+        if len(kept) != len(group["hooks"]):
+            found = True
+            if kept:
+                group["hooks"] = kept
+            else:
+                groups.remove(group)
+    return found
+
+
+def uninstall_claude(project: Path, command: str = HOOK_COMMAND) -> tuple[Path, bool]:
+    path = _settings_path(project)
+    settings = _read_settings(path)
+    hooks = settings.get("hooks")
+    groups = hooks.get("SessionStart") if isinstance(hooks, dict) else None
+    if not isinstance(groups, list) or not _drop(groups, command):
+        return path, False
+    if not groups:
+        del hooks["SessionStart"]
+    if not hooks:
+        del settings["hooks"]
+    if settings:
+        _write_file(path, json.dumps(settings, indent=2) + "\n")
+    else:
+        path.unlink()
+    return path, True
+
+
+def project_config(project: Path, store: str, targets: list[str] | None, budget: int | None) -> dict:
+    """The config to commit for STORE (a URL, or a path made relative to PROJECT), checked before any write."""
+    from vmem.ops.project import _check
+    from vmem.store.remote import check_url, is_url
+
+    entry: dict = {}
+    if is_url(store):
+        entry["url"] = check_url(store)
+    else:
+        path = Path(store).expanduser().absolute()
+        if not (path / "vmem.yaml").is_file():
+            raise UsageError(f"no vmem store at {store}", "pass the store's path or its remote URL to --store")
+        entry["path"] = Path(os.path.relpath(path, project.absolute())).as_posix()
+        origin = _origin(path)
+        if origin:
+            entry["url"] = origin
+    return _check({"store": entry, "targets": targets or ["claude"], "budget": budget}, ".vmem.yaml")
+
+
+def _origin(path: Path) -> str | None:
+    """The store's origin URL, when it is one a teammate could clone from too."""
+    import pygit2
+
+    from vmem.store.remote import check_url
+
+    try:
+        url = pygit2.Repository(str(path)).remotes["origin"].url
+        return check_url(url)
+    except (KeyError, ValueError, pygit2.GitError, UsageError):
+        return None
+
+
+def write_config(project: Path, config: dict) -> tuple[Path, bool]:
+    from vmem.ops.project import CONFIG, HEADER, render
+    from vmem.ops.writer import lstat, read_regular
+
+    path = project / CONFIG
+    text = render(config)
+    if lstat(path) is not None:
+        old = read_regular(path, 64_000)
+        if old is None or not old.decode("utf-8", "replace").startswith(HEADER):
+            raise UsageError(f"{path} exists and was not written by vmem; refusing to overwrite it",
+                             "move it away, or edit it by hand")
+        if old == text.encode():
+            return path, False
+    _write_file(path, text)
+    return path, True
+
+
+def remove_config(project: Path) -> bool:
+    from vmem.ops.project import CONFIG, HEADER
+    from vmem.ops.writer import read_regular
+
+    path = project / CONFIG
+    old = read_regular(path, 64_000)
+    if old is None or not old.decode("utf-8", "replace").startswith(HEADER):
+        return False
+    path.unlink()
+    return True
+
+
+def prune_targets(root: Path, project: Path, names: list[str], claude_dir: Path | None = None) -> list[str]:
+    """Remove every file (and AGENTS.md section) this store's sync wrote into PROJECT for NAMES."""
+    from vmem import targets as registry
+    from vmem.ops import writer
+    from vmem.store.served import load_candidates
+
+    _, policy, _, about = load_candidates(root)
+    owner = writer.Owner(root.name, about["id"])
+    plans = []
+    for name in names:
+        t = registry.get(name)
+        directory = project / (policy["sync"]["dir"] if name == "claude" else t.default_dir)
+        if name == "claude" and claude_dir is not None:
+            directory = claude_dir
+        files = {n: None for n in t.render_empty()} if t.section else {}
+        plans.append((directory, writer.plan_dir(directory, files, owner, project, t.prunable,
+                                                 t.merge if t.section else None)))
+    deleted = []
+    for directory, planned in plans:
+        written, _, gone = writer.commit(directory, project, *planned)
+        deleted += written + gone
+    return deleted
 
 
 def install_git(store_root: Path, target: Path) -> tuple[Path, bool]:
@@ -62,3 +216,54 @@ def install_git(store_root: Path, target: Path) -> tuple[Path, bool]:
     path.write_text(script)
     path.chmod(path.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
     return path, True
+
+
+def uninstall_git(store_root: Path) -> bool:
+    path = store_root / ".git" / "hooks" / "post-merge"
+    if path.is_file() and "vmem post-merge hook" in path.read_text(errors="replace"):
+        path.unlink()
+        return True
+    return False
+
+
+def uninstall(project: Path, store_path: str | None, git: bool) -> dict:
+    """Undo install (and what sync wrote): every target's owned files of this store, the hook, the config."""
+    from vmem import targets as registry
+    from vmem.errors import VmemError
+    from vmem.ops.project import read
+
+    warnings: list[str] = []
+    config = read(project)
+    root = None
+    try:
+        root = _installed_store(project, store_path, config)
+    except VmemError as exc:
+        warnings.append(f"rules files left in place: {exc.message}")
+    removed = prune_targets(root, project, list(registry.NAMES)) if root is not None else []
+    path, hook_removed = uninstall_claude(project)
+    config_removed = remove_config(project)
+    post_merge = uninstall_git(root) if git and root is not None else False
+    return {"removed": removed, "settings": str(path), "hook_removed": hook_removed,
+            "config_removed": config_removed, "post_merge_removed": post_merge, "warnings": warnings}
+
+
+def _installed_store(project: Path, store_path: str | None, config: dict | None) -> Path:
+    """The store the project was synced from, without touching the network."""
+    from vmem.errors import StoreNotFound
+    from vmem.store.discover import find_store_root
+    from vmem.store.remote import mirror_path
+
+    if store_path or os.environ.get("VMEM_STORE") or config is None:
+        root = find_store_root(store_path).absolute()
+    else:
+        candidates = []
+        if config["store"]["path"]:
+            candidates.append(project / config["store"]["path"])
+        if config["store"]["url"]:
+            candidates.append(mirror_path(config["store"]["url"]))
+        root = next((c for c in candidates if (c / "vmem.yaml").is_file()), None)
+        if root is None:
+            raise StoreNotFound("the store in .vmem.yaml is not on this machine", "run vmem sync once, then retry")
+    if not (root / "vmem.yaml").is_file():
+        raise StoreNotFound(f"no vmem store at {root}", "pass --store PATH")
+    return root.absolute()

@@ -55,22 +55,10 @@ class Scope:
                                "check the spelling against entities/, or leave out --scope for org-wide results")
 
     def admits(self, item: dict, include_stale: bool = False, at: datetime | None = None) -> bool:
-        """The one rule (SPEC 8), for an item read from any tree."""
-        if item.get("personal"):
-            return False
-        if item["kind"] == "knowledge":
-            if item["status"] == "superseded" and include_stale:
-                return item.get("audience") in ("all", self.audience)
-            return confidence.is_live(item, at) and item.get("audience") in ("all", self.audience)
-        if item.get("audience", "all") not in ("all", self.audience):
-            return False
-        if item["scope"] != "org" and item["scope"] != f"entity:{self.entity}":
-            return False
-        if confidence.is_live(item, at):
-            return True
-        stale = item["status"] in ("superseded", "expired") or (
-            item["status"] in ("approved", "mandatory") and confidence.is_expired(item, at))
-        return include_stale and stale
+        """The one rule (SPEC 8), for an item read from any tree; shared with sync in vmem.visibility."""
+        from vmem.visibility import admits
+
+        return admits(item, self.entity, self.audience, include_stale, at)
 
 
 def _mask(index, scope: Scope, include_stale: bool, now: float):

@@ -16,9 +16,8 @@ def pull(root: Path, timeout_s: float = 5.0) -> str | None:
     git = shutil.which("git")
     if git is None:
         return "git is not installed; syncing the local state"
-    env = {k: v for k, v in os.environ.items() if k not in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE")}
-    env.update(GIT_TERMINAL_PROMPT="0", GIT_ASKPASS="", SSH_ASKPASS="")
-    done = run_bounded([git, "-C", str(root), "pull", "--ff-only", "--quiet"], timeout_s=timeout_s, env=env,
+    done = run_bounded([git, "-C", str(root), "-c", "protocol.ext.allow=never", "pull", "--ff-only", "--quiet"],
+                       timeout_s=timeout_s, env=_git_env(),
                        max_output=256_000)
     if done.outcome == "timeout":
         return f"git pull took longer than {timeout_s:g}s; syncing the local state"
@@ -28,3 +27,80 @@ def pull(root: Path, timeout_s: float = 5.0) -> str | None:
         lines = done.stderr.decode("utf-8", "replace").strip().splitlines()
         return f"git pull failed ({(lines or ['no remote?'])[-1]}); syncing the local state"
     return None
+
+
+_SCHEMES = ("https://", "http://", "ssh://", "git://", "file://")
+_ALLOWED_PROTOCOLS = "https:http:ssh:git:file"
+
+
+def is_url(value: str) -> bool:
+    """A remote (scheme://… or scp-like user@host:path), as opposed to a path on this machine."""
+    import re
+
+    return value.startswith(_SCHEMES) or bool(re.match(r"[\w.-]+@[\w.-]+:", value))
+
+
+def check_url(value: str) -> str:
+    """A store URL that git may fetch without running anything: a known transport (no ext::, no option
+    smuggled as an argument), one line, no control characters."""
+    from vmem.errors import UsageError
+
+    if (not isinstance(value, str) or not is_url(value) or value.startswith("-") or len(value) > 2000
+            or any(not ch.isprintable() or ch.isspace() for ch in value)):
+        raise UsageError(f"store URL {value!r} is not one vmem fetches from",
+                         "use https://, ssh://, git://, file:// or user@host:path")
+    return value
+
+
+def data_home() -> Path:
+    """vmem's user data directory (platformdirs' answer on Linux without importing it)."""
+    import sys
+
+    if sys.platform.startswith("linux"):
+        base = os.environ.get("XDG_DATA_HOME", "").strip()
+        return Path(base if base else os.path.expanduser("~/.local/share")) / "vmem"
+    from platformdirs import user_data_dir
+
+    return Path(user_data_dir("vmem"))
+
+
+def mirror_path(url: str) -> Path:
+    import hashlib
+
+    return data_home() / "stores" / hashlib.sha256(url.encode()).hexdigest()[:16]
+
+
+def _git_env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE")}
+    env.update(GIT_TERMINAL_PROMPT="0", GIT_ASKPASS="", SSH_ASKPASS="", GIT_ALLOW_PROTOCOL=_ALLOWED_PROTOCOLS)
+    return env
+
+
+def mirror(url: str, timeout_s: float = 5.0) -> tuple[Path | None, str | None]:
+    """The user's clone of the store at URL, fast-forwarded: (its path, a warning). Offline or failing: the
+    last good state with a warning; never cloned yet and unreachable: (None, why)."""
+    import shutil
+
+    from vmem.process import run_bounded
+
+    check_url(url)
+    path = mirror_path(url)
+    if (path / "vmem.yaml").is_file() and (path / ".git").is_dir():
+        return path, pull(path, timeout_s=timeout_s)
+    git = shutil.which("git")
+    if git is None:
+        return None, "git is not installed, so the store cannot be cloned"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    done = run_bounded([git, "-c", "protocol.ext.allow=never", "clone", "--quiet", "--", url, str(tmp)],
+                       timeout_s=timeout_s * 3, env=_git_env(), max_output=256_000)
+    if done.outcome != "exited" or done.returncode != 0:
+        shutil.rmtree(tmp, ignore_errors=True)
+        lines = done.stderr.decode("utf-8", "replace").strip().splitlines() if done.stderr else []
+        return None, f"cannot clone the store from {url} ({(lines or [done.detail or done.outcome])[-1]})"
+    try:
+        os.rename(tmp, path)
+    except OSError:  # another session cloned it meanwhile
+        shutil.rmtree(tmp, ignore_errors=True)
+    return path, None

@@ -1,0 +1,105 @@
+"""The items a store may serve, at HEAD: a commit-keyed cache of what history attests (SPEC 12), brought
+forward by tree diffs, so a pre-session hook on an unchanged store reads one file and never imports pygit2.
+
+All git reading for sync lives here (HEAD from .git directly; pygit2 only when the cache is behind)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from vmem.store.cache import cache_file, read_cache, write_cache
+
+SERVABLE = ("approved", "mandatory", "published")
+
+
+def head_commit(root: Path) -> str | None:
+    """HEAD's commit id read from .git directly (no pygit2); None when it cannot be read that simply."""
+    git = root / ".git"
+    try:
+        head = (git / "HEAD").read_text().strip()
+        if not head.startswith("ref: "):
+            return head if re.fullmatch(r"[0-9a-f]{40}", head) else None
+        ref = head[5:]
+        loose = git / ref
+        if loose.is_file():
+            value = loose.read_text().strip()
+            return value if re.fullmatch(r"[0-9a-f]{40}", value) else None
+        packed = git / "packed-refs"
+        for line in packed.read_text().splitlines() if packed.is_file() else []:
+            parts = line.split()
+            if len(parts) == 2 and parts[1] == ref:
+                return parts[0]
+    except OSError:
+        return None
+    return None
+
+
+def load_candidates(root: Path) -> tuple[str | None, dict, list[dict], dict]:
+    """(commit, policy, items that may be served, each with the status history attests), from the cache when
+    HEAD has not moved; else brought forward from the cached commit (SPEC 12)."""
+    commit = head_commit(root)
+    path = cache_file(root)
+    cached = read_cache(path)
+    if cached is not None and commit is not None and cached.get("commit") == commit and "token" in cached:
+        return commit, cached["policy"], _servable(cached), cached["store"]
+    data = _read_store(root, cached)
+    write_cache(path, data)
+    return data["commit"], data["policy"], _servable(data), data["store"]
+
+
+def _servable(data: dict) -> list[dict]:
+    """The cached items, less knowledge published after the lexicon broke (SPEC 11), while it is broken."""
+    since = data.get("lexicon_since")
+    seqs = data.get("seqs", {})
+    return [item for p, item in data["items"].items() if item is not None
+            and (since is None or item["kind"] != "knowledge" or (seqs.get(p) if seqs.get(p) is not None
+                                                                   else since) < since)]
+
+
+def _read_store(root: Path, cached: dict | None) -> dict:
+    """Bring the item cache to HEAD: parse what changed since the cached commit, or whose attestation moved."""
+    from vmem.errors import SchemaError
+    from vmem.store.changes import changes_since, entry_at, tree_changes
+    from vmem.store.repo import Store, parse_blob
+
+    store = Store.open(root)
+    snapshot = store.head()
+    state = store.attestation()
+    tops = ("claims", "knowledge")
+    usable = cached is not None and "token" in cached and cached.get("policy") is not None
+    changes = changes_since(store.repo, cached["commit"], snapshot.commit, tops) \
+        if usable and snapshot.commit is not None else None
+    moved = state.moved_since(cached["token"]) if changes is not None else None
+    items: dict[str, dict | None] = {}
+    seqs: dict[str, int] = {}
+    if changes is None or moved is None:
+        state.preload()
+        changes = tree_changes(None, snapshot.tree, tops) if snapshot.tree is not None else {}
+    else:
+        items, seqs = dict(cached["items"]), dict(cached["seqs"])
+        for path in moved - set(changes):
+            changes[path] = entry_at(snapshot.tree, path)  # same file, but what history attests of it moved
+    for item_path, change in changes.items():
+        items.pop(item_path, None)
+        seqs.pop(item_path, None)
+        status = state.status_of(item_path)
+        if not change.is_file or not item_path.endswith(".yaml") or status not in SERVABLE:
+            continue
+        kind = "claim" if item_path.startswith("claims/") else "knowledge"
+        oid = state.served_blob(item_path, change.oid)  # a hand edit of a reviewed text: the reviewed one
+        try:
+            item = parse_blob(kind, item_path, oid, store.repo[oid].data)
+        except SchemaError:
+            continue  # vmem check reports it; sync serves the rest
+        if f"{item['id']}.yaml" != item_path.rsplit("/", 1)[-1]:
+            continue  # a file that holds another item's id is not that item
+        items[item_path] = {**item, "status": status}  # served as history attests it
+        if status == "published":
+            seqs[item_path] = state.published.get(item_path)
+    entities = sorted(p[9:-5] for p, _ in snapshot.walk("entities") if p.endswith(".yaml"))
+    problems = state.lexicon_problems()
+    about = {"id": state.root, "entities": entities, "lexicon": f"{problems[0][0]}: {problems[0][1]}" if problems
+             else None}
+    return {"commit": snapshot.commit_id, "policy": store.policy, "items": items, "token": state.token(),
+            "seqs": seqs, "lexicon_since": state.lexicon_since, "store": about}

@@ -1,0 +1,56 @@
+"""Agent targets (SPEC 13): one module per agent's rule format behind one small interface.
+
+A target renders a packed Bundle into files relative to its directory and says which file names it may prune;
+the one writer (vmem.ops.writer) applies any target's files all or nothing and touches only what it owns.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+NAMES = ("claude", "agents-md", "cursor", "copilot")
+_MODULES = {"claude": "claude", "agents-md": "agents_md", "cursor": "cursor", "copilot": "copilot"}
+
+
+class Target:
+    """The interface. `render` maps file names (inside `directory`) to content; `prunable` names the files a
+    sync may delete once they carry this store's marker. A `section` target owns a marked section of one
+    file instead (its `merge` splices it in); its render maps that file to the section, or None to remove it."""
+
+    name = ""
+    version = 1  # bumped when the rendering changes: part of the bundle cache key
+    default_dir = "."
+    section = False
+
+    def render(self, bundle, marker: str) -> dict[str, str | None]:
+        raise NotImplementedError
+
+    def prunable(self, name: str) -> bool:
+        raise NotImplementedError
+
+    def render_empty(self) -> list[str]:
+        """A section target's files, for removing its sections (uninstall)."""
+        return []
+
+    def merge(self, old: bytes | None, section: str | None, owner, path: Path) -> bytes | None:
+        raise NotImplementedError
+
+
+def get(name: str) -> Target:
+    from importlib import import_module
+
+    from vmem.errors import UsageError
+
+    if name not in _MODULES:
+        raise UsageError(f"unknown target {name!r}", f"use one of: {', '.join(NAMES)}")
+    return import_module(f"vmem.targets.{_MODULES[name]}").TARGET
+
+
+def frontmatter_globs(paths: list[str]) -> list[str]:
+    """Globs safe to put on one frontmatter line: no control characters, quotes or commas (list separators)."""
+    clean = []
+    for glob in paths:
+        glob = "".join(ch for ch in glob if ch.isprintable()).strip()
+        if glob and not any(ch in glob for ch in ',"\'\\'):
+            clean.append(glob)
+    return clean or ["**"]

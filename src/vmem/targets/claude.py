@@ -1,0 +1,48 @@
+"""Claude Code: `.claude/rules/vmem/*.md`, loaded recursively; `paths:` frontmatter for path-scoped items
+(Claude Code memory docs, code.claude.com/docs/en/memory: "Path-specific rules")."""
+
+from __future__ import annotations
+
+import re
+
+from vmem.ops.bundle import HEADER
+from vmem.targets import Target
+from vmem.targets.text import entry, heading, one_line, provenance
+
+_OWNED = re.compile(r"km_(?:approved|[ck]-[0-9a-f]{12})\.md\Z")
+
+
+def _frontmatter(paths: list[str]) -> str:
+    quoted = ", ".join('"' + p.replace("\\", "\\\\").replace('"', '\\"') + '"' for p in paths)
+    return f"---\npaths: [{quoted}]\n---\n"
+
+
+class Claude(Target):
+    name = "claude"
+    version = 2
+    default_dir = ".claude/rules/vmem"
+
+    def render(self, bundle, marker: str) -> dict[str, str]:
+        files: dict[str, str] = {}
+        head = marker + "\n"
+        for rule in bundle.mandatory:
+            top = _frontmatter(rule["paths"]) + head if rule["paths"] else head
+            files[f"km_{rule['id']}.md"] = (f"{top}# {heading(rule, 'Mandatory team rule')}\n\n"
+                                            f"{one_line(rule['statement'])}\n\n{provenance(rule)}\n")
+        lines = []
+        for rule in bundle.ranked:
+            if rule["paths"]:
+                title = heading(rule, "For files matching " + ", ".join(rule["paths"]))
+                files[f"km_{rule['id']}.md"] = (_frontmatter(rule["paths"]) + head +
+                                                f"# {title}\n\n{entry(rule, titled=False)}")
+            else:
+                lines.append(entry(rule))
+        if lines:
+            files["km_approved.md"] = head + HEADER + "".join(lines)
+        return files
+
+    def prunable(self, name: str) -> bool:
+        return bool(_OWNED.match(name))
+
+
+TARGET = Claude()

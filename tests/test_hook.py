@@ -1,0 +1,139 @@
+"""vmem hook install/uninstall (issue 12): a teammate who clones the project gets every target's files from the
+committed config and hook command, with no environment variables; without vmem the session still starts."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from test_sync import mixed  # noqa: F401 - the fixture: every status, scope, audience and personal case
+
+USER_AGENTS = "# Our service\n\nHand-written: the API lives in api/, run `make check` before pushing.\n"
+TEAM_URL = "https://git.example.com/team/memory.git"
+SESSION_START = json.dumps({"session_id": "s1", "transcript_path": "/dev/null", "cwd": ".",
+                            "hook_event_name": "SessionStart", "source": "startup"})
+
+
+def _git(cwd: Path, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(cwd), *args], check=True, capture_output=True, text=True).stdout
+
+
+def _hook_command(project: Path) -> str:
+    settings = json.loads((project / ".claude" / "settings.json").read_text())
+    [command] = [h["command"] for g in settings["hooks"]["SessionStart"] for h in g["hooks"]]
+    return command
+
+
+def _run_hook(project: Path, path: str, home: Path) -> subprocess.CompletedProcess:
+    """The hook exactly as Claude Code runs it: the committed command in a shell, in the project, JSON on stdin."""
+    env = {"PATH": path, "HOME": str(home), "CLAUDE_PROJECT_DIR": str(project), "XDG_DATA_HOME": str(home / "data"),
+           "XDG_CACHE_HOME": str(home / "cache"), "GIT_CONFIG_NOSYSTEM": "1",
+           **{k: v for k, v in os.environ.items() if k == "PYTHONPATH"}}  # a checkout under test, if any
+    return subprocess.run(["/bin/sh", "-c", _hook_command(project)], cwd=project, input=SESSION_START,
+                          capture_output=True, text=True, env=env, timeout=120)
+
+
+def test_a_teammates_clone_runs_the_committed_hook_and_gets_every_target(mixed, vmem, tmp_path, monkeypatch):  # noqa: F811
+    store, items = mixed
+    monkeypatch.delenv("VMEM_STORE")
+    remote = tmp_path / "remote.git"
+    subprocess.run(["git", "clone", "-q", "--bare", str(store.root), str(remote)], check=True)
+    # the team's URL, which this machine's git maps to the bare remote: nothing committed names a local path
+    home = Path(os.environ["HOME"])
+    with open(home / ".gitconfig", "a") as config:
+        config.write(f'[url "{remote.as_uri()}"]\n\tinsteadOf = {TEAM_URL}\n')
+    project = tmp_path / "project"
+    project.mkdir()
+    _git(project, "init", "-q", "-b", "main")
+    (project / "AGENTS.md").write_text(USER_AGENTS)
+    monkeypatch.chdir(project)
+    vmem("hook", "install", "--store", TEAM_URL, "--target", "claude", "--target", "agents-md", "--target", "cursor",
+         "--target", "copilot")
+    _git(project, "add", "-A")
+    _git(project, "commit", "-q", "-m", "vmem hook")
+    committed = _git(project, "ls-files").split()
+    assert sorted(committed) == [".claude/settings.json", ".vmem.yaml", "AGENTS.md"]
+    for name in committed:  # portable: no path of this machine, its venv or its home
+        text = (project / name).read_text()
+        for local in (str(tmp_path), sys.prefix, sys.executable, str(home), "/usr/", "/root"):
+            assert local not in text, (name, local)
+
+    teammate = tmp_path / "teammate"
+    teammate.mkdir()
+    shutil.copy(home / ".gitconfig", teammate / ".gitconfig")
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", str(project), str(clone)], check=True)
+    vmem_bin = str(Path(shutil.which("vmem")).parent)
+    done = _run_hook(clone, f"{vmem_bin}:/usr/bin:/bin", teammate)
+    assert done.returncode == 0, done.stderr
+    context = json.loads(done.stdout)["hookSpecificOutput"]
+    assert "MANDATORY never join" in context["additionalContext"] and "MANDATORY-PATHS" not in \
+        context["additionalContext"]
+    mandatory = items["mandatory"]["id"]
+    assert (clone / ".claude" / "rules" / "vmem" / f"km_{mandatory}.md").is_file()
+    assert (clone / ".cursor" / "rules" / "vmem" / f"km_{mandatory}.mdc").is_file()
+    assert "MANDATORY never join" in (clone / ".github" / "instructions" / "vmem.instructions.md").read_text()
+    agents = (clone / "AGENTS.md").read_text()
+    assert agents.startswith(USER_AGENTS) and "MANDATORY never join" in agents
+
+    # offline: the last good state, and a notice
+    remote.rename(tmp_path / "gone.git")
+    offline = _run_hook(clone, f"{vmem_bin}:/usr/bin:/bin", teammate)
+    answer = json.loads(offline.stdout)
+    assert offline.returncode == 0 and "git pull failed" in answer["systemMessage"]
+    assert "MANDATORY never join" in answer["hookSpecificOutput"]["additionalContext"]
+
+    # no vmem on PATH: the session still starts, with a one-line notice saying how to install it
+    absent = _run_hook(clone, "/usr/bin:/bin", teammate)
+    assert absent.returncode == 0 and "pipx install vmem" in json.loads(absent.stdout)["systemMessage"]
+    assert len(absent.stdout.strip().splitlines()) == 1
+
+    # uninstall removes exactly what install and sync added; the user's AGENTS.md text is back, byte for byte
+    monkeypatch.setenv("XDG_DATA_HOME", str(teammate / "data"))
+    vmem("hook", "uninstall", "--project", str(clone))
+    assert (clone / "AGENTS.md").read_text() == USER_AGENTS
+    status = sorted(_git(clone, "status", "--porcelain", "--untracked-files=all").splitlines())
+    assert status == [" D .claude/settings.json", " D .vmem.yaml"]
+
+
+def test_install_merges_refuses_foreign_config_and_uninstall_keeps_other_hooks(mixed, vmem, tmp_path, monkeypatch):  # noqa: F811
+    store, _ = mixed
+    project = tmp_path / "project"
+    (project / ".claude").mkdir(parents=True)
+    settings = project / ".claude" / "settings.json"
+    settings.write_text(json.dumps({"hooks": {"SessionStart": [{"hooks": [
+        {"type": "command", "command": "echo hi"}, {"type": "command", "command": "vmem sync --hook"}]}]}}))
+    data = vmem.json("hook", "install", "--project", str(project), "--store", str(store.root))["data"]
+    assert data["store"] == {"url": None, "path": "../seeded"}  # relative to the project
+    commands = [h["command"] for g in json.loads(settings.read_text())["hooks"]["SessionStart"] for h in g["hooks"]]
+    assert commands == ["echo hi", data["command"]]  # the old bare command replaced, not doubled
+    vmem("hook", "uninstall", "--project", str(project))
+    assert json.loads(settings.read_text()) == {"hooks": {"SessionStart": [{"hooks": [
+        {"type": "command", "command": "echo hi"}]}]}}
+    assert not (project / ".vmem.yaml").exists()
+    (project / ".vmem.yaml").write_text("store: {path: ../elsewhere}\n")
+    out = vmem("hook", "install", "--project", str(project), "--store", str(store.root), code=2)
+    assert "not written by vmem" in out.stderr and (project / ".vmem.yaml").read_text().startswith("store:")
+
+
+def test_hostile_project_configs_are_refused_in_one_line(mixed, tmp_path):  # noqa: F811
+    store, _ = mixed
+    project = tmp_path / "p"
+    project.mkdir()
+    env = {k: v for k, v in os.environ.items() if k != "VMEM_STORE"}
+    for config in ('store: {url: "ext::sh -c touch% /tmp/pwned"}\n', "store: {url: --upload-pack=touch}\n",
+                   "store: {path: /etc}\n", "store: {path: ../seeded}\ntargets: [claude, ../../x]\n",
+                   "store: {path: ../seeded}\nbudget: -1\n"):
+        (project / ".vmem.yaml").write_text(config)
+        out = subprocess.run([sys.executable, "-m", "vmem", "sync"], cwd=project, capture_output=True, text=True,
+                             env=env)
+        assert out.returncode == 2 and out.stderr.startswith("error: ") and len(out.stderr.splitlines()) == 2, \
+            (config, out.stderr)
+        hook = subprocess.run([sys.executable, "-m", "vmem", "sync", "--hook"], cwd=project, capture_output=True,
+                              text=True, env=env)
+        assert hook.returncode == 0 and "vmem sync skipped" in hook.stdout
+    assert not Path("/tmp/pwned").exists() and not (project / ".claude").exists()

@@ -1,0 +1,177 @@
+"""Sync targets (SPEC 13): golden files per format, a user's AGENTS.md around vmem's section, and the attacks a
+hostile teammate would try on the files sync writes."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from test_sync import RITA, _claim, mixed  # noqa: F401 - the fixture: every status, scope, audience and personal case
+from vmem.ops.bundle import Bundle
+from vmem.targets import NAMES, get
+from vmem.targets.text import marker
+
+ALL = [flag for name in NAMES for flag in ("--target", name)]
+USER_AGENTS = "# Our project\n\nHand-written guidance: run `make test` before pushing.\n"
+
+
+def _rule(rid, status, statement, title=None, paths=(), kind="claim", **extra):
+    rule = {"id": rid, "kind": kind, "status": status, "title": title, "statement": statement, "scope": "org",
+            "paths": list(paths), "by": "rita@example.com", "at": "2026-11-29T10:00:00Z", **extra}
+    if kind == "knowledge":
+        rule["tier"] = "established"
+    else:
+        rule["confidence"] = 0.9
+    return rule
+
+
+BUNDLE = Bundle(
+    mandatory=[_rule("c-000000000001", "mandatory", "Never join orders on email; join on customer_id.",
+                     title="Join on ids"),
+               _rule("c-000000000002", "mandatory", "Use placed_at, not completed_at, in SQL funnels.",
+                     paths=["**/*.sql"])],
+    ranked=[_rule("c-000000000003", "approved", "ARR excludes trials and one-off services.", title="ARR"),
+            _rule("k-000000000004", "published", "Healthcare buyers ask for audit logs early.", kind="knowledge"),
+            _rule("c-000000000005", "approved", "Staging models only rename columns.", title="dbt staging",
+                  paths=["models/staging/**", "bad,glob"], scope="entity:meridale")],
+    store_name="memory", commit="a" * 40, store_id="0123456789abcdef")
+MARK = marker("memory", "a" * 40, "0123456789abcdef")
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_each_target_renders_its_golden_files(name, snapshot):
+    files = get(name).render(BUNDLE, MARK)
+    assert files == snapshot
+    for content in files.values():
+        assert content.count("<!-- vmem:") == (2 if name == "agents-md" else 1)
+        assert content.count("ARR excludes trials") <= 1 and content.count("**dbt staging**") == 0
+
+
+def test_agents_md_section_golden_and_user_text_round_trip(snapshot, tmp_path):
+    from vmem.ops.writer import Owner
+
+    target, owner = get("agents-md"), Owner("memory", "0123456789abcdef")
+    section = target.render(BUNDLE, MARK)["AGENTS.md"]
+    merged = target.merge(USER_AGENTS.encode(), section, owner, tmp_path / "AGENTS.md")
+    assert merged.decode() == snapshot
+    assert merged.decode().startswith(USER_AGENTS)
+    again = target.merge(merged + b"\n## Added later by hand\n", section.replace("ARR", "Annual ARR"), owner,
+                         tmp_path / "AGENTS.md")
+    assert again.decode().startswith(USER_AGENTS) and again.decode().endswith("\n## Added later by hand\n")
+    assert target.merge(merged, None, owner, tmp_path / "AGENTS.md") == USER_AGENTS.encode()
+    assert target.merge(None, section, owner, tmp_path / "AGENTS.md") == section.encode()
+    assert target.merge(section.encode(), None, owner, tmp_path / "AGENTS.md") is None
+
+
+def _texts(project: Path) -> str:
+    files = [p for p in project.rglob("*") if p.is_file()]
+    return "\n".join(p.read_text() for p in sorted(files))
+
+
+def test_every_target_serves_exactly_the_trusted_set_and_keeps_user_files(mixed, vmem, tmp_path, monkeypatch):  # noqa: F811
+    store, items = mixed
+    project = tmp_path / "project"
+    (project / ".github" / "instructions").mkdir(parents=True)
+    (project / ".cursor" / "rules").mkdir(parents=True)
+    (project / "AGENTS.md").write_text(USER_AGENTS)
+    (project / ".github" / "instructions" / "python.instructions.md").write_text("---\napplyTo: '**/*.py'\n---\nOurs\n")
+    (project / ".cursor" / "rules" / "style.mdc").write_text("---\nalwaysApply: true\n---\nOurs\n")
+    monkeypatch.chdir(project)
+    data = vmem.json("sync", *ALL)["data"]
+    assert set(data["targets"]) == set(NAMES)
+    text = _texts(project)
+    for served in ("MANDATORY ", "MANDATORY-PATHS", "APPROVED arr", "APPROVED-PATHS", "PUBLISHED"):
+        assert text.count(served) >= 4, served  # in every target
+    for never in ("PROPOSED", "REJECTED", "REVOKED", "SUPERSEDED", "EXPIRED", "PERSONAL", "GROUP", "SCOPED",
+                  "OTHER-SCOPE", "ELIGIBLE", "x@e.com"):
+        assert never not in text, never
+    for name, info in data["targets"].items():  # the summary's token counts are what was written
+        written = sum(len((Path(info["dir"]) / f).read_text()) for f in info["files"]
+                      if name != "agents-md")
+        if name == "agents-md":
+            full = (project / "AGENTS.md").read_text()
+            written = len(full[full.index("<!-- vmem:start"):])
+        assert info["tokens"] == written // 4, name
+    assert (project / "AGENTS.md").read_text().startswith(USER_AGENTS)
+    assert (project / ".github" / "instructions" / "python.instructions.md").read_text().endswith("Ours\n")
+    assert (project / ".cursor" / "rules" / "style.mdc").read_text().endswith("Ours\n")
+    stamps = {p: p.stat().st_mtime_ns for p in project.rglob("*") if p.is_file()}
+    again = vmem.json("sync", *ALL)["data"]
+    assert again["written"] == [] and again["deleted"] == []
+    assert {p: p.stat().st_mtime_ns for p in project.rglob("*") if p.is_file()} == stamps
+    vmem("revoke", items["mandatory"]["id"], who=RITA, store=store)
+    third = vmem.json("sync", *ALL)["data"]
+    assert "MANDATORY never join" not in _texts(project)
+    assert any(p.endswith(f"km_{items['mandatory']['id']}.mdc") for p in third["deleted"])
+    assert (project / "AGENTS.md").read_text().startswith(USER_AGENTS)
+
+
+def test_hook_context_carries_only_mandatory_items_that_apply_everywhere(mixed, vmem, tmp_path, monkeypatch):  # noqa: F811
+    import json
+    import subprocess
+    import sys
+
+    store, items = mixed
+    project = tmp_path / "p"
+    project.mkdir()
+    out = subprocess.run([sys.executable, "-m", "vmem", "sync", "--hook"], cwd=project, capture_output=True,
+                         text=True, env={**os.environ, "VMEM_STORE": str(store.root)})
+    context = json.loads(out.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "MANDATORY never join" in context and "MANDATORY-PATHS" not in context
+    assert "APPROVED" not in context and len(context) < 10_000 and context.count("MANDATORY never join") == 1
+
+
+@pytest.mark.parametrize("attack", ["agents-symlink", "cursor-dir-symlink", "copilot-fifo", "other-store-section",
+                                    "damaged-section"])
+def test_attacks_on_target_files_are_refused_and_nothing_is_half_written(mixed, vmem, tmp_path, monkeypatch,  # noqa: F811
+                                                                         attack):
+    store, _ = mixed
+    project = tmp_path / "project"
+    project.mkdir()
+    outside = tmp_path / "outside.md"
+    outside.write_text("secret\n")
+    if attack == "agents-symlink":
+        os.symlink(outside, project / "AGENTS.md")
+    elif attack == "cursor-dir-symlink":
+        (project / ".cursor").mkdir()
+        os.symlink(tmp_path, project / ".cursor" / "rules")
+    elif attack == "copilot-fifo":
+        (project / ".github" / "instructions").mkdir(parents=True)
+        os.mkfifo(project / ".github" / "instructions" / "vmem.instructions.md")
+    elif attack == "other-store-section":
+        (project / "AGENTS.md").write_text("mine\n\n<!-- vmem:start generated by `vmem sync` from store x "
+                                           "[id ffffffffffff] at commit none; -->\nx\n<!-- vmem:end -->\n")
+    else:
+        (project / "AGENTS.md").write_text("mine\n<!-- vmem:end -->\n<!-- vmem:start x -->\n")
+    before = {p: p.read_bytes() for p in project.rglob("*") if p.is_file() and not p.is_symlink()
+              and not p.is_fifo()}
+    monkeypatch.chdir(project)
+    result = vmem("sync", *ALL, code=2)
+    assert result.stderr.startswith("error: ") and len(result.stderr.strip().splitlines()) == 2
+    assert outside.read_text() == "secret\n"
+    after = {p: p.read_bytes() for p in project.rglob("*") if p.is_file() and not p.is_symlink()
+             and not p.is_fifo()}
+    assert after == before  # all or nothing: no target wrote anything
+    assert not (project / ".claude").exists()
+
+
+def test_a_hand_edit_to_approved_never_reaches_any_target(seeded, vmem, tmp_path, monkeypatch):
+    from conftest import commit_file
+    from vmem import model
+    from vmem.store import codec
+
+    item = _claim("HANDEDITED unreviewed rumour", status="proposed")
+    with seeded.acting_as(RITA), seeded.transaction("import", summary="one proposal") as tx:
+        tx.write(item)
+        tx.write(_claim("LEGIT approved fact"))
+    path = model.item_path(item["id"])
+    raw = codec.load((seeded.root / path).read_text(), path)
+    raw["status"] = "mandatory"
+    commit_file(seeded, path, codec.dump(raw).encode())
+    project = tmp_path / "project"
+    project.mkdir()
+    monkeypatch.chdir(project)
+    vmem("sync", *ALL)
+    assert "HANDEDITED" not in _texts(project) and _texts(project).count("LEGIT") == 4
