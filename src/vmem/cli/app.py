@@ -9,7 +9,7 @@ from typing import Annotated, Optional
 import typer
 
 from vmem import __version__
-from vmem.cli import (blame, check, demo, entity, eval, govern, hook, init, knowledge, propose, recall, review,
+from vmem.cli import (blame, check, demo, entity, eval, govern, hook, init, knowledge, mcp, propose, recall, review,
                       show, supersede, sync, team)
 from vmem.cli.common import Globals
 
@@ -70,6 +70,7 @@ app.add_typer(entity.entity_app, name="entity")
 app.add_typer(entity.episode_app, name="episode")
 app.add_typer(eval.app, name="eval")
 app.add_typer(hook.app, name="hook")
+app.add_typer(mcp.app, name="mcp")
 app.command("demo")(demo.demo)
 
 

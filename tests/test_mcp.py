@@ -1,0 +1,110 @@
+"""`vmem mcp` end to end with the official SDK's own stdio client: initialize, list the tools, call each one,
+and the scope promise: an unreviewed, hand-edited, personal or other-entity item never comes back."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+import anyio
+import pytest
+
+from test_sync import RITA, _claim, mixed  # noqa: F401 - the fixture: every status, scope, audience and personal case
+
+pytest.importorskip("mcp")
+
+
+async def _with_server(store, cwd, calls, args=()):
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    env = {k: v for k, v in os.environ.items() if k.startswith(("XDG_", "GIT_", "HOME", "PATH", "VMEM_"))}
+    env["VMEM_STORE"] = str(store.root)
+    params = StdioServerParameters(command=sys.executable, args=["-m", "vmem", "mcp", *args], env=env, cwd=str(cwd))
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(read, write) as session:
+            init = await session.initialize()
+            tools = await session.list_tools()
+            return init, tools, [await session.call_tool(name, arguments) for name, arguments in calls]
+
+
+def _run(store, cwd, calls, args=()):
+    return anyio.run(_with_server, store, cwd, calls, args)
+
+
+def test_every_tool_over_stdio_serves_only_the_trusted_set(mixed, tmp_path):  # noqa: F811
+    store, items = mixed
+    every = [i["id"] for i in items.values()]
+    calls = [("recall", {"query": "fact pattern rumour detail shortcut", "k": 50}),
+             ("list", {}),
+             ("show", {"id": items["approved"]["id"]}),
+             ("blame", {"id": items["approved"]["id"]}),
+             ("propose", {"text": "An agent noticed that refunds settle in two days", "title": "Refund lag"}),
+             ("list", {"limit": 500})]
+    calls += [("show", {"id": item_id}) for item_id in every]
+    init, tools, results = _run(store, tmp_path, calls)
+    assert init.server_info.name == "vmem"
+    by_name = {t.name: t for t in tools.tools}
+    assert sorted(by_name) == ["blame", "list", "propose", "recall", "show"]
+    assert all(t.output_schema for t in by_name.values())  # structured output, typed
+    assert by_name["recall"].input_schema["properties"]["query"]["type"] == "string"
+    recalled, listed, shown, blamed, proposed, after = (r.structured_content for r in results[:6])
+    served = {items[n]["id"] for n in ("mandatory", "mandatory_paths", "approved", "approved_paths", "published")}
+    assert {r["id"] for r in recalled["results"]} == served and recalled["scope"] == "org"
+    assert {i["id"] for i in listed["items"]} == served and listed["total"] == 5
+    assert shown["reviewed_by"] == "rita@example.com" and shown["correct_with"].startswith("vmem propose --supersedes")
+    assert [e["action"] for e in blamed["events"]] == ["import"]
+    assert proposed["status"] == "proposed" and proposed["kind"] == "claim"  # a proposal, never a review
+    assert proposed["id"] not in {i["id"] for i in after["items"]}  # unreviewed: not served back
+    for (_, arguments), result in zip(calls[6:], results[6:]):
+        if arguments["id"] in served:
+            assert result.structured_content["id"] == arguments["id"]
+        else:
+            assert result.is_error and "visible to this agent" in result.content[0].text, arguments
+    text = json.dumps([r.structured_content for r in results[:6]])
+    for never in ("PROPOSED", "REJECTED", "REVOKED", "SUPERSEDED", "EXPIRED", "PERSONAL", "GROUP", "SCOPED",
+                  "OTHER-SCOPE", "ELIGIBLE", "x@e.com"):
+        assert never not in text, never
+
+
+def test_an_entity_server_sees_its_entity_only_and_proposes_only_about_it(mixed, tmp_path):  # noqa: F811
+    store, items = mixed
+    calls = [("list", {}), ("show", {"id": items["other_scope"]["id"]}),
+             ("propose", {"text": "Tidewell's renewal is owned by procurement", "about": "tidewell"}),
+             ("show", {"id": "../../etc/passwd"})]
+    _, _, (listed, other, foreign, traversal) = _run(store, tmp_path, calls, ["--scope", "entity:meridale"])
+    ids = {i["id"] for i in listed.structured_content["items"]}
+    assert items["scoped"]["id"] in ids and items["other_scope"]["id"] not in ids
+    assert other.is_error and foreign.is_error and "serves entity:meridale" in foreign.content[0].text
+    assert traversal.is_error
+
+
+def test_a_hand_edit_never_reaches_an_mcp_answer(seeded, tmp_path):
+    from conftest import commit_file
+    from vmem import model
+    from vmem.store import codec
+
+    item = _claim("HANDEDITED unreviewed rumour about refunds", status="proposed")
+    with seeded.acting_as(RITA), seeded.transaction("import", summary="one proposal") as tx:
+        tx.write(item)
+    path = model.item_path(item["id"])
+    raw = codec.load((seeded.root / path).read_text(), path)
+    raw["status"] = "approved"
+    commit_file(seeded, path, codec.dump(raw).encode())
+    _, _, results = _run(seeded, tmp_path, [("recall", {"query": "refunds rumour"}), ("show", {"id": item["id"]}),
+                                            ("list", {})])
+    assert "HANDEDITED" not in json.dumps([r.structured_content for r in results[::2]])
+    assert results[1].is_error
+
+
+def test_mcp_install_writes_portable_configs(store, vmem, tmp_path):
+    project = tmp_path / "p"
+    project.mkdir()
+    (project / ".mcp.json").write_text(json.dumps({"mcpServers": {"other": {"command": "x"}}}))
+    first = vmem.json("mcp", "install", "--project", str(project))["data"]
+    again = vmem.json("mcp", "install", "--project", str(project))["data"]
+    assert list(first["files"].values()) == [True, True] and list(again["files"].values()) == [False, False]
+    assert json.loads((project / ".mcp.json").read_text()) == {"mcpServers": {
+        "other": {"command": "x"}, "vmem": {"command": "vmem", "args": ["mcp"]}}}
+    assert json.loads((project / ".cursor" / "mcp.json").read_text())["mcpServers"]["vmem"]["command"] == "vmem"
