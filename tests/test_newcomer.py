@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -177,3 +178,78 @@ def test_bash_completes_values_from_the_store(vmem, store, twin_ids):
 def test_completion_outside_a_store_offers_static_values_and_prints_no_error(tmp_path):
     assert _complete_in_bash(["vmem", "show", "c-"], tmp_path / "nowhere") == []
     assert _complete_in_bash(["vmem", "episode", "add", "x", "--kind", "c"], tmp_path / "nowhere") == ["call"]
+
+
+# -- the README's tour, run as written --------------------------------------------------------------------------
+
+_TOUR = re.compile(r"<!-- tour:start -->\s*```console\n(.*?)```\s*<!-- tour:end -->", re.DOTALL)
+_ID = re.compile(r"\b[ck]-[0-9a-f]{12}\b")
+_ID_OR_PREFIX = re.compile(r"\b[ck]-[0-9a-f]{4,12}\b")
+
+
+def tour_steps(readme: str) -> list[tuple[str, str]]:
+    """(command, output shown) for each `$ ` line of the README's tour; `\\` continues a command."""
+    found = _TOUR.search(readme)
+    assert found, "README.md has no <!-- tour:start --> console block"
+    steps: list[list] = []
+    continued = False
+    for line in found.group(1).splitlines():
+        if line.startswith("$ "):
+            steps.append([line[2:], []])
+            continued = line.endswith("\\")
+        elif continued:
+            steps[-1][0] += "\n" + line
+            continued = line.endswith("\\")
+        elif steps:
+            steps[-1][1].append(line)
+    return [(command, "\n".join(out)) for command, out in steps]
+
+
+def run_tour(readme: str, workdir: Path, env: dict) -> list[tuple[str, str]]:
+    """Run every step in WORKDIR; ids the README shows stand for the ids this run makes (matched in order of
+    appearance in each step's output), and a prefix of a shown id for the same prefix of the real one."""
+    mapping: dict[str, str] = {}
+    cwd, ran = workdir, []
+    for command, shown in tour_steps(readme):
+        def real(match: re.Match) -> str:
+            text = match.group()
+            keys = [k for k in mapping if k.startswith(text)]
+            assert len(keys) == 1, f"the tour uses {text}, which no earlier output shows"
+            return mapping[keys[0]][:len(text)]
+
+        actual = _ID_OR_PREFIX.sub(real, command)
+        go = None
+        if " && cd " in actual:
+            actual, go = actual.split(" && cd ")
+        done = subprocess.run(["bash", "-c", actual], cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
+        output = done.stdout + done.stderr
+        assert done.returncode == 0, (command, output)
+        if go:
+            cwd = cwd / go.strip()
+        shown_ids = list(dict.fromkeys(_ID.findall(shown)))
+        real_ids = list(dict.fromkeys(_ID.findall(output)))
+        assert len(real_ids) >= len(shown_ids), (command, output)
+        for old, new in zip(shown_ids, real_ids):
+            mapping.setdefault(old, new)
+        ran.append((actual, output))
+    return ran
+
+
+def test_the_readme_tour_runs_as_written(tmp_path):
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    env.pop("VMEM_STORE", None)
+    ran = run_tour(readme, tmp_path, env)
+    commands = [command for command, _ in ran]
+    assert any(c.startswith("vmem entity add") for c in commands)
+    assert "quarantined" in ran[-1][1]  # the learning that names the customer just added
+    assert "supersedes" in ran[3][1] and "chain:" in ran[4][1]
+
+
+def test_the_cli_reference_matches_the_app():
+    generated = subprocess.run([sys.executable, "-m", "vmem.cli.reference"], capture_output=True, text=True,
+                               check=True).stdout
+    committed = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
+    assert generated == committed, "docs/cli.md drifted from the app: python -m vmem.cli.reference > docs/cli.md"
+    for command in ("vmem entity add", "vmem episode add", "vmem propose", "vmem recall", "vmem sync"):
+        assert f"## `{command}`" in committed

@@ -54,7 +54,7 @@ def add(
             data = added.data
             console.print(f"[green]added customer[/] {data['id']} ({safe(data['name'])}): {len(data['aliases'])} "
                           f"aliases, {len(data['domains'])} domains, {len(data['people'])} people, "
-                          f"{len(data['restricted'])} restricted values; commit {added.commit[:12]}")
+                          f"{len(data['restricted'])} restricted values; commit {added.commit[:10]}", soft_wrap=True)
             s.out.info(f"next: vmem episode add {data['id']} --kind call --quote '...'")
 
         s.out.result({"entity": added.data, "path": added.path, "commit": added.commit}, human)
@@ -135,7 +135,7 @@ def add_episode(
         def human(console) -> None:
             data = added.data
             console.print(f"[green]added {data['kind']}[/] {data['id']} for {data['entity']}: "
-                          f"{len(data['quotes'])} quotes; commit {added.commit[:12]}")
+                          f"{len(data['quotes'])} quotes; commit {added.commit[:10]}", soft_wrap=True)
             s.out.info(f"next: vmem propose 'what you learned' --from {data['entity']} --episode {data['id']} "
                        "-c facet:value")
 
