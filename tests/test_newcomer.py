@@ -253,3 +253,15 @@ def test_the_cli_reference_matches_the_app():
     assert generated == committed, "docs/cli.md drifted from the app: python -m vmem.cli.reference > docs/cli.md"
     for command in ("vmem entity add", "vmem episode add", "vmem propose", "vmem recall", "vmem sync"):
         assert f"## `{command}`" in committed
+
+
+def test_the_store_readme_documents_a_valid_entity_and_episode():
+    from vmem.store import codec
+
+    text = (ROOT / "store_template" / "README.md").read_text(encoding="utf-8")
+    block = re.search(r"```yaml\n(# entities/acme.yaml\n.*?)```", text, re.DOTALL).group(1)
+    entity_text, episode_text = block.split("# episodes/acme/ep-8f1c.yaml\n")
+    entity = model.validate("entity", codec.load(entity_text.encode(), "entities/acme.yaml"), "entities/acme.yaml")
+    assert entity["restricted"] == ["$1.2M", "2026-03-14"]
+    episode = model.validate("episode", codec.load(episode_text.encode(), "x.yaml"), "x.yaml")
+    assert episode["entity"] == "acme" and episode["kind"] == "call"
