@@ -9,8 +9,8 @@ from typing import Annotated, Optional
 import typer
 
 from vmem import __version__
-from vmem.cli import (blame, check, demo, entity, eval, govern, hook, init, knowledge, mcp, propose, recall, review,
-                      show, supersede, sync, team)
+from vmem.cli import (blame, check, demo, entity, eval, govern, hook, import_rules, init, knowledge, mcp, propose,
+                      recall, review, show, supersede, sync, team)
 from vmem.cli.common import Globals
 
 app = typer.Typer(
@@ -45,6 +45,7 @@ def main_callback(
 
 app.command("init")(init.init)
 app.command("propose")(propose.propose)
+app.command("import")(import_rules.import_)
 app.command("supersede")(supersede.supersede)
 app.command("show")(show.show)
 app.command("list")(show.list_)
