@@ -265,3 +265,33 @@ def test_the_store_readme_documents_a_valid_entity_and_episode():
     assert entity["restricted"] == ["$1.2M", "2026-03-14"]
     episode = model.validate("episode", codec.load(episode_text.encode(), "x.yaml"), "x.yaml")
     assert episode["entity"] == "acme" and episode["kind"] == "call"
+
+
+def test_the_fast_completion_tables_match_the_commands():
+    """complete_fast answers bash without typer from its own tables: they must say what the app says."""
+    import typer.main
+
+    from vmem.cli import complete_fast, complete_values
+    from vmem.cli.app import app
+    from vmem.targets import NAMES
+
+    def walk(command, path):
+        for name, sub in (getattr(command, "commands", None) or {}).items():
+            yield from walk(sub, f"{path} {name}".strip())
+        yield path, command
+
+    seen_positional = set()
+    for path, command in walk(typer.main.get_command(app), ""):
+        arguments = [p for p in command.params if p.param_type_name == "argument"]
+        if path in complete_fast.POSITIONAL:
+            assert arguments and arguments[0].name == complete_fast.POSITIONAL[path], path
+            seen_positional.add(path)
+        elif arguments and complete_values.lookup(path, arguments[0].name) and path:
+            raise AssertionError(f"vmem {path} completes its {arguments[0].name}: add it to POSITIONAL")
+        for param in command.params:
+            for opt in param.opts:
+                if opt in complete_fast.OPTIONS:
+                    assert complete_fast.OPTIONS[opt] == param.name, (path, opt)
+                    assert complete_values.lookup(path, param.name), (path, opt)
+    assert seen_positional == set(complete_fast.POSITIONAL)
+    assert complete_values.TARGETS == tuple(NAMES)

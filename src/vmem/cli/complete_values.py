@@ -1,0 +1,176 @@
+"""The values shell completion offers, read without git, pygit2, YAML or the model: a TAB press must answer in
+well under 150 ms. Store values come from the store's work tree, which vmem keeps equal to HEAD (every vmem
+write materialises its commit); an uncommitted hand-made file may be offered, and is then refused by the command
+with a message that says so. Every reader fails silent: completion never prints an error."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+from vmem.model import CLAIM_STATUSES, KNOWLEDGE_STATUSES
+from vmem.names import CLASSES
+
+ITEM_KINDS = ("claim", "knowledge")
+VERIFY_KINDS = ("confirmation", "correction")
+EPISODE_KINDS = ("call", "email", "note", "session")
+REVIEW_ACTIONS = ("approve", "mandate", "reject", "publish", "skip")
+AUDIENCES = ("all", "group:")
+TARGETS = ("claude", "agents-md", "cursor", "copilot")
+MAX_DESCRIBED = 40  # up to this many id matches also carry their statement (zsh and fish show it)
+
+_ITEM_ID = re.compile(r"[ck]-[0-9a-f]{12}\Z")
+_NAME_ID = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}\Z")
+_DIRS = {"c": "claims", "k": "knowledge"}
+
+
+def store_root(explicit: str | None) -> Path | None:
+    """--store, $VMEM_STORE, the nearest parent with vmem.yaml: as every command finds it (no user config)."""
+    if explicit:
+        root = Path(explicit).expanduser()
+    elif os.environ.get("VMEM_STORE"):
+        root = Path(os.environ["VMEM_STORE"]).expanduser()
+    else:
+        here = Path.cwd()
+        root = next((d for d in (here, *here.parents) if (d / "vmem.yaml").is_file()), None)
+    return root if root is not None and (root / "vmem.yaml").is_file() else None
+
+
+def _names(folder: Path, pattern: re.Pattern, prefix: str = "") -> list[str]:
+    try:
+        with os.scandir(folder) as entries:
+            return [e.name[:-5] for e in entries if e.name.endswith(".yaml") and e.name.startswith(prefix)
+                    and pattern.match(e.name[:-5]) and not e.is_symlink()]
+    except OSError:
+        return []
+
+
+def item_ids(root: Path | None, kinds: str, incomplete: str) -> list[str]:
+    """Item ids starting with INCOMPLETE; KINDS is "c", "k" or "ck". A prefix of 4+ hex digits reads one shard."""
+    if root is None:
+        return []
+    found: list[str] = []
+    for kind in kinds:
+        prefix = f"{kind}-"
+        if not (incomplete.startswith(prefix) or prefix.startswith(incomplete)):
+            continue
+        top = root / _DIRS[kind]
+        if len(incomplete) >= 4:
+            shards = [top / incomplete[2:4]]
+        else:
+            try:
+                with os.scandir(top) as entries:
+                    shards = sorted(Path(e.path) for e in entries if e.is_dir(follow_symlinks=False))
+            except OSError:
+                shards = []
+        for shard in shards:
+            found += _names(shard, _ITEM_ID, incomplete)
+    return sorted(found)
+
+
+def statement(root: Path, item_id: str) -> str | None:
+    """The first line of an item's statement, without parsing YAML (a description only)."""
+    try:
+        with open(root / _DIRS[item_id[0]] / item_id[2:4] / f"{item_id}.yaml", encoding="utf-8",
+                  errors="replace") as handle:
+            for line in handle:
+                if line.startswith("statement:"):
+                    return line[len("statement:"):].strip().strip("'\"")[:70] or None
+    except OSError:
+        return None
+    return None
+
+
+def entity_ids(root: Path | None) -> list[str]:
+    return sorted(_names(root / "entities", _NAME_ID)) if root is not None else []
+
+
+def scopes(root: Path | None) -> list[str]:
+    return ["org"] + [f"entity:{e}" for e in entity_ids(root)]
+
+
+def episode_ids(root: Path | None, entity: str | None) -> list[str]:
+    if root is None:
+        return []
+    names = [entity] if entity and _NAME_ID.match(entity) else entity_ids(root)
+    return sorted({e for name in names for e in _names(root / "episodes" / name, _NAME_ID)})
+
+
+def categories(root: Path | None) -> list[str]:
+    """facet:value pairs the store's customers use (what the category floor and the merge blocker count)."""
+    found: set[str] = set()
+    for entity in entity_ids(root):
+        try:
+            text = (root / "entities" / f"{entity}.yaml").read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        in_list = False
+        for line in text.splitlines():
+            if line.startswith("categories:"):
+                inline = line[len("categories:"):].strip()
+                in_list = not inline
+                if inline.startswith("["):
+                    found.update(v.strip(" '\"") for v in inline.strip("[]").split(","))
+            elif in_list and line.lstrip().startswith("- "):
+                found.add(line.lstrip()[2:].strip(" '\""))
+            elif in_list and line.strip() and not line.startswith((" ", "-")):
+                in_list = False
+    return sorted(v for v in found if ":" in v)
+
+
+def statuses(kind: str | None) -> tuple[str, ...]:
+    return {"claim": CLAIM_STATUSES, "knowledge": KNOWLEDGE_STATUSES}.get(
+        kind or "", tuple(dict.fromkeys(CLAIM_STATUSES + KNOWLEDGE_STATUSES)))
+
+
+# What each parameter completes to: (command path or "*", parameter name) -> (kind of value, detail).
+# complete.py installs these on the click tree; complete_fast.py answers bash from them without typer.
+VALUES: dict[tuple[str, str], tuple[str, str]] = {
+    ("*", "item_id"): ("ids", "ck"),
+    ("approve", "item_id"): ("ids", "c"), ("mandate", "item_id"): ("ids", "c"), ("revoke", "item_id"): ("ids", "c"),
+    ("verify", "item_id"): ("ids", "c"), ("supersede", "item_id"): ("ids", "c"), ("propose", "supersedes"): ("ids", "c"),
+    ("publish", "item_id"): ("ids", "k"),
+    ("*", "status"): ("statuses", ""),
+    ("list", "kind"): ("choices", "item_kinds"), ("verify", "kind"): ("choices", "verify_kinds"),
+    ("episode add", "kind"): ("choices", "episode_kinds"),
+    ("*", "klass"): ("choices", "classes"),
+    ("*", "scope"): ("scopes", ""), ("contradictions", "scope"): ("entity_scopes", ""),
+    ("*", "about"): ("entities", ""), ("*", "from_"): ("entities", ""), ("forget", "entity"): ("entities", ""),
+    ("entity show", "entity_id"): ("entities", ""), ("episode add", "entity_id"): ("entities", ""),
+    ("*", "episode"): ("episodes", ""),
+    ("*", "category"): ("categories", ""),
+    ("*", "target"): ("choices", "targets"),
+    ("*", "audience"): ("choices", "audiences"),
+    ("review", "action"): ("choices", "review_actions"),
+}
+_CHOICES = {"item_kinds": ITEM_KINDS, "verify_kinds": VERIFY_KINDS, "episode_kinds": EPISODE_KINDS,
+            "classes": CLASSES, "targets": TARGETS, "audiences": AUDIENCES, "review_actions": REVIEW_ACTIONS}
+
+
+def lookup(command: str, param: str) -> tuple[str, str] | None:
+    return VALUES.get((command, param)) or VALUES.get(("*", param))
+
+
+def candidates(value: tuple[str, str], incomplete: str, root: Path | None, params: dict) -> list[str]:
+    """The values of kind VALUE that start with INCOMPLETE; PARAMS: what the command line already holds."""
+    kind, detail = value
+    if kind == "ids":
+        return item_ids(root, detail, incomplete)
+    if kind == "statuses":
+        pool: tuple | list = statuses(params.get("kind"))
+    elif kind == "choices":
+        pool = _CHOICES[detail]
+    elif kind == "scopes":
+        pool = scopes(root)
+    elif kind == "entity_scopes":
+        pool = scopes(root)[1:]
+    elif kind == "entities":
+        pool = entity_ids(root)
+    elif kind == "episodes":
+        pool = episode_ids(root, params.get("from_") or params.get("entity"))
+    elif kind == "categories":
+        pool = categories(root)
+    else:
+        pool = ()
+    return [v for v in pool if v.startswith(incomplete)]
