@@ -200,7 +200,9 @@ def test_a_restricted_date_in_any_written_format_is_the_same_date(written):
 
 
 @pytest.mark.parametrize("written", ["1.200.000 USD", "1.200.000 dollars", "one million two hundred thousand dollars",
-                                     "seven hundred fifty thousand monthly active wallets"])
+                                     "seven hundred fifty thousand monthly active wallets",
+                                     "one point two million dollars", "one-point-two million dollars",
+                                     "1 point 2 million dollars", "1.2 million dollars"])
 def test_amounts_and_counts_in_words_and_european_grouping_are_values(written):
     assert not check_statement(f"Deals like {written} need the CFO.", LEXICON).passed, written
 
@@ -213,3 +215,18 @@ def test_eval_deid_reports_caught_false_and_the_rule_behind_each_hit(vmem, tmp_p
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"statement": "x", "leak": true}\nnot json\n')
     assert "bad.jsonl:2: not JSON" in vmem("eval", "deid", str(bad), "--lexicon", str(DATA / "store"), code=2).stderr
+
+
+# A one-word name split into lower-case words is ordinary English only when every part is an ordinary word (the
+# bundled model's WordPiece vocabulary); one rare part names the customer.
+SPLIT = build_lexicon([{"id": "q", "name": "Quillon Payments", "aliases": ["QuillonPay", "Ashgrove"]}])
+
+
+@pytest.mark.parametrize(("statement", "caught"), [
+    ("Renewals with quillon pay slipped a quarter.", True),
+    ("Renewals with QuillonPay slipped a quarter.", True),
+    ("An ash grove shades the office.", False),
+    ("Renewals with Ash Grove slipped a quarter.", True),
+])
+def test_a_lower_case_split_name_is_caught_unless_every_part_is_ordinary(statement, caught):
+    assert (not check_statement(statement, SPLIT).passed) is caught

@@ -185,6 +185,32 @@ _NUMBER_WORD = re.compile(r"\b(?:one|two|three|four|five|six|seven|eight|nine|te
                           r"million|billion|first|second|third|fifth|eighth|ninth|twelfth)\b", re.I)
 
 
+_DIGIT_WORDS = {"zero": "0", "oh": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6",
+                "seven": "7", "eight": "8", "nine": "9"}
+_DIGIT = r"(?:zero|oh|one|two|three|four|five|six|seven|eight|nine|\d+)"
+# "one point two", "3 point 75": a decimal point spoken (number-parser reads neither side of it as one number)
+_WHOLE_WORD = (r"(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|"
+               r"sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred)")
+_SPOKEN_DECIMAL = re.compile(rf"\b({_WHOLE_WORD}(?:[\s-]+(?:and[\s-]+)?{_WHOLE_WORD})*|\d+)[\s-]+point"
+                             rf"((?:[\s-]+{_DIGIT})+)\b", re.I)
+# number-parser reads "1.2 million" as "1.2 1000000": a decimal before a scale is one number
+_DECIMAL_SCALE = re.compile(r"\b(\d+\.\d+) (1000|1000000|1000000000)\b")
+
+
+def _decimals(text: str) -> str:
+    from number_parser import parse
+
+    def whole(match: re.Match) -> str:
+        left = match.group(1)
+        left = left if left.isdigit() else parse(left).split()[-1]
+        if not left.isdigit():
+            return match.group(0)
+        digits = "".join(_DIGIT_WORDS.get(d.lower(), d) for d in re.split(r"[\s-]+", match.group(2).strip(" -")))
+        return f"{left}.{digits}"
+
+    return _SPOKEN_DECIMAL.sub(whole, text)
+
+
 def _in_digits(text: str) -> str | None:
     """TEXT with numbers written in words as digits (number-parser), or None when it has no number word."""
     if not _NUMBER_WORD.search(text):
@@ -192,7 +218,9 @@ def _in_digits(text: str) -> str | None:
     from number_parser import parse
 
     try:
-        return parse(text)
+        if re.search(r"\bpoint\b", text, re.I):
+            text = _decimals(text)
+        return _DECIMAL_SCALE.sub(lambda m: f"{float(m.group(1)) * int(m.group(2)):.0f}", parse(text))
     except Exception:  # a parser bug must not open the gate: the statement is still checked as written
         return None
 
@@ -502,11 +530,32 @@ def _sound_hits(statement: str, lexicon: Lexicon) -> list[Hit]:
     return hits
 
 
+@functools.lru_cache(maxsize=1)
+def _vocabulary() -> frozenset[str]:
+    """Whole words of the bundled model's WordPiece vocabulary: the ~20k commonest English word forms. A word
+    outside it (a rare surname, a made-up brand) is not ordinary English. Empty if unreadable: then nothing is
+    ordinary and the gate matches more, never less."""
+    import json
+    from importlib import resources
+
+    try:
+        data = resources.files("vmem").joinpath("models/minilm-l6-distill-256/tokenizer.json").read_bytes()
+        vocab = json.loads(data)["model"]["vocab"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return frozenset()
+    return frozenset(word for word in vocab if word.isalpha())
+
+
+def _ordinary(word: str) -> bool:
+    return word.casefold() in _vocabulary()
+
+
 def _name_hits(words: list[tuple[str, bool, bool]], rule: str, by_squash: dict, max_words: int) -> list[Hit]:
     """Names, aliases, people, domain labels and textual restricted values as windows of words, squashed.
 
     A window never crosses a sentence or clause boundary ("tide. Well-timed" is not Tidewell), and a one-word
-    name found split into lower-case words ("ash grove" for Ashgrove) is ordinary English, not the name.
+    name found split into lower-case words that are all ordinary English ("ash grove" for Ashgrove) is not the
+    name; one rare part is enough to name it ("quillon pay" for QuillonPay).
     """
     hits = []
     lower = [w.casefold() for w, _, _ in words]
@@ -520,7 +569,8 @@ def _name_hits(words: list[tuple[str, bool, bool]], rule: str, by_squash: dict, 
                 if term is None:
                     continue
                 run_together = " " not in term.text.strip()
-                if width > 1 and run_together and all(w.islower() for w, _, _ in words[start:start + width]):
+                if width > 1 and run_together and all(w.islower() for w, _, _ in words[start:start + width]) \
+                        and all(_ordinary(w) for w in window):
                     continue
                 hits.append(Hit(term.entity, term.kind, term.text, " ".join(window), rule))
     return hits
