@@ -1,0 +1,307 @@
+"""Contradictions (SPEC 14): two open items in overlapping scopes that say nearly the same thing but differ in a
+decisive feature, found with the merge judge's detectors; and what a reviewer does about one.
+
+An item is *open* while it is proposed or live (claims: proposed, approved, mandatory; knowledge: candidate,
+eligible, published). Two items "say nearly the same thing" when their content words, once the words that carry
+the decisive difference are set aside (numbers, negation, direction, before/after, modals, antonyms), overlap
+by at least SIMILARITY and differ in at most RESIDUAL other words; a difference in topic (another table, another
+segment) leaves residual words and is not a contradiction. Nothing is stored: a pair is open while both sides are.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from vmem import model
+
+OPEN = {"claim": ("proposed", "approved", "mandatory"), "knowledge": ("candidate", "eligible", "published")}
+# the judge's detectors that make two near-identical statements disagree (SPEC 14); "unaligned", "order" and
+# "role" say the wording differs, not that the beliefs do
+DECISIVE = ("number", "negation", "direction", "temporal", "modality", "artifact", "causal")
+# Fitted on the `split: tune` pairs of tests/data/contradictions.jsonl only (README: precision and recall on the
+# held-out pairs). SIMILARITY: Jaccard of the remaining content words; RESIDUAL: differing words allowed.
+SIMILARITY = 0.6
+RESIDUAL = 1
+# Opposites the judge's tables do not hold (they compare direction, modality and order); one word on each side
+# is a decisive difference of its own.
+ANTONYMS = (
+    ("include", "exclude"), ("includes", "excludes"), ("included", "excluded"), ("including", "excluding"),
+    ("allow", "block"), ("allows", "blocks"), ("allowed", "blocked"), ("allow", "forbid"), ("allowed", "forbidden"),
+    ("accept", "reject"), ("accepts", "rejects"), ("accepted", "rejected"),
+    ("enable", "disable"), ("enabled", "disabled"), ("required", "optional"), ("mandatory", "optional"),
+    ("always", "never"), ("gross", "net"), ("maximum", "minimum"), ("max", "min"), ("first", "last"),
+    ("earliest", "latest"), ("open", "closed"), ("public", "private"), ("internal", "external"),
+    ("pass", "fail"), ("passes", "fails"), ("succeed", "fail"), ("succeeds", "fails"), ("with", "without"),
+    ("inclusive", "exclusive"), ("true", "false"), ("monthly", "annual"), ("monthly", "quarterly"),
+    ("quarterly", "annual"), ("daily", "weekly"), ("weekly", "monthly"), ("utc", "local"), ("start", "end"),
+    ("starts", "ends"), ("same", "different"), ("sync", "async"), ("synchronous", "asynchronous"),
+    ("online", "offline"), ("on", "off"), ("up", "down"), ("win", "lose"), ("wins", "loses"),
+    ("renew", "churn"), ("renews", "churns"), ("supported", "unsupported"), ("deprecated", "supported"),
+)
+_OPPOSITE: dict[str, set[str]] = {}
+for _a, _b in ANTONYMS:
+    _OPPOSITE.setdefault(_a, set()).add(_b)
+    _OPPOSITE.setdefault(_b, set()).add(_a)
+
+_STOP = frozenset("""a an the of to in on for and or by with at from as is are was were be been being it its this
+that these those than then there their they them we our you your i he she his her which who whom what when where how
+into onto per about over under via do does did has have had will would so such any all each every some most more
+less also only just very about around roughly approximately usually typically often""".split()) - {"on", "with"}
+_DECISIVE_WORDS = frozenset("""not no never none cannot can't don't doesn't isn't aren't won't without must should shall
+can could may might before after earlier later higher lower more less increase increases increased decrease decreases
+decreased rise rises fall falls up down faster slower longer shorter because since due therefore""".split())
+_WORD = re.compile(r"[a-z0-9$€£%][a-z0-9_.$€£%'-]*[a-z0-9%]|[a-z0-9]")
+_NUMBERISH = re.compile(r"^[$€£]?\d[\d.,]*(k|m|bn|%|x|d|h|s)?$")
+_NUMBER_WORDS = frozenset("""zero one two three four five six seven eight nine ten eleven twelve fifteen twenty
+thirty forty fifty sixty hundred thousand million billion half quarter double twice triple""".split())
+
+
+def words(text: str) -> frozenset[str]:
+    """Content words of TEXT, lower case, plural -s folded; numbers kept (their values are the judge's)."""
+    out = set()
+    for token in _WORD.findall(text.lower().replace("’", "'")):
+        token = token.strip(".'-")
+        if not token or token in _STOP:
+            continue
+        if len(token) > 3 and token.endswith("s") and not token.endswith("ss"):
+            token = token[:-1]
+        out.add(token)
+    return frozenset(out)
+
+
+def _plain(found: frozenset[str]) -> frozenset[str]:
+    return frozenset(w for w in found if w not in _DECISIVE_WORDS and w not in _NUMBER_WORDS
+                     and not _NUMBERISH.match(w))
+
+
+@dataclass
+class Verdict:
+    contradicts: bool
+    rules: list[str] = field(default_factory=list)
+    reason: str = ""
+    similarity: float = 0.0
+
+
+def _antonyms(wa: frozenset[str], wb: frozenset[str]) -> list[tuple[str, str]]:
+    return [(x, y) for x in wa - wb for y in _OPPOSITE.get(x, ()) if y in wb - wa]
+
+
+def judge(a: str, b: str, categories_a: list[str] | None = None, categories_b: list[str] | None = None,
+          *, similarity: float = SIMILARITY, residual: int = RESIDUAL) -> Verdict:
+    """Do statements A and B contradict? Nearly the same content words and one decisive difference."""
+    wa, wb = words(a), words(b)
+    opposite = _antonyms(wa, wb)
+    swapped = {w for pair in opposite for w in pair}
+    pa, pb = _plain(wa) - swapped, _plain(wb) - swapped
+    union = pa | pb
+    sim = len(pa & pb) / len(union) if union else 1.0
+    if sim < similarity or len(pa ^ pb) > residual or a.strip() == b.strip():
+        return Verdict(False, similarity=round(sim, 3))
+    from vmem.knowledge.detectors import named_differences
+
+    found = [(rule, why) for rule, why in named_differences(a, b, list(categories_a or []), list(categories_b or []))
+             if rule in DECISIVE]
+    if opposite:
+        found.append(("antonym", f"opposite words: {opposite[0][0]} vs {opposite[0][1]}"))
+    if not found:
+        return Verdict(False, similarity=round(sim, 3))
+    return Verdict(True, [r for r, _ in found], found[0][1], round(sim, 3))
+
+
+# -- which items may contradict -----------------------------------------------------------------------
+
+
+def is_open(item: dict) -> bool:
+    return item["status"] in OPEN[item["kind"]]
+
+
+def visible_to(item: dict, viewer: str | None) -> bool:
+    """Another person's personal item is never shown (SPEC 8): not in a queue, a card, a warning or a report."""
+    return not item.get("personal") or (viewer is not None and (item.get("source") or {}).get("user") == viewer)
+
+
+def overlaps(a: dict, b: dict) -> bool:
+    """Could one agent be served both? Same kind, overlapping scope and audience, the same domain when both name
+    one, no conflicting categories (knowledge); a revision and what it revises, or a merge, are not a pair."""
+    if a["kind"] != b["kind"] or a["id"] == b["id"]:
+        return False
+    linked = {a.get("supersedes"), a.get("superseded_by"), a.get("merged_into")}
+    if b["id"] in linked or a["id"] in {b.get("supersedes"), b.get("superseded_by"), b.get("merged_into")}:
+        return False
+    if a["kind"] == "claim":
+        if a["scope"] != b["scope"] and "org" not in (a["scope"], b["scope"]):
+            return False
+        if a.get("audience", "all") != b.get("audience", "all") and "all" not in (a.get("audience", "all"),
+                                                                                   b.get("audience", "all")):
+            return False
+        if a.get("personal") and b.get("personal") and \
+                (a.get("source") or {}).get("user") != (b.get("source") or {}).get("user"):
+            return False
+        if a.get("domain") and b.get("domain") and a["domain"] != b["domain"]:
+            return False
+    return True
+
+
+def _pair(a: dict, b: dict, verdict: Verdict) -> dict:
+    first, second = sorted((a, b), key=lambda i: i["id"])
+    return {"a": first["id"], "b": second["id"], "kind": a["kind"], "rules": verdict.rules, "reason": verdict.reason,
+            "similarity": verdict.similarity,
+            "a_statement": first["statement"], "b_statement": second["statement"],
+            "a_status": first["status"], "b_status": second["status"],
+            "scope": first.get("scope") if first["kind"] == "claim" else None}
+
+
+def against(new: dict, others, viewer: str | None = None) -> list[dict]:
+    """Open items among OTHERS (dicts) that contradict NEW, closest first."""
+    found = []
+    mine = words(new["statement"])
+    for other in others:
+        if not is_open(other) or not visible_to(other, viewer) or not overlaps(new, other):
+            continue
+        theirs = words(other["statement"])
+        if len(mine & theirs) < max(1, min(len(mine), len(theirs)) // 2):
+            continue
+        verdict = judge(new["statement"], other["statement"], new.get("categories"), other.get("categories"))
+        if verdict.contradicts:
+            found.append(_pair(new, other, verdict))
+    return sorted(found, key=lambda p: (-p["similarity"], p["a"], p["b"]))
+
+
+def at_propose(snapshot, new: dict, viewer: str | None) -> list[dict]:
+    """Open items of NEW's kind that contradict it, reading only files whose bytes hold most of its words."""
+    mine = sorted(_plain(words(new["statement"])), key=len, reverse=True)
+    if not mine:
+        return []
+    need = [w.encode() for w in mine]
+    quorum = max(1, int(len(need) * SIMILARITY))
+
+    def may(data: bytes) -> bool:
+        low = data.lower()
+        hits = 0
+        for n, w in enumerate(need):
+            hits += w in low
+            if hits >= quorum:
+                return True
+            if hits + len(need) - n - 1 < quorum:
+                return False
+        return False
+
+    others = (loaded.item for loaded in snapshot.files(new["kind"], may_match=may) if loaded.item is not None)
+    return against(new, others, viewer)
+
+
+def scan(items: list[dict], viewer: str | None = None, scope: str | None = None) -> list[dict]:
+    """Every open contradicting pair among ITEMS (one pass: a word index, then the judge on close pairs)."""
+    open_items = [i for i in items if is_open(i) and visible_to(i, viewer)
+                  and (scope is None or i["kind"] != "claim" or i["scope"] in (scope, "org"))]
+    if scope is not None:
+        open_items = [i for i in open_items if i["kind"] == "claim"]
+    plain = [_plain(words(i["statement"])) for i in open_items]
+    postings: dict[str, list[int]] = {}
+    for n, found in enumerate(plain):
+        for w in found:
+            postings.setdefault(w, []).append(n)
+    limit = max(50, len(open_items) // 20)  # a word on every item tells nothing
+    pairs: list[dict] = []
+    for n, found in enumerate(plain):
+        shared: dict[int, int] = {}
+        for w in found:
+            post = postings[w]
+            if len(post) > limit:
+                continue
+            for m in post:
+                if m > n:
+                    shared[m] = shared.get(m, 0) + 1
+        rare = sum(1 for w in found if len(postings[w]) <= limit)
+        for m, count in shared.items():
+            other_rare = sum(1 for w in plain[m] if len(postings[w]) <= limit)
+            if count < max(1, int(SIMILARITY * max(rare, other_rare)) - RESIDUAL):
+                continue
+            a, b = open_items[n], open_items[m]
+            if not overlaps(a, b):
+                continue
+            verdict = judge(a["statement"], b["statement"], a.get("categories"), b.get("categories"))
+            if verdict.contradicts:
+                pairs.append(_pair(a, b, verdict))
+    return sorted(pairs, key=lambda p: (p["a"], p["b"]))
+
+
+def contradictions(store, scope: str | None = None, viewer: str | None = None) -> list[dict]:
+    """`vmem contradictions [--scope entity:E]`: open pairs at HEAD, as history attests each status."""
+    from vmem.errors import UsageError
+    from vmem.names import NAME_ID
+
+    if scope is not None and scope != "org":
+        if not scope.startswith("entity:") or not NAME_ID.fullmatch(scope[7:]):
+            raise UsageError(f"invalid scope {scope!r}", "use --scope entity:ID (an id under entities/) or org")
+        store.head().entity(scope.split(":", 1)[1])
+    return scan(attested_items(store), viewer, scope)
+
+
+def attested_items(store, snapshot=None) -> list[dict]:
+    """Every readable item at SNAPSHOT (HEAD) with the status history attests (a hand edit is not a belief)."""
+    snapshot = snapshot or store.head()
+    state = store.attestation(snapshot)
+    state.preload()
+    items = []
+    for loaded in snapshot.items():
+        if loaded.item is None:
+            continue
+        attested = state.status_of(loaded.path)
+        items.append({**loaded.item, "status": attested or "unattested"})
+    return items
+
+
+# -- resolving one -------------------------------------------------------------------------------------
+
+
+def resolutions(keep: dict, other: dict) -> list[str]:
+    """What a reviewer may do to OTHER once KEEP is approved: supersede it by KEEP, or revoke/reject it."""
+    out = []
+    if other["status"] in ("proposed", "approved", "mandatory", "published") and not keep.get("supersedes") \
+            and keep["kind"] == other["kind"]:
+        out.append("supersede")
+    if other["status"] in ("approved", "mandatory", "proposed", "candidate", "eligible"):
+        out.append("revoke")
+    return out
+
+
+def resolve(store, keep_id: str, other_id: str, how: str) -> dict:
+    """Retire OTHER in favour of KEEP: `supersede` (one commit links both), or `revoke` (revoke a live claim,
+    reject a proposal). Returns {"action", "item", "commit"}."""
+    from vmem.errors import NotAllowed, UsageError
+    from vmem.ops.common import require_reviewer
+
+    snapshot = store.head()
+    keep, other = snapshot.item(keep_id), snapshot.item(other_id)
+    legal = resolutions(keep, other)
+    if how not in legal:
+        raise NotAllowed(f"{other_id} is {other['status']}; it cannot be {how}d in favour of {keep_id}",
+                         f"possible: {', '.join(legal) or 'nothing (resolve it by hand)'}")
+    reason = f"contradicted by {keep_id}"
+    if how == "revoke":
+        if other["status"] in ("approved", "mandatory"):
+            from vmem.ops.govern import set_status
+
+            done = set_status(store, other_id, "revoked", reason=reason)
+            return {"action": "revoked", "item": done.item, "commit": done.commit}
+        from vmem.ops.publish import reject
+
+        done = reject(store, other_id, reason=reason)
+        return {"action": "rejected", "item": done.item, "commit": getattr(done, "commit", None)}
+    author = store.identity()
+    require_reviewer(store, author.email, "supersede a contradicted item")
+    with store.transaction("supersede", items=[other_id, keep_id], supersedes=other_id, reason=reason) as tx:
+        tx.author = author
+        keep, other = tx.snapshot.item(keep_id), tx.snapshot.item(other_id)
+        if keep.get("supersedes"):
+            raise UsageError(f"{keep_id} already revises {keep['supersedes']}", "revoke the other item instead")
+        model.check_transition(other, "superseded")
+        now = model.now()
+        other.update({"status": "superseded", "superseded_by": keep_id, "valid_to": now})
+        keep["supersedes"] = other_id
+        tx.message.summary = keep["statement"]
+        tx.write(other)
+        tx.write(keep)
+    return {"action": "superseded", "item": model.normalize_item(other), "commit": tx.commit_id}
