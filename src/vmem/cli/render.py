@@ -107,3 +107,108 @@ def check_report(console, report: dict) -> None:
     errors, warnings = len(report["errors"]), len(report["warnings"])
     verdict = "[red]store has errors[/]" if errors else "[green]store is valid[/]"
     console.print(f"{verdict} ({errors} error{'s' * (errors != 1)}, {warnings} warning{'s' * (warnings != 1)})")
+
+
+def card_lines(card: dict) -> list[str]:
+    """A review card as rich-markup lines (every user string through safe()); the same for review and show."""
+    lines = [safe(card["statement"]), ""]
+    if card.get("title"):
+        lines.insert(0, f"[bold]{safe(card['title'])}[/]")
+    if card["personal"]:
+        lines.append(f"[bold magenta]PERSONAL[/] — private to {safe(card['proposer'] or '?')}; never synced or "
+                     "recalled for anyone else")
+    where = [f"scope {safe(card['scope'])}" if card["scope"] else None,
+             f"audience {safe(card['audience'])}" if card.get("audience") else None,
+             f"domain {safe(card['domain'])}" if card.get("domain") else None,
+             f"class {safe(card['class'])}" if card.get("class") else None]
+    lines.append("  ".join(w for w in where if w) or "no scope")
+    if card["categories"]:
+        lines.append(f"categories {safe(', '.join(card['categories']))}")
+    if card["paths"]:
+        lines.append(f"paths {safe(', '.join(card['paths']))}")
+    who = "proposed by" if card["kind"] == "claim" else "first noticed by"
+    lines.append(f"{who} {safe(card['proposer'] or '?')}, {card['age_days']} days ago"
+                 + (f"; expires {card['expires_at'][:10]}" if card.get("expires_at") else "")
+                 + f"; confidence {card['effective_confidence']:.2f}")
+    if card.get("supersedes"):
+        old = card["supersedes"]
+        lines.append(f"revises {old['id']} ({old['status'] or 'missing'}):")
+        lines.append("  " + "".join(_diff_run(op, text) for op, text in old["diff"]).strip())
+    if card["kind"] == "knowledge":
+        lines.append(f"support {card['support_tier']}: {card['distinct_entities']} distinct customers, "
+                     f"{card['writers']} writers, {card['evidence_count']} evidence entries")
+        if card.get("evidence_hidden"):
+            lines.append("evidence quotes hidden (quarantined: they identify a customer)")
+        for ev in card.get("evidence") or []:
+            lines.append(f"  evidence {safe(ev['entity'])}" + (f"/{safe(ev['episode'])}" if ev.get("episode") else "")
+                         + f" by {safe(ev['writer'])}")
+            for quote in ev["quotes"]:
+                lines.append(f"    “{safe(_shorten(quote, 200))}”")
+        gate = card.get("gate")
+        if gate:
+            checks = ", ".join(f"{k} {'ok' if v else 'FAILED'}" for k, v in gate["checks"].items())
+            lines.append(f"gate {'passed' if gate['passed'] else 'not passed'}"
+                         + (f" ({safe(checks)})" if checks else "") + (f": {safe(gate['reason'])}" if gate.get("reason") else ""))
+        else:
+            lines.append("gate not run yet")
+        for merge in card["merges"]:
+            lines.append(f"merged {merge['from']} [{safe(merge['judge'])}]: {safe(merge['reason'] or '')}")
+    for v in card.get("verifications") or []:
+        lines.append(f"{safe(v['kind'])} by {safe(v['user'])} at {safe(v['at'])}")
+    if card.get("review"):
+        r = card["review"]
+        lines.append(f"{safe(r.get('action') or 'reviewed')} by {safe(r.get('by'))} at {safe(r.get('at'))}"
+                     + (f": {safe(r['reason'])}" if r.get("reason") else ""))
+    for old in card["prior_rejections"]:
+        lines.append(f"[red]rejected before[/] as {old['id']}" + (f" by {safe(old['by'])}" if old.get("by") else "")
+                     + f": {safe(old.get('reason') or 'no reason recorded')}")
+    for other in card["contradictions"]:
+        lines.append(f"[yellow]contradicts[/] {other['id']} ({other['status']}; {safe(other['reason'])}): "
+                     f"{safe(_shorten(other['statement'], 160))}")
+    return lines
+
+
+def _diff_run(op: str, text: str) -> str:
+    if op == "=":
+        return f"{safe(text)} "
+    if op == "-":
+        return f"[red strike][-{safe(text)}-][/] "
+    return f"[green]{{+{safe(text)}+}}[/] "
+
+
+def actions_line(actions: list[str]) -> str:
+    from vmem.ops.card import ACTION_KEYS
+
+    return "  ".join(f"[{ACTION_KEYS[a]}]{a[1:]}" if a[0] == ACTION_KEYS[a] else f"{a} [{ACTION_KEYS[a]}]"
+                     for a in actions)
+
+
+def card_panel(console, card: dict, heading: str) -> None:
+    from rich.panel import Panel
+
+    console.print(Panel("\n".join(card_lines(card)), title=safe(heading), title_align="left"))
+
+
+def show_panel(console, data: dict) -> None:
+    """`vmem show`: the card, then what every consumer computes, in words (no Python reprs)."""
+    computed = data.get("computed") or {}
+    card = data["card"]
+    lines = card_lines(card)
+    lines.append("")
+    attested = computed.get("attested_status")
+    lines.append(f"[dim]served now: {'yes' if computed.get('live') else 'no'}; status {safe(data['status'])}"
+                 + (f" (history attests {safe(attested)})" if attested and attested != data["status"] else "")
+                 + f"; age {computed.get('age_days')} days[/]")
+    if computed.get("unattested"):
+        u = computed["unattested"]
+        lines.append(f"[red]status {safe(u['status'])} is not attested by history (commit {safe(u['commit'][:10])}); "
+                     "vmem check --governance[/]")
+    if computed.get("unattested_edit"):
+        lines.append(f"[red]hand edit in commit {safe(computed['unattested_edit']['commit'][:10])} is not served; "
+                     "the reviewed text is[/]")
+    if data.get("superseded_by"):
+        lines.append(f"superseded by {data['superseded_by']}")
+    from rich.panel import Panel
+
+    console.print(Panel("\n".join(lines), title=safe(f"{data['kind']} {data['id']} ({data['status']})"),
+                        title_align="left"))

@@ -1,4 +1,5 @@
-"""`vmem review`: the interactive review queue (a TTY), or --list, or --yes with one action for the whole queue."""
+"""`vmem review`: the interactive review queue (a TTY, one key per action), or --list, or --yes with one action for
+the whole queue."""
 
 from __future__ import annotations
 
@@ -9,9 +10,7 @@ from typing import Annotated, Optional
 import typer
 
 from vmem.cli.common import JsonOpt, NoAsOpt, StoreOpt, refuse_as, session
-from vmem.output import safe
-
-KEYS = "[a]pprove/publish  [m]andate  [r]eject  [e]dit  [s]kip  [q]uit"
+from vmem.output import plain, safe
 
 
 def review(
@@ -25,82 +24,141 @@ def review(
     json_: JsonOpt = False,
     store: StoreOpt = None,
 ) -> None:
-    """Review proposed claims and eligible knowledge: support, evidence, merges and gate result for each."""
+    """Review proposed claims and eligible knowledge: a full card for each (scope, diff, evidence, gates,
+    prior rejections, contradictions) and one key per action."""
     with session(ctx, json_, store) as s:
         from vmem.errors import UsageError
-        from vmem.ops.review import queue
+        from vmem.ops.card import queue_cards, viewer_of
 
         refuse_as(as_, "review")
         if status not in (None, "proposed", "eligible"):
             raise UsageError(f"unknown queue status {status!r}", "use --status proposed or --status eligible")
-        entries = queue(s.store, status)
-        if list_:
-            s.out.result(entries, lambda console: _print_queue(console, entries))
-            return
-        if yes:
-            if action not in ("approve", "reject"):
-                raise UsageError("--yes needs --action approve or --action reject", "or review interactively in a terminal")
-            results = [_apply(s.store, e, action, reason) for e in entries]
-            s.out.result([{"id": e["id"], "action": a} for e, a in zip(entries, results)])
-            s.out.line(f"{len(entries)} item{'s' * (len(entries) != 1)}: {action}")
-            return
-        if not (sys.stdin.isatty() or os.environ.get("VMEM_ASSUME_TTY")):
+        if yes and action not in ("approve", "reject"):
+            raise UsageError("--yes needs --action approve or --action reject", "or review interactively in a terminal")
+        interactive = not list_ and not yes
+        if interactive and not (sys.stdin.isatty() or os.environ.get("VMEM_ASSUME_TTY")):
             raise UsageError("vmem review is interactive and needs a terminal",
                              "use vmem review --list, or --yes --action approve|reject for scripts")
-        _interactive(s, entries)
+        cards = queue_cards(s.store, status, viewer=viewer_of(s.store))
+        if list_:
+            s.out.result(cards, lambda console: _print_queue(console, cards))
+            return
+        if yes:
+            results = [_apply(s.store, c, action, reason) for c in cards]
+            s.out.result([{"id": c["id"], "action": a, "commit": commit} for c, (a, commit) in zip(cards, results)])
+            s.out.line(f"{len(cards)} item{'s' * (len(cards) != 1)}: {action}")
+            return
+        _interactive(s, cards)
 
 
-def _apply(store, entry: dict, action: str, reason: str | None) -> str:
+def _apply(store, card: dict, action: str, reason: str | None) -> tuple[str, str | None]:
+    """One action on one queued item: (what happened, commit)."""
     from vmem.ops.govern import set_status
     from vmem.ops.publish import publish, reject
 
     if action == "reject":
-        reject(store, entry["id"], reason=reason or "")
-        return "rejected"
+        done = reject(store, card["id"], reason=reason or "")
+        return "rejected", done.commit
     if action == "mandate":
-        set_status(store, entry["id"], "mandatory")
-        return "mandated"
-    if entry["kind"] == "knowledge":
-        publish(store, entry["id"])
-        return "published"
-    set_status(store, entry["id"], "approved")
-    return "approved"
+        done = set_status(store, card["id"], "mandatory")
+        return "mandated", done.commit
+    if card["kind"] == "knowledge":
+        done = publish(store, card["id"])
+        return "published", done.commit
+    done = set_status(store, card["id"], "approved")
+    return "approved", done.commit
 
 
-def _interactive(s, entries: list[dict]) -> None:
+class Keys:
+    """One key per action on a real terminal (no Enter); a line per answer from a pipe or a test's input."""
+
+    def __init__(self) -> None:
+        self.raw = sys.stdin.isatty()
+
+    def key(self, prompt: str) -> str:
+        if self.raw:
+            import termios
+            import tty
+
+            fd = sys.stdin.fileno()
+            saved = termios.tcgetattr(fd)
+            try:
+                tty.setcbreak(fd)  # before the prompt shows: a key pressed at once is not held for a newline
+                sys.stdout.write(prompt + " ")
+                sys.stdout.flush()
+                char = os.read(fd, 4).decode("utf-8", "replace")[:1]
+            finally:
+                termios.tcsetattr(fd, termios.TCSADRAIN, saved)
+            sys.stdout.write((char if char.isprintable() else "") + "\n")
+            return "q" if char in ("", "\x04", "\x1b") else char.lower()
+        sys.stdout.write(prompt + " ")
+        sys.stdout.flush()
+        line = sys.stdin.readline()
+        if not line:
+            return "q"  # end of input: stop, nothing more is decided
+        return (line.strip()[:1] or " ").lower()
+
+    def line(self, prompt: str) -> str:
+        sys.stdout.write(prompt + ": ")
+        sys.stdout.flush()
+        return sys.stdin.readline().strip()
+
+
+def _interactive(s, cards: list[dict]) -> None:
+    from vmem.cli.render import actions_line, card_panel
     from vmem.errors import VmemError
-    from vmem.ops.review import edit
+    from vmem.ops.card import ACTION_KEYS, card, is_reviewer, viewer_of
 
     console = s.out.console
+    keys = Keys()
     done = {"approved": 0, "published": 0, "mandated": 0, "rejected": 0, "edited": 0, "skipped": 0}
-    for n, entry in enumerate(entries, 1):
-        _print_entry(console, entry, n, len(entries))
+    if not cards:
+        console.print("the review queue is empty")
+        return
+    viewer = viewer_of(s.store)
+    for n, entry in enumerate(cards, 1):
+        card_panel(console, entry, f"{n}/{len(cards)} {entry['kind']} {entry['id']} ({entry['status']})")
         while True:
-            key = typer.prompt(KEYS, default="s", show_default=False).strip().lower()[:1]
+            by_key = {ACTION_KEYS[a]: a for a in entry["actions"]}
+            pressed = keys.key(plain(actions_line(entry["actions"])))
+            chosen = by_key.get(pressed)
+            if chosen is None:
+                console.print(f"{safe(repr(pressed))} is not an action for this item; "
+                              f"press one of: {safe(', '.join(sorted(by_key)))}")
+                continue
             try:
-                if key == "q":
+                if chosen == "quit":
                     _summary(console, done)
                     return
-                if key == "s":
+                if chosen == "skip":
                     done["skipped"] += 1
-                elif key == "a":
-                    done[_apply(s.store, entry, "approve", None)] += 1
-                elif key == "m" and entry["kind"] == "claim":
-                    done[_apply(s.store, entry, "mandate", None)] += 1
-                elif key == "r":
-                    why = typer.prompt("reason", default="", show_default=False).strip()
+                    console.print(f"skipped {entry['id']}")
+                elif chosen == "reject":
+                    why = keys.line("reason (required)")
                     if not why:
-                        console.print("a rejection needs a reason")
+                        console.print("a rejection needs a reason; nothing changed")
                         continue
-                    done[_apply(s.store, entry, "reject", why)] += 1
-                elif key == "e":
-                    edited = edit(s.store, entry["id"])
-                    console.print(f"edited: {safe(edited['statement'])}")
+                    what, commit = _apply(s.store, entry, "reject", why)
+                    done[what] += 1
+                    _confirm(console, what, entry, commit)
+                elif chosen == "edit":
+                    from vmem.ops.review import edit_statement
+
+                    edited = edit_statement(s.store, entry["id"])
                     done["edited"] += 1
+                    console.print(f"edited {entry['id']}: {safe(edited['statement'])}")
+                    snapshot = s.store.head()
+                    entry = card(s.store, {**edited, "status": entry["status"] if edited["status"] == entry["status"]
+                                           else edited["status"]}, snapshot=snapshot, viewer=viewer,
+                                 reviewer=is_reviewer(s.store, viewer))
+                    card_panel(console, entry, f"{n}/{len(cards)} {entry['kind']} {entry['id']} ({entry['status']})")
                     continue  # act on the edited item next
                 else:
-                    console.print(f"unknown key {key!r}")
-                    continue
+                    what, commit = _apply(s.store, entry, chosen, None)
+                    done[what] += 1
+                    _confirm(console, what, entry, commit)
+                    if chosen in ("approve", "mandate", "publish"):
+                        _settle_contradictions(s, keys, entry)
             except VmemError as exc:
                 console.print(f"[red]{safe(exc.message)}[/]" + (f"\n  {safe(exc.hint)}" if exc.hint else ""))
                 continue
@@ -108,33 +166,58 @@ def _interactive(s, entries: list[dict]) -> None:
     _summary(console, done)
 
 
+def _confirm(console, what: str, entry: dict, commit: str | None) -> None:
+    console.print(safe(f"{what} {entry['id']}" + (f"  [{commit[:10]}]" if commit else "")
+                       + f": {entry['statement'][:80]}"), soft_wrap=True)
+
+
+def _settle_contradictions(s, keys: Keys, entry: dict) -> None:
+    """Approving one side of a contradiction asks what becomes of the other: supersede it, revoke it, or keep."""
+    from vmem.errors import VmemError
+    from vmem.ops.contradictions import resolutions, resolve
+
+    console = s.out.console
+    for other in entry["contradictions"]:
+        try:
+            keep, them = s.store.head().item(entry["id"]), s.store.head().item(other["id"])
+        except VmemError:
+            continue
+        options = resolutions(keep, them)
+        if not options:
+            continue
+        console.print(f"{entry['id']} contradicts {other['id']} ({them['status']}; {safe(other['reason'])}): "
+                      f"{safe(them['statement'][:120])}", soft_wrap=True)
+        labels = {"supersede": "[s]upersede it", "revoke": "[r]evoke it" if them["status"] in ("approved", "mandatory")
+                  else "[r]eject it"}
+        prompt = "  ".join(labels[o] for o in options) + "  [k]eep both"
+        while True:
+            pressed = keys.key(prompt)
+            how = {"s": "supersede", "r": "revoke", "k": "keep", "q": "keep"}.get(pressed)
+            if how == "keep":
+                console.print("kept both; the contradiction stays open (vmem contradictions)")
+                break
+            if how not in options:
+                console.print(f"{safe(repr(pressed))} is not a choice here")
+                continue
+            try:
+                done = resolve(s.store, entry["id"], other["id"], how)
+            except VmemError as exc:
+                console.print(f"[red]{safe(exc.message)}[/]" + (f"\n  {safe(exc.hint)}" if exc.hint else ""))
+                break
+            console.print(safe(f"{done['action']} {other['id']}" + (f"  [{done['commit'][:10]}]" if done.get("commit")
+                                                                   else "") + f" in favour of {entry['id']}"))
+            break
+
+
 def _summary(console, done: dict) -> None:
     console.print(", ".join(f"{n} {what}" for what, n in done.items() if n) or "nothing reviewed")
 
 
-def _print_entry(console, entry: dict, n: int, total: int) -> None:
-    from rich.panel import Panel
+def _print_queue(console, cards: list[dict]) -> None:
+    from vmem.cli.render import card_panel
 
-    lines = [safe(entry["statement"]), ""]
-    if entry["kind"] == "knowledge":
-        lines.append(f"support: {entry['support_tier']} — {entry['distinct_entities']} distinct customers, "
-                     f"{entry['writers']} writers, {entry['evidence_count']} evidence entries")
-        for merge in entry["merges"]:
-            lines.append(f"merged {merge['from']} [{merge['judge']}]: {safe(merge['reason'] or '')}")
-        gate = entry["gate"] or {}
-        lines.append(f"gate: {'passed' if gate.get('passed') else safe(gate.get('reason') or 'not run')}")
-    else:
-        lines.append(f"proposed by {safe(entry['source'] or '?')}, {entry['age_days']} days ago")
-    console.print(Panel("\n".join(lines), title=f"{n}/{total} {entry['kind']} {entry['id']} ({entry['status']})",
-                        title_align="left"))
-
-
-def _print_queue(console, entries: list[dict]) -> None:
-    if not entries:
+    if not cards:
         console.print("the review queue is empty")
         return
-    for entry in entries:
-        extra = (f"{entry['support_tier']}, {entry['distinct_entities']} customers, {entry['evidence_count']} "
-                 f"evidence" if entry["kind"] == "knowledge" else f"by {entry['source']}")
-        console.print(f"{entry['id']}  {entry['status']:<9} {safe(entry['statement'][:90])}  [dim]({safe(extra)})[/]",
-                      soft_wrap=True)
+    for n, entry in enumerate(cards, 1):
+        card_panel(console, entry, f"{n}/{len(cards)} {entry['kind']} {entry['id']} ({entry['status']})")

@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 import typer
 
 from vmem.cli.common import JsonOpt, StoreOpt, session
-from vmem.cli.render import item_panel, item_table
+from vmem.cli.render import item_table, show_panel
 
 
 def show(
@@ -16,12 +16,12 @@ def show(
     json_: JsonOpt = False,
     store: StoreOpt = None,
 ) -> None:
-    """Show one item as stored, plus what consumers compute from it (confidence, liveness, support tier)."""
+    """Show one item as its review card, plus what consumers compute from it (confidence, liveness, support tier)."""
     with session(ctx, json_, store) as s:
-        from vmem.ops.show import show as run
+        from vmem.ops.card import show_card
 
-        data = run(s.store, item_id)
-        s.out.result(data, lambda console: item_panel(console, data))
+        data = show_card(s.store, item_id)
+        s.out.result(data, lambda console: show_panel(console, data))
 
 
 def list_(
@@ -33,9 +33,13 @@ def list_(
 ) -> None:
     """List items (oldest first); broken files are skipped with a warning."""
     with session(ctx, json_, store) as s:
+        from vmem.ops.card import viewer_of
+        from vmem.ops.contradictions import visible_to
         from vmem.ops.show import list_items
 
         listing = list_items(s.store, kind, status)
+        viewer = viewer_of(s.store)
+        listing.items = [i for i in listing.items if visible_to(i, viewer)]  # never another person's personal
         for error in listing.errors:
             s.out.warn(f"skipped {error.message}")
         s.out.result(listing.items, lambda console: item_table(console, listing.items))

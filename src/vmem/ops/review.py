@@ -101,3 +101,61 @@ def edit(store: Store, item_id: str, *, editor: str | None = None,
         tx.message.reason = f"edited {', '.join(changed)}"
         tx.write(current)
     return model.normalize_item(current)
+
+
+def edit_statement(store: Store, item_id: str, *, editor: str | None = None, timeout_s: float = 3600) -> dict:
+    """Review's [e]dit: the statement alone in $EDITOR (status changes go through actions, never an edit).
+    Lines starting with '#' are instructions and dropped; an empty result or a failing editor changes nothing."""
+    command = shlex.split(editor or os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi")
+    snapshot = store.head()
+    item_id = snapshot.resolve_id(item_id)
+    item = snapshot.item(item_id)
+    if item["status"] not in ("proposed", "candidate", "quarantined", "eligible"):
+        raise UsageError(f"{item_id} is {item['status']}; only items still in review can be edited",
+                         f"propose the change as a revision: vmem propose TEXT --supersedes {item_id}")
+    with tempfile.TemporaryDirectory(prefix="vmem-edit-") as tmp:
+        path = Path(tmp) / f"{item_id}.txt"
+        path.write_text(f"{item['statement']}\n# Edit the statement of {item_id} above. Lines starting with '#' are "
+                        "dropped.\n# Status changes are review actions ([a], [m], [r]), not edits.\n")
+        try:
+            done = subprocess.run([*command, str(path)], timeout=timeout_s)
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            raise VmemError(f"the editor did not run ({exc}); nothing changed", "set $EDITOR to an editor command")
+        if done.returncode != 0:
+            raise VmemError(f"the editor exited with status {done.returncode}; nothing changed",
+                            "save and quit normally to keep an edit")
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            raise UsageError("the edited statement is not UTF-8; nothing changed", "save the file as UTF-8") from None
+    statement = " ".join(line for line in text.splitlines() if not line.lstrip().startswith("#")).strip()
+    statement = " ".join(statement.split())
+    if not statement:
+        raise UsageError("the edited statement is empty; nothing changed", "write the statement, or skip the item")
+    if statement == item["statement"]:
+        return item
+    edited = model.validate(item["kind"], {**item, "statement": statement}, f"{item_id} (edited)")
+    author = store.identity()
+    with store.transaction("edit", items=[item_id]) as tx:
+        tx.author = author
+        current = tx.snapshot.item(item_id)
+        if current != item:
+            raise VmemError(f"{item_id} changed while you were editing; nothing written", "run the edit again")
+        current["statement"] = edited["statement"]
+        if current["kind"] == "knowledge":
+            from vmem.gates.publish import deid, load_inputs
+
+            current["canonical"] = canonicalize(current["statement"])
+            screened = deid(current, load_inputs(tx.snapshot))
+            if not screened.passed:
+                raise SchemaError(f"{item_id} (edited)", f"the edit still identifies a customer: {screened.reason}",
+                                  screened.advice)
+            current["gate"] = {"passed": False, "checks": {"deid": True}, "reason": "edited; run vmem consolidate",
+                               "at": model.now()}
+            if current["status"] in ("quarantined", "eligible"):
+                model.check_transition(current, "candidate")
+                current["status"] = "candidate"
+        tx.message.summary = current["statement"]
+        tx.message.reason = "edited statement"
+        tx.write(current)
+    return model.normalize_item(current)

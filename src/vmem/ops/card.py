@@ -1,0 +1,234 @@
+"""Review cards: everything a reviewer needs to decide on one item, computed once for every face (the review
+prompt, `vmem show`, `review --list --json` and the HTML report), and the viewer rule they all follow."""
+
+from __future__ import annotations
+
+import difflib
+from pathlib import Path
+
+from vmem import confidence, model
+from vmem.errors import SchemaError, VmemError
+
+ACTION_KEYS = {"approve": "a", "publish": "a", "mandate": "m", "reject": "r", "edit": "e", "skip": "s",
+               "quit": "q"}
+EDITABLE_STATUSES = ("proposed", "candidate", "quarantined", "eligible")
+
+
+def viewer_of(store) -> str | None:
+    """Who is looking (git's committer e-mail), or None when there is no identity: then nobody's personal items."""
+    try:
+        return store.identity().email
+    except VmemError:
+        return None
+
+
+def is_reviewer(store, viewer: str | None) -> bool:
+    from vmem.store.attest import is_reviewer as attested
+
+    return viewer is not None and attested(store.attestation().policy, viewer)
+
+
+def word_diff(old: str, new: str) -> list[list[str]]:
+    """[op, text] runs, op '=', '-' or '+', word by word (what a revision changed)."""
+    a, b = old.split(), new.split()
+    out: list[list[str]] = []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
+        if tag == "equal":
+            out.append(["=", " ".join(a[i1:i2])])
+            continue
+        if i2 > i1:
+            out.append(["-", " ".join(a[i1:i2])])
+        if j2 > j1:
+            out.append(["+", " ".join(b[j1:j2])])
+    return out
+
+
+def diff_text(runs: list[list[str]]) -> str:
+    """The word diff as one line: [-removed-] {+added+}, like `git diff --word-diff`."""
+    return " ".join(text if op == "=" else f"[-{text}-]" if op == "-" else f"{{+{text}+}}" for op, text in runs)
+
+
+def legal_actions(item: dict, reviewer: bool) -> list[str]:
+    """Only the actions this item's lifecycle allows (and governance only for a reviewer)."""
+    moves = model.TRANSITIONS[item["kind"]].get(item["status"], frozenset())
+    out = []
+    if reviewer:
+        if item["kind"] == "claim":
+            out += [a for a, t in (("approve", "approved"), ("mandate", "mandatory")) if t in moves]
+        elif "published" in moves:
+            out.append("publish")
+        if "rejected" in moves:
+            out.append("reject")
+    if item["status"] in EDITABLE_STATUSES:
+        out.append("edit")
+    return out + ["skip", "quit"]
+
+
+def _quotes(snapshot, item: dict) -> list[dict]:
+    out = []
+    for evidence in item.get("evidence") or []:
+        quotes: list[str] = []
+        if evidence.get("episode"):
+            try:
+                quotes = list(snapshot.episode(evidence["entity"], evidence["episode"]).get("quotes") or [])
+            except VmemError:
+                quotes = []
+        out.append({"entity": evidence["entity"], "writer": evidence["writer"], "episode": evidence.get("episode"),
+                    "at": evidence.get("at"), "tier": evidence.get("tier"), "quotes": quotes})
+    return out
+
+
+def _prior_rejections(snapshot, item: dict) -> list[dict]:
+    """Rejected items with the same canonical statement (a reviewer said no to this before)."""
+    from vmem.text import canonicalize
+
+    canonical = canonicalize(item["statement"])
+    found = []
+    if item["kind"] == "claim":
+        from vmem.knowledge.canon import rejected_claims
+
+        for path, (text, where) in sorted(rejected_claims(snapshot, Path(snapshot.repo.workdir)).items()):
+            if text != canonical or path == model.item_path(item["id"]):
+                continue
+            try:
+                old = snapshot.load_file("claim", path)
+            except SchemaError:
+                continue
+            if old is not None and old["status"] == "rejected":
+                found.append({"id": old["id"], "scope": where, "reason": (old.get("review") or {}).get("reason"),
+                              "by": (old.get("review") or {}).get("by"), "at": (old.get("review") or {}).get("at")})
+    else:
+        from vmem.knowledge.canon import candidates
+
+        for path in candidates(snapshot, Path(snapshot.repo.workdir), canonical):
+            try:
+                old = snapshot.load_file("knowledge", path)
+            except SchemaError:
+                continue
+            if old is not None and old["status"] == "rejected" and old["id"] != item["id"] \
+                    and old.get("canonical") == canonical:
+                found.append({"id": old["id"], "scope": None, "reason": (old.get("review") or {}).get("reason"),
+                              "by": (old.get("review") or {}).get("by"), "at": (old.get("review") or {}).get("at")})
+    return found
+
+
+def card(store, item: dict, *, snapshot=None, viewer: str | None = None, reviewer: bool = False,
+         contradictions: list[dict] | None = None, quarantined_evidence: bool = True) -> dict:
+    """The card for ITEM (its status as history attests it). CONTRADICTIONS: precomputed open pairs naming it
+    (else they are looked up for this item alone). Quarantined items show their evidence quotes only with
+    QUARANTINED_EVIDENCE (they name a customer)."""
+    snapshot = snapshot or store.head()
+    policy = store.policy
+    knowledge = item["kind"] == "knowledge"
+    source = item.get("source") or {}
+    evidence = item.get("evidence") or []
+    out = {
+        "id": item["id"], "kind": item["kind"], "status": item["status"], "statement": item["statement"],
+        "title": item.get("title"), "scope": item.get("scope") if not knowledge else None,
+        "categories": list(item.get("categories") or []), "domain": item.get("domain"), "class": item.get("class"),
+        "audience": item.get("audience"), "paths": list(item.get("paths") or []),
+        "personal": bool(item.get("personal")),
+        "proposer": source.get("user") if not knowledge else (evidence[0]["writer"] if evidence else None),
+        "created_at": item.get("created_at") or item.get("first_seen"),
+        "age_days": round(confidence.age_days(item), 1),
+        "expires_at": item.get("expires_at"),
+        "effective_confidence": confidence.effective_confidence(item),
+        # the review --list contract (SPEC 6)
+        "support_tier": confidence.support_tier(item, policy["knowledge"]["tiers"]),
+        "distinct_entities": confidence.distinct_entities(item) if knowledge else None,
+        "writers": len({e["writer"] for e in evidence}) if knowledge else None,
+        "evidence_count": len(evidence),
+        "merges": [{"from": m["from"], "judge": m["judge"], "reason": m.get("reason"), "at": m.get("at")}
+                   for m in item.get("merges") or []],
+        "gate": _gate(item.get("gate")),
+        "source": source.get("user") if not knowledge else None,
+        "verifications": [dict(v) for v in item.get("verifications") or []],
+        "review": dict(item["review"]) if item.get("review") else None,
+    }
+    if knowledge:
+        shown = quarantined_evidence or item["status"] != "quarantined"
+        out["evidence"] = _quotes(snapshot, item) if shown else []
+        out["evidence_hidden"] = not shown
+    out["supersedes"] = None
+    if item.get("supersedes"):
+        try:
+            old = snapshot.item(item["supersedes"])
+            out["supersedes"] = {"id": old["id"], "status": old["status"], "statement": old["statement"],
+                                 "diff": word_diff(old["statement"], item["statement"])}
+        except VmemError:
+            out["supersedes"] = {"id": item["supersedes"], "status": None, "statement": None, "diff": []}
+    out["superseded_by"] = item.get("superseded_by")
+    out["prior_rejections"] = _prior_rejections(snapshot, item)
+    if contradictions is None:
+        from vmem.ops.contradictions import at_propose
+
+        contradictions = at_propose(snapshot, item, viewer) if item["status"] in ("proposed", "approved",
+                                                                                  "mandatory", "candidate",
+                                                                                  "eligible", "published") else []
+    out["contradictions"] = [_other_side(pair, item["id"]) for pair in contradictions
+                             if item["id"] in (pair["a"], pair["b"])]
+    out["actions"] = legal_actions(item, reviewer)
+    return out
+
+
+def _gate(gate: dict | None) -> dict | None:
+    if not gate:
+        return None
+    return {"passed": bool(gate.get("passed")), "checks": dict(gate.get("checks") or {}),
+            "reason": gate.get("reason"), "at": gate.get("at")}
+
+
+def _other_side(pair: dict, item_id: str) -> dict:
+    mine = "a" if pair["a"] == item_id else "b"
+    other = "b" if mine == "a" else "a"
+    return {"id": pair[other], "statement": pair[f"{other}_statement"], "status": pair[f"{other}_status"],
+            "rules": pair["rules"], "reason": pair["reason"]}
+
+
+def queue_cards(store, status: str | None = None, *, viewer: str | None = None) -> list[dict]:
+    """The review queue as cards: proposed claims and eligible knowledge whose status history attests, oldest
+    first; another person's personal claims are not in your queue."""
+    from vmem.ops.contradictions import scan
+    from vmem.ops.review import QUEUE_STATUSES
+
+    statuses = (status,) if status else QUEUE_STATUSES
+    snapshot = store.head()
+    state = store.attestation(snapshot)
+    state.preload()
+    every, queued = [], []
+    for loaded in snapshot.items():
+        if loaded.item is None:
+            continue
+        item = {**loaded.item, "status": state.status_of(loaded.path) or "unattested"}
+        every.append(item)
+        if loaded.item["status"] in statuses and item["status"] == loaded.item["status"] \
+                and _visible(item, viewer):
+            queued.append(item)
+    queued.sort(key=lambda i: (i.get("created_at") or i.get("first_seen") or "", i["id"]))
+    pairs = scan(every, viewer) if queued else []
+    reviewer = is_reviewer(store, viewer)
+    return [card(store, item, snapshot=snapshot, viewer=viewer, reviewer=reviewer, contradictions=pairs)
+            for item in queued]
+
+
+def _visible(item: dict, viewer: str | None) -> bool:
+    from vmem.ops.contradictions import visible_to
+
+    return visible_to(item, viewer)
+
+
+def show_card(store, item_id: str) -> dict:
+    """`vmem show ID`: the stored item plus computed values plus its card; another person's personal item is
+    refused as if it were absent (the CLI never shows it)."""
+    from vmem.errors import ItemNotFound
+    from vmem.ops.show import show
+
+    data = show(store, item_id)
+    viewer = viewer_of(store)
+    if not _visible(data, viewer):  # as if absent: not even its existence is another person's business
+        raise ItemNotFound(f"no item {item_id} in this store", "list items with: vmem list")
+    attested = {**{k: v for k, v in data.items() if k != "computed"},
+                "status": data["computed"].get("attested_status") or data["status"]}
+    data["card"] = card(store, attested, viewer=viewer, reviewer=is_reviewer(store, viewer))
+    return data
+
