@@ -112,8 +112,11 @@ def test_effective_confidence_decays_and_respects_floors():
     assert effective_confidence({**claim, "status": "mandatory"}, now) == 0.5  # mandated floor
     old = model.format_ts(now - timedelta(days=3650))
     verified = {**claim, "created_at": old, "review": None, "verifications": [
-        {"user": "u", "kind": "correction", "at": old}]}
+        {"user": "u", "kind": "confirmation", "at": old}]}
     assert effective_confidence(verified, now) == 0.4  # verified floor
+    # a correction is evidence against the statement: no floor (issue 13)
+    corrected = {**verified, "verifications": [{"user": "u", "kind": "correction", "at": old}]}
+    assert effective_confidence(corrected, now) < 0.01
 
 
 def test_governance_audit_names_commits_by_non_reviewers(seeded, vmem):

@@ -14,6 +14,7 @@ VERIFICATION_BASE = {"correction": 0.90, "confirmation": 0.60}
 REVIEWED_BONUS = 0.20
 CONFIRMED_BONUS = 0.20
 EXTRA_VERIFIER_BONUS = 0.05
+CORRECTED_FACTOR = 0.5
 HALF_LIFE_MONTHS = 12.0
 DAYS_PER_MONTH = 365.25 / 12
 
@@ -28,6 +29,14 @@ def _age_days(since: str | None, at: datetime) -> float:
     if not since:
         return 0.0
     return max(0.0, (at - parse_ts(since)).total_seconds() / 86400)
+
+
+def is_corrected(verifications: list[dict]) -> bool:
+    """The newest verification is a correction: someone said this statement is wrong since anyone confirmed it."""
+    if not verifications:
+        return False
+    newest = max(range(len(verifications)), key=lambda n: (verifications[n]["at"], n))  # same second: the later one
+    return verifications[newest]["kind"] == "correction"
 
 
 def reference_time(item: dict) -> str | None:
@@ -52,17 +61,23 @@ def effective_confidence(item: dict, at: datetime | None = None) -> float:
     if item["kind"] == "knowledge":
         if item["status"] == "published":
             c += REVIEWED_BONUS
-    else:
+    corrected = False
+    if item["kind"] != "knowledge":
         if item["status"] in ("approved", "mandatory") and item.get("review"):
             c += REVIEWED_BONUS
-        if any(v["kind"] == "confirmation" for v in verifications):
+        corrected = is_corrected(verifications)
+        confirmers = {v["user"] for v in verifications if v["kind"] == "confirmation"}
+        if confirmers and not corrected:
             c += CONFIRMED_BONUS
-        verifiers = {v["user"] for v in verifications}
-        c += EXTRA_VERIFIER_BONUS * max(0, len(verifiers) - 1)
+            c += EXTRA_VERIFIER_BONUS * max(0, len(confirmers) - 1)
+        if corrected:
+            # SPEC 9: a correction is a 0.90 base for the *corrected* statement (proposed as its revision), and
+            # evidence against this one: it loses the confirmation bonus and the verified floor, and halves
+            c *= CORRECTED_FACTOR
     c *= 0.5 ** (age_days(item, at) / DAYS_PER_MONTH / HALF_LIFE_MONTHS)
     if item["status"] == "mandatory":
         c = max(c, 0.50)
-    if verifications:
+    if verifications and not corrected:
         c = max(c, 0.40)
     return round(min(1.0, max(0.0, c)), 4)
 

@@ -52,18 +52,27 @@ def verify(
     ctx: typer.Context,
     item_id: IdArg,
     kind: Annotated[str, typer.Option("--kind", help="confirmation or correction.")] = "confirmation",
+    corrected: Annotated[Optional[str], typer.Option("--corrected", metavar="TEXT",
+                                                     help="With --kind correction: what is true instead (proposed "
+                                                          "as its revision, base confidence 0.90).")] = None,
     as_: NoAsOpt = None,
     json_: JsonOpt = False,
     store: StoreOpt = None,
 ) -> None:
-    """Record an independent verification of a claim (raises its effective confidence)."""
+    """Record an independent verification of a claim: a confirmation raises its effective confidence, a
+    correction lowers it (SPEC 9)."""
     with session(ctx, json_, store) as s:
         from vmem.ops.govern import verify as run
 
         refuse_as(as_, "verify")
-        result = run(s.store, item_id, kind)
-        s.out.result({"action": "verified", "item": result.item, "commit": result.commit})
+        result = run(s.store, item_id, kind, corrected)
+        data = {"action": "verified", "item": result.item, "commit": result.commit}
+        if result.superseded is not None:
+            data["corrected"] = result.superseded
+        s.out.result(data)
         s.out.line(one_line(f"verified ({kind})", result.item, result.commit))
+        if result.superseded is not None:
+            s.out.line(one_line(f"proposed as the correction of {result.item['id']}", result.superseded, None))
 
 
 def expire(ctx: typer.Context, json_: JsonOpt = False, store: StoreOpt = None) -> None:

@@ -30,8 +30,10 @@ def recall(
                      include_superseded=include_superseded, k=k)
 
         def human(console) -> None:
+            from vmem.ops.pending import coverage_line
+
             style = {"covered": "green", "partial": "yellow", "uncovered": "red"}[result["coverage"]]
-            console.print(f"[bold {style}]{result['coverage']}[/]")
+            console.print(f"[bold {style}]{safe(coverage_line(result))}[/]")
             for row in result["results"]:
                 extra = f"support: {row['support_tier']}" if row["kind"] == "knowledge" else row["scope"]
                 stale = " [red](stale)[/]" if row.get("stale") else ""

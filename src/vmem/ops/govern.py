@@ -69,10 +69,16 @@ def set_status(store: Store, item_id: str, target: str, *, reason: str | None = 
                     superseded)
 
 
-def verify(store: Store, item_id: str, kind: str) -> Governed:
-    """Record an independent confirmation or correction (feeds effective confidence)."""
+def verify(store: Store, item_id: str, kind: str, corrected: str | None = None) -> Governed:
+    """Record an independent confirmation or correction (feeds effective confidence). A correction lowers the
+    claim's confidence (SPEC 9); with CORRECTED, the corrected statement is proposed in the same commit as its
+    revision, at the 0.90 base a correction earns."""
     if kind not in ("confirmation", "correction"):
         raise UsageError(f"unknown verification kind {kind!r}", "use --kind confirmation or --kind correction")
+    if corrected is not None and kind != "correction":
+        raise UsageError("--corrected goes with --kind correction", "vmem verify ID --kind correction --corrected TEXT")
+    if corrected is not None and not corrected.strip():
+        raise UsageError("the corrected statement is empty", "write what is true instead: --corrected TEXT")
     item_id = store.head().resolve_id(item_id)
     author = store.identity()
     with store.transaction("verify") as tx:
@@ -81,11 +87,30 @@ def verify(store: Store, item_id: str, kind: str) -> Governed:
         if item["status"] in ("rejected", "revoked", "superseded", "expired"):
             raise UsageError(f"{item_id} is {item['status']}; there is nothing live to verify",
                              "propose the corrected fact instead: vmem propose TEXT --supersedes ID")
-        item["verifications"].append({"user": author.email, "kind": kind, "at": model.now()})
+        now = model.now()
+        item["verifications"].append({"user": author.email, "kind": kind, "at": now})
         tx.message.items = [item_id]
         tx.message.summary = f"{kind}: {item['statement']}"
+        revision = None
+        if corrected is not None:
+            from vmem.confidence import base_confidence
+            from vmem.ops.common import expires_at
+
+            revision = model.validate("claim", {
+                **{k: item[k] for k in ("title", "scope", "class", "domain", "categories", "paths", "audience",
+                                        "personal")},
+                "id": model.new_id("claim"), "kind": "claim", "statement": " ".join(corrected.split()),
+                "status": "proposed", "source": {"type": "user_verification", "user": author.email, "episode": None},
+                "confidence": base_confidence("user_verification", "correction"), "created_at": now,
+                "valid_from": now, "expires_at": expires_at(store.policy, item["class"], now), "supersedes": item_id,
+            }, "the corrected claim")
+            tx.message.items.append(revision["id"])
+            tx.message.supersedes = item_id
+            tx.message.summary = f"correction: {revision['statement']}"
+            tx.write(revision)
         tx.write(item)
-    return Governed("verified", model.normalize_item(item), tx.commit_id)
+    return Governed("verified", model.normalize_item(item), tx.commit_id,
+                    None if revision is None else model.normalize_item(revision))
 
 
 def expire(store: Store, *, tx=None) -> list[str]:

@@ -114,9 +114,11 @@ def search(index, query: str, who: Scope, include_stale: bool, k: int, embed) ->
         return {"coverage": "uncovered", "results": []}
     mask = _mask(index, who, include_stale, now)
     allowed = np.flatnonzero(mask)
-    if allowed.size == 0:
-        return {"coverage": "uncovered", "results": []}
     qv = embed([query])[0]
+    if allowed.size == 0:
+        from vmem.ops.pending import awaiting_review
+
+        return {"coverage": "uncovered", "results": [], "awaiting_review": awaiting_review(index, qv, who)}
     cosines = index.vectors @ qv  # every row (BLAS), then mask: cheaper than gathering the allowed rows first
     cosines[~mask] = -np.inf
     depth = min(DEPTH, allowed.size)
@@ -126,8 +128,13 @@ def search(index, query: str, who: Scope, include_stale: bool, k: int, embed) ->
     lexical = [(i, s) for i, s in index.bm25(query, DEPTH) if i in index.rows and mask[index.rows[i]]]
     candidates = set(vector_rank) | {i for i, _ in lexical}
     cosine_of = {i: float(index.vectors[index.rows[i]] @ qv) for i in candidates}  # only what may be shown
-    return _fuse(index.items, vector_rank, lexical, cosine_of, k, at=datetime.fromtimestamp(now, timezone.utc),
-                 stale_ok=include_stale, query=query)
+    result = _fuse(index.items, vector_rank, lexical, cosine_of, k, at=datetime.fromtimestamp(now, timezone.utc),
+                   stale_ok=include_stale, query=query)
+    if result["coverage"] == "uncovered":  # say so when the answer exists but is still unreviewed (issue 13)
+        from vmem.ops.pending import awaiting_review
+
+        result["awaiting_review"] = awaiting_review(index, qv, who)
+    return result
 
 
 def _fuse(items: dict, vector_rank: list[str], lexical: list[tuple[str, float]], cosine_of: dict, k: int,
@@ -238,11 +245,9 @@ def _recall_as_of(store: Store, query: str, who: Scope, when: str, include_stale
 
     import numpy as np
 
-    try:
-        at = model.parse_ts(when)
-    except ValueError:
-        raise UsageError(f"--as-of {when!r} is not a date or timestamp", "e.g. --as-of 2026-11-01") from None
-    snapshot = store.as_of(at)
+    from vmem.ops.when import as_of  # a commit id, an ISO date or a relative phrase (issue 13)
+
+    snapshot, at = as_of(store, when)
     who.check_entity(snapshot)
     state = store.attestation(snapshot)
     items = {}
