@@ -137,3 +137,31 @@ def test_hostile_project_configs_are_refused_in_one_line(mixed, tmp_path):  # no
                               text=True, env=env)
         assert hook.returncode == 0 and "vmem sync skipped" in hook.stdout
     assert not Path("/tmp/pwned").exists() and not (project / ".claude").exists()
+
+
+def test_targets_add_and_remove_edit_the_config_and_prune_what_is_dropped(mixed, vmem, tmp_path, monkeypatch):  # noqa: F811
+    store, _ = mixed
+    project = tmp_path / "project"
+    project.mkdir()
+    monkeypatch.delenv("VMEM_STORE")
+    monkeypatch.chdir(project)
+    vmem("hook", "install", "--store", str(store.root), "--target", "claude", "--target", "cursor")
+    vmem("sync")
+    assert any((project / ".cursor" / "rules" / "vmem").iterdir())
+    data = vmem.json("targets", "remove", "cursor")["data"]
+    assert data["targets"] == ["claude"] and data["removed"]
+    assert not any((project / ".cursor" / "rules" / "vmem").iterdir())
+    assert vmem.json("targets", "add", "agents-md")["data"]["targets"] == ["claude", "agents-md"]
+    assert "targets: [claude, agents-md]" in (project / ".vmem.yaml").read_text()
+    assert vmem.json("targets", "list")["data"] == {"targets": ["claude", "agents-md"], "config": True}
+    assert "unknown target" in vmem("targets", "add", "../x", code=2).stderr
+    assert "at least one target" in vmem("targets", "remove", "claude", "agents-md", code=2).stderr
+
+
+def test_a_path_store_records_its_origin_url_too(mixed, vmem, tmp_path):  # noqa: F811
+    store, _ = mixed
+    _git(store.root, "remote", "add", "origin", TEAM_URL)
+    project = tmp_path / "project"
+    project.mkdir()
+    data = vmem.json("hook", "install", "--project", str(project), "--store", str(store.root))["data"]
+    assert data["store"] == {"url": TEAM_URL, "path": "../seeded"}  # a teammate without the checkout clones it

@@ -10,7 +10,7 @@ import typer
 
 from vmem import __version__
 from vmem.cli import (blame, check, demo, entity, eval, govern, hook, import_rules, init, knowledge, mcp, propose,
-                      recall, review, show, supersede, sync, team)
+                      recall, review, show, supersede, sync, targets, team)
 from vmem.cli.common import Globals
 
 app = typer.Typer(
@@ -72,6 +72,7 @@ app.add_typer(entity.episode_app, name="episode")
 app.add_typer(eval.app, name="eval")
 app.add_typer(hook.app, name="hook")
 app.add_typer(mcp.app, name="mcp")
+app.add_typer(targets.app, name="targets")
 app.command("demo")(demo.demo)
 
 

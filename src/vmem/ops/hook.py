@@ -117,7 +117,7 @@ def uninstall_claude(project: Path, command: str = HOOK_COMMAND) -> tuple[Path, 
 def project_config(project: Path, store: str, targets: list[str] | None, budget: int | None) -> dict:
     """The config to commit for STORE (a URL, or a path made relative to PROJECT), checked before any write."""
     from vmem.ops.project import _check
-    from vmem.store.remote import check_url, is_url
+    from vmem.store.remote import check_url, is_url, origin_url
 
     entry: dict = {}
     if is_url(store):
@@ -127,23 +127,10 @@ def project_config(project: Path, store: str, targets: list[str] | None, budget:
         if not (path / "vmem.yaml").is_file():
             raise UsageError(f"no vmem store at {store}", "pass the store's path or its remote URL to --store")
         entry["path"] = Path(os.path.relpath(path, project.absolute())).as_posix()
-        origin = _origin(path)
+        origin = origin_url(path)
         if origin:
             entry["url"] = origin
     return _check({"store": entry, "targets": targets or ["claude"], "budget": budget}, ".vmem.yaml")
-
-
-def _origin(path: Path) -> str | None:
-    """The store's origin URL, when it is one a teammate could clone from too."""
-    import pygit2
-
-    from vmem.store.remote import check_url
-
-    try:
-        url = pygit2.Repository(str(path)).remotes["origin"].url
-        return check_url(url)
-    except (KeyError, ValueError, pygit2.GitError, UsageError):
-        return None
 
 
 def write_config(project: Path, config: dict) -> tuple[Path, bool]:
@@ -267,3 +254,30 @@ def _installed_store(project: Path, store_path: str | None, config: dict | None)
     if not (root / "vmem.yaml").is_file():
         raise StoreNotFound(f"no vmem store at {root}", "pass --store PATH")
     return root.absolute()
+
+
+def change_targets(project: Path, add: list[str], remove: list[str]) -> dict:
+    """`vmem targets add|remove`: edit the committed config's targets; a removed target's files (its owned
+    files, or its AGENTS.md section) are pruned now, since a later sync no longer renders that target."""
+    from vmem import targets as registry
+    from vmem.errors import VmemError
+    from vmem.ops.project import CONFIG, read
+
+    for name in add + remove:
+        registry.get(name)  # a usage error for an unknown name, before any write
+    config = read(project)
+    if config is None:
+        raise UsageError(f"no {CONFIG} in {project}", "create it with: vmem hook install --store PATH|URL")
+    targets = [t for t in config["targets"] if t not in remove] + [t for t in add if t not in config["targets"]]
+    if not targets:
+        raise UsageError("a project needs at least one target", "add another first, or run vmem hook uninstall")
+    removed: list[str] = []
+    warnings: list[str] = []
+    gone = [t for t in config["targets"] if t not in targets]
+    if gone:
+        try:
+            removed = prune_targets(_installed_store(project, None, config), project, gone)
+        except VmemError as exc:
+            warnings.append(f"files of {', '.join(gone)} left in place: {exc.message}")
+    path, written = write_config(project, {**config, "targets": targets})
+    return {"config": str(path), "targets": targets, "written": written, "removed": removed, "warnings": warnings}

@@ -129,6 +129,10 @@ def _write(chosen, rendered: dict, bundle: Bundle, root: Path, about: dict, proj
     for t in chosen:
         if t.name == "claude":
             directory = Path(override) if override is not None else _policy_dir(claude_dir, project)
+            if override is not None and directory.suffix.lower() in (".md", ".mdc") and not directory.is_dir():
+                # issue 12: `--dir AGENTS.md` used to create a directory by that name
+                raise UsageError(f"--dir {override} looks like a file; --dir names the claude target's rules "
+                                 "directory", "for AGENTS.md use --target agents-md; else pass a directory")
         else:
             directory = project / t.default_dir
         plans.append((t, directory, writer.plan_dir(directory, rendered[t.name], owner, project, t.prunable,

@@ -104,3 +104,15 @@ def mirror(url: str, timeout_s: float = 5.0) -> tuple[Path | None, str | None]:
     except OSError:  # another session cloned it meanwhile
         shutil.rmtree(tmp, ignore_errors=True)
     return path, None
+
+
+def origin_url(root: Path) -> str | None:
+    """The store's origin URL, when it is one a teammate could clone from too (else None)."""
+    import pygit2
+
+    from vmem.errors import UsageError
+
+    try:
+        return check_url(pygit2.Repository(str(root)).remotes["origin"].url)
+    except (KeyError, ValueError, TypeError, pygit2.GitError, UsageError):
+        return None

@@ -8,11 +8,19 @@ from pathlib import Path
 
 from vmem.errors import UsageError
 from vmem.targets import Target
-from vmem.targets.text import MARKER, entry, one_line
+from vmem.targets.text import MARKER, entry
 
 START = MARKER + "start"
 END = MARKER + "end -->"
 FILE = "AGENTS.md"
+
+
+def _for_files(rule: dict) -> dict:
+    """AGENTS.md has no path scoping: a path-scoped rule names its files in its title."""
+    if not rule["paths"]:
+        return rule
+    globs = ", ".join("`" + p.replace("`", "") + "`" for p in rule["paths"])
+    return {**rule, "statement": f"{rule['statement']} (only for files matching {globs})"}
 
 
 class AgentsMd(Target):
@@ -25,16 +33,15 @@ class AgentsMd(Target):
             return {FILE: None}
         body = "## What the team knows (vmem)\n\n"
         if bundle.mandatory:
-            body += "### Mandatory: always follow these\n\n" + "".join(entry(r) for r in bundle.mandatory) + "\n"
+            body += "### Mandatory: always follow these\n\n" + "".join(entry(_for_files(r)) for r in bundle.mandatory) \
+                + "\n"
         general = [r for r in bundle.ranked if not r["paths"]]
         scoped = [r for r in bundle.ranked if r["paths"]]
         if general:
             body += "### Reviewed facts and published patterns, most trusted first\n\n" + \
                     "".join(entry(r) for r in general) + "\n"
         if scoped:
-            body += "### Only when working on matching files\n\n" + "".join(
-                entry({**r, "title": (r.get("title") or "") + " (files: " +
-                       ", ".join(one_line(p) for p in r["paths"]) + ")"}) for r in scoped) + "\n"
+            body += "### Only when working on matching files\n\n" + "".join(entry(_for_files(r)) for r in scoped) + "\n"
         start = marker.replace(MARKER, START, 1)
         return {FILE: f"{start}\n{body}{END}\n"}
 

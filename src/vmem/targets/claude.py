@@ -13,8 +13,11 @@ _OWNED = re.compile(r"km_(?:approved|[ck]-[0-9a-f]{12})\.md\Z")
 
 
 def _frontmatter(paths: list[str]) -> str:
-    quoted = ", ".join('"' + p.replace("\\", "\\\\").replace('"', '\\"') + '"' for p in paths)
-    return f"---\npaths: [{quoted}]\n---\n"
+    """`paths:` as a flow list of double-quoted strings (JSON escapes: a newline or quote in a glob cannot end
+    the frontmatter or forge a line)."""
+    import json
+
+    return f"---\npaths: [{', '.join(json.dumps(p, ensure_ascii=False) for p in paths)}]\n---\n"
 
 
 class Claude(Target):

@@ -35,7 +35,7 @@ def provenance(rule: dict) -> str:
     """Who vouches for RULE, how strongly, and the command that corrects it: one italic line."""
     rid = rule["id"]
     if rule["kind"] == "knowledge":
-        trust = f"support: {rule.get('tier') or 'emerging'} (a pattern across customers)"
+        trust = f"support: {one_line(rule.get('tier') or 'emerging')} (a pattern across customers)"
         fix = f"dispute: `vmem show {rid}`, then ask a reviewer to retract it"
         verb = "published"
     else:

@@ -1,0 +1,53 @@
+"""`vmem targets list|add|remove`: which agents' formats this project's committed .vmem.yaml syncs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from vmem.cli.common import JsonOpt, session
+
+app = typer.Typer(help="The agent formats this project syncs (claude, agents-md, cursor, copilot).",
+                  no_args_is_help=True)
+ProjectOpt = Annotated[Path, typer.Option("--project", help="The agent's project (default: here).")]
+NamesArg = Annotated[list[str], typer.Argument(metavar="NAME...", help="claude, agents-md, cursor or copilot.")]
+
+
+def _change(ctx: typer.Context, project: Path, add: list[str], remove: list[str], json_: bool) -> None:
+    with session(ctx, json_) as s:
+        from vmem.ops.hook import change_targets
+
+        data = change_targets(project.absolute(), add, remove)
+        s.out.result(data)
+        s.out.line(f"targets: {', '.join(data['targets'])} in {data['config']}"
+                   + (" (commit it)" if data["written"] else " (unchanged)"))
+        if data["removed"]:
+            s.out.line(f"removed {len(data['removed'])} files or sections")
+        for warning in data["warnings"]:
+            s.out.warn(warning)
+
+
+@app.command("add")
+def add(ctx: typer.Context, names: NamesArg, project: ProjectOpt = Path("."), json_: JsonOpt = False) -> None:
+    """Add targets to .vmem.yaml (the next sync writes them)."""
+    _change(ctx, project, names, [], json_)
+
+
+@app.command("remove")
+def remove(ctx: typer.Context, names: NamesArg, project: ProjectOpt = Path("."), json_: JsonOpt = False) -> None:
+    """Remove targets from .vmem.yaml and prune the files vmem wrote for them."""
+    _change(ctx, project, [], names, json_)
+
+
+@app.command("list")
+def list_(ctx: typer.Context, project: ProjectOpt = Path("."), json_: JsonOpt = False) -> None:
+    """The targets .vmem.yaml names (claude when there is no config)."""
+    with session(ctx, json_) as s:
+        from vmem.ops.project import read
+
+        config = read(project.absolute())
+        targets = config["targets"] if config else ["claude"]
+        s.out.result({"targets": targets, "config": bool(config)})
+        s.out.line(", ".join(targets) + ("" if config else " (no .vmem.yaml: the default)"))
