@@ -17,7 +17,8 @@ def test_usage_errors_under_json_are_json(argv, error, tmp_path):
     assert out.returncode == 2
     data = json.loads(out.stdout)
     assert data["schema_version"] == 1 and data["error"] == error
-    assert data["hint"].startswith("see: ") and data["hint"].endswith(f"vmem {[a for a in argv if a != '--json'][0]} --help")
+    command = [a for a in argv if a != "--json"][0]
+    assert data["hint"].startswith("see: ") and data["hint"].endswith(f"vmem {command} --help")
 
 
 def test_usage_errors_without_json_stay_plain(tmp_path):

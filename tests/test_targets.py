@@ -7,6 +7,8 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from test_sync import RITA, _claim, mixed  # noqa: F401 - the fixture: every status, scope, audience and personal case
 from vmem.ops.bundle import Bundle
@@ -195,3 +197,20 @@ def test_dir_naming_a_markdown_file_is_refused(mixed, vmem, tmp_path, monkeypatc
     monkeypatch.chdir(tmp_path)
     out = vmem("sync", "--dir", "AGENTS.md", code=2)  # issue 12: it used to create a directory named AGENTS.md
     assert "--target agents-md" in out.stderr and not (tmp_path / "AGENTS.md").exists()
+
+
+def test_the_fast_path_knows_every_target():
+    from vmem.cli.sync import TARGETS
+
+    assert TARGETS == NAMES  # cli/sync.py lists them so the hook path need not import vmem.targets to parse
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(["--target", "--target=cursor", "claude", "agents-md", "copilot", "bogus", "--dir",
+                                 "d", "--hook", "--json"]), max_size=6))
+def test_the_fast_argument_reader_agrees_with_argparse_on_targets(argv):
+    from vmem.cli.sync import _parse_simple, parser
+
+    fast = _parse_simple(argv)
+    if fast is not None:
+        assert fast == vars(parser().parse_args(argv))

@@ -71,7 +71,8 @@ def parser():
 
 
 TARGETS = ("claude", "agents-md", "cursor", "copilot")  # vmem.targets.NAMES, without importing it here
-_VALUED = {"--target": "targets", "--store": "store", "--dir": "directory", "--scope": "scope", "--audience": "audience",
+_VALUED = {"--target": "targets", "--store": "store", "--dir": "directory", "--scope": "scope",
+           "--audience": "audience",
            "--budget": "budget"}
 _FLAGS = {"--pull": ("do_pull", True), "--no-pull": ("do_pull", False), "--hook": ("hook", True),
           "--json": ("as_json", True)}
