@@ -165,3 +165,28 @@ def test_a_path_store_records_its_origin_url_too(mixed, vmem, tmp_path):  # noqa
     project.mkdir()
     data = vmem.json("hook", "install", "--project", str(project), "--store", str(store.root))["data"]
     assert data["store"] == {"url": TEAM_URL, "path": "../seeded"}  # a teammate without the checkout clones it
+
+
+def test_sessions_starting_at_once_all_get_their_context_and_the_files_end_whole(mixed, tmp_path):  # noqa: F811
+    """Two agent windows opened together run the hook concurrently: each stages its own temporary files."""
+    store, items = mixed
+    project = tmp_path / "project"
+    project.mkdir()
+    env = {**os.environ, "VMEM_STORE": str(store.root), "CLAUDE_PROJECT_DIR": str(project)}
+    command = [sys.executable, "-m", "vmem", "sync", "--hook", "--target", "claude", "--target", "agents-md",
+               "--target", "cursor", "--target", "copilot"]
+    for _ in range(3):
+        shutil.rmtree(project, ignore_errors=True)
+        project.mkdir()
+        runs = [subprocess.Popen(command, env=env, cwd=project, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                 text=True) for _ in range(4)]
+        for run in runs:
+            out, err = run.communicate(timeout=120)
+            assert run.returncode == 0, err
+            answer = json.loads(out)
+            assert "systemMessage" not in answer and "MANDATORY never join" in \
+                answer["hookSpecificOutput"]["additionalContext"]
+        assert not [p for p in project.rglob("*.vmem-tmp")]
+        assert (project / "AGENTS.md").read_text().count("<!-- vmem:start") == 1
+        assert "MANDATORY never join" in (project / ".cursor" / "rules" / "vmem" /
+                                          f"km_{items['mandatory']['id']}.mdc").read_text()

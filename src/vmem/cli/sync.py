@@ -35,6 +35,14 @@ def run(*, store: str | None, directory: str | None, scope: str | None, audience
         else:
             sys.stderr.write(f"error: {plain(exc.message)}\n" + (f"  {plain(exc.hint)}\n" if exc.hint else ""))
         return exc.exit_code
+    except Exception as exc:  # noqa: BLE001 - a bug: still never fails the session that is starting
+        import os
+
+        if not hook or os.environ.get("VMEM_DEBUG"):
+            raise
+        print(json.dumps({"systemMessage": f"vmem sync failed (a vmem bug: {type(exc).__name__}: {exc}); "
+                                           "rerun `vmem sync` with VMEM_DEBUG=1 and report it"}))
+        return 0
     for warning in warnings:
         sys.stderr.write(f"warning: {plain(warning)}\n")
     if hook:

@@ -169,9 +169,10 @@ def commit(directory: Path, project: Path | None, writes: dict[Path, bytes], unc
     staged = []
     try:
         for path, data in writes.items():
-            tmp = path.with_name(f".{path.name}.vmem-tmp")
+            # one name per process: two sessions starting at once each stage their own file
+            tmp = path.with_name(f".{path.name}.{os.getpid()}.vmem-tmp")
             if lstat(tmp) is not None:
-                os.unlink(tmp)  # a leftover of a killed run (unlink never follows a symlink)
+                os.unlink(tmp)  # a leftover of a killed run with this pid (unlink never follows a symlink)
             fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
             with os.fdopen(fd, "wb") as handle:
                 handle.write(data)
@@ -182,7 +183,7 @@ def commit(directory: Path, project: Path | None, writes: dict[Path, bytes], unc
         raise UsageError(f"cannot write into {directory} ({exc.strerror or exc}); nothing was changed",
                          "check the directory's permissions") from None
     for tmp, path in staged:
-        os.replace(tmp, path)
+        os.replace(tmp, path)  # atomic; a concurrent run renaming the same content first is harmless
     for path in deletes:
         path.unlink(missing_ok=True)
     return [str(p) for _, p in staged], unchanged, [str(p) for p in deletes]
