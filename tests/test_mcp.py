@@ -108,3 +108,7 @@ def test_mcp_install_writes_portable_configs(store, vmem, tmp_path):
     assert json.loads((project / ".mcp.json").read_text()) == {"mcpServers": {
         "other": {"command": "x"}, "vmem": {"command": "vmem", "args": ["mcp"]}}}
     assert json.loads((project / ".cursor" / "mcp.json").read_text())["mcpServers"]["vmem"]["command"] == "vmem"
+    removed = vmem.json("mcp", "uninstall", "--project", str(project))["data"]
+    assert list(removed["files"].values()) == [True, True]
+    assert json.loads((project / ".mcp.json").read_text()) == {"mcpServers": {"other": {"command": "x"}}}
+    assert not (project / ".cursor" / "mcp.json").exists()

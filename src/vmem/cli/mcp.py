@@ -57,3 +57,19 @@ def install(
         s.out.result(data)
         for path, added in data["files"].items():
             s.out.line(f"{'added' if added else 'already present'}: vmem in {path} (commit it)")
+
+
+@app.command("uninstall")
+def uninstall(
+    ctx: typer.Context,
+    project: Annotated[Path, typer.Option("--project", help="The agent's project (default: here).")] = Path("."),
+    json_: JsonOpt = False,
+) -> None:
+    """Remove what install added: the vmem server from .mcp.json and .cursor/mcp.json (if unchanged)."""
+    with session(ctx, json_) as s:
+        from vmem.ops.mcp_config import uninstall as run
+
+        data = run(project.absolute())
+        s.out.result(data)
+        for path, removed in data["files"].items():
+            s.out.line(f"{'removed' if removed else 'not there'}: vmem in {path}")

@@ -37,3 +37,31 @@ def install(project: Path, cursor: bool = True) -> dict:
         path = project / ".cursor" / "mcp.json"
         files[str(path)] = _merge(path, CURSOR, project)
     return {"files": files}
+
+
+def _unmerge(path: Path, entry: dict, project: Path) -> bool:
+    from vmem.ops.hook import _read_settings, _write_file
+    from vmem.ops.writer import check_dir, lstat
+
+    check_dir(path.parent, project)
+    if lstat(path) is None:
+        return False
+    config = _read_settings(path)
+    servers = config.get("mcpServers")
+    if not isinstance(servers, dict) or servers.get("vmem") != entry:
+        return False  # absent, or configured by hand: not ours to remove
+    del servers["vmem"]
+    if not servers:
+        del config["mcpServers"]
+    if config:
+        _write_file(path, json.dumps(config, indent=2) + "\n")
+    else:
+        path.unlink()
+    return True
+
+
+def uninstall(project: Path) -> dict:
+    """Remove exactly what install added: vmem's entry (as install wrote it) from both files."""
+    return {"files": {str(project / ".mcp.json"): _unmerge(project / ".mcp.json", CLAUDE, project),
+                      str(project / ".cursor" / "mcp.json"): _unmerge(project / ".cursor" / "mcp.json", CURSOR,
+                                                                      project)}}
