@@ -15,7 +15,7 @@ from conftest import assert_clean
 ROOT = Path(__file__).resolve().parents[1]
 COMMANDS = ["init", "propose", "supersede", "show", "list", "blame", "check", "review", "approve", "mandate",
             "revoke", "reject", "verify", "expire", "consolidate", "publish", "forget", "sync", "recall",
-            "index", "demo"]
+            "index", "demo", "contradictions", "map", "report"]
 
 
 def test_every_command_has_help(vmem):
@@ -29,7 +29,8 @@ def test_every_command_has_help(vmem):
 
 def test_json_contract_for_read_and_write_commands(store, vmem):
     created = vmem.json("propose", "a fact", store=store)["data"]
-    assert set(created) == {"action", "item", "commit"} and len(created["commit"]) == 40
+    assert set(created) == {"action", "item", "commit", "contradictions"} and len(created["commit"]) == 40
+    assert created["contradictions"] == []
     assert vmem.json("list")["data"][0]["id"] == created["item"]["id"]
     assert vmem.json("list", "--status", "approved")["data"] == []
     shown = vmem.json("show", created["item"]["id"])["data"]

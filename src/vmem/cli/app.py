@@ -9,8 +9,8 @@ from typing import Annotated, Optional
 import typer
 
 from vmem import __version__
-from vmem.cli import (blame, check, demo, entity, eval, govern, hook, import_rules, init, knowledge, mcp, propose,
-                      recall, review, show, supersede, sync, targets, team)
+from vmem.cli import (blame, check, contradictions, demo, entity, eval, govern, hook, import_rules, init, knowledge,
+                      mcp, propose, recall, report, review, show, supersede, sync, targets, team)
 from vmem.cli.common import Globals
 
 app = typer.Typer(
@@ -52,6 +52,7 @@ app.command("list")(show.list_)
 app.command("blame")(blame.blame)
 app.command("check")(check.check)
 app.command("review")(review.review)
+app.command("contradictions")(contradictions.contradictions)
 app.command("approve")(govern.approve)
 app.command("mandate")(govern.mandate)
 app.command("revoke")(govern.revoke)
@@ -73,6 +74,8 @@ app.add_typer(eval.app, name="eval")
 app.add_typer(hook.app, name="hook")
 app.add_typer(mcp.app, name="mcp")
 app.add_typer(targets.app, name="targets")
+app.command("map")(report.map_)
+app.command("report")(report.report)
 app.command("demo")(demo.demo)
 
 

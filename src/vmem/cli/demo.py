@@ -34,6 +34,7 @@ def demo(
             for command in (f"vmem --store {report['store']} list",
                             f"vmem --store {report['store']} blame {report['blame_id']}"):
                 console.print(f"try: {command}", soft_wrap=True, markup=False)
+            console.print(f"report: {report['report']} (open it in a browser)", soft_wrap=True, markup=False)
             if directory is None:  # the store and the agent's project sit side by side in one temporary folder
                 console.print(f"remove it when done: rm -rf {Path(report['store']).parent}", soft_wrap=True,
                               markup=False)

@@ -66,9 +66,20 @@ def propose(
                                        audience=audience, personal=personal, paths=paths, categories=category,
                                        supersedes=supersedes, as_=as_)
 
-        s.out.result({"action": result.action, "item": result.item, "commit": result.commit})
+        from vmem.ops.card import viewer_of
+        from vmem.ops.contradictions import at_propose
+
+        found = [] if result.action in ("previously_rejected", "unchanged") else \
+            at_propose(s.store.head(), result.item, viewer_of(s.store))
+        clashes = [{"id": p["b"] if p["a"] == result.item["id"] else p["a"], "reason": p["reason"], "rules": p["rules"],
+                    "statement": p["b_statement"] if p["a"] == result.item["id"] else p["a_statement"]} for p in found]
+        s.out.result({"action": result.action, "item": result.item, "commit": result.commit,
+                      "contradictions": clashes})
         s.out.line(one_line(HEADLINES.get(result.action, result.action), result.item, result.commit))
         for note in result.notes:
             s.out.note(note)
+        for clash in clashes:  # a warning, not a refusal: a reviewer decides which belief stands (SPEC 14)
+            s.out.note(f"warning: contradicts {clash['id']} ({clash['reason']}): {clash['statement'][:120]}\n"
+                       f"  a reviewer will see both; to replace it instead: vmem propose TEXT --supersedes {clash['id']}")
         if result.action == "previously_rejected":
             raise typer.Exit(1)

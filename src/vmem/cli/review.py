@@ -95,8 +95,11 @@ class Keys:
         sys.stdout.flush()
         line = sys.stdin.readline()
         if not line:
+            sys.stdout.write("\n")
             return "q"  # end of input: stop, nothing more is decided
-        return (line.strip()[:1] or " ").lower()
+        key = (line.strip()[:1] or " ").lower()
+        sys.stdout.write(key.strip() + "\n")
+        return key
 
     def line(self, prompt: str) -> str:
         sys.stdout.write(prompt + ": ")
@@ -116,7 +119,13 @@ def _interactive(s, cards: list[dict]) -> None:
         console.print("the review queue is empty")
         return
     viewer = viewer_of(s.store)
+    built_at = s.store.head().commit_id
     for n, entry in enumerate(cards, 1):
+        if s.store.head().commit_id != built_at:  # an earlier action changed the store: this card may be stale
+            entry = _fresh(s.store, entry, viewer)
+            if entry is None:
+                console.print(f"skipped {cards[n - 1]['id']}: no longer in the queue")
+                continue
         card_panel(console, entry, f"{n}/{len(cards)} {entry['kind']} {entry['id']} ({entry['status']})")
         while True:
             by_key = {ACTION_KEYS[a]: a for a in entry["actions"]}
@@ -164,6 +173,24 @@ def _interactive(s, cards: list[dict]) -> None:
                 continue
             break
     _summary(console, done)
+
+
+def _fresh(store, entry: dict, viewer: str | None) -> dict | None:
+    """ENTRY's card rebuilt at HEAD, or None when the item left the queue (a resolution retired it)."""
+    from vmem.errors import VmemError
+    from vmem.ops.card import card, is_reviewer
+
+    snapshot = store.head()
+    try:
+        item = snapshot.item(entry["id"])
+    except VmemError:
+        return None
+    from vmem import model
+
+    attested = store.attestation(snapshot).status_of(model.item_path(item["id"]))
+    if attested != entry["status"] or item["status"] != entry["status"]:
+        return None
+    return card(store, item, snapshot=snapshot, viewer=viewer, reviewer=is_reviewer(store, viewer))
 
 
 def _confirm(console, what: str, entry: dict, commit: str | None) -> None:

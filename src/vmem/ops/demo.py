@@ -118,9 +118,17 @@ def run_demo(directory: Path | None, narrate: Narrate) -> dict:
     commits = sum(1 for _ in store.repo.walk(store.repo.head.target))
     narrate("git log", f"{commits} commits, each with Vmem-Action / Vmem-Item trailers: "
                        f"git -C {root} log --format='%s%n%(trailers:key=Vmem-Action)'")
+    from vmem.ops.report import write as write_report
+
+    with store.acting_as(f"{reviewer_name} <{reviewer_email}>"):  # the report a reviewer of this store sees
+        site = write_report(store, base / "report")
+    counts = site["counts"]
+    narrate("vmem report", f"{counts['queue']} to review, {counts['contradictions']} contradictions, "
+                           f"{counts['communities']} communities on the map: {site['index']}")
     return {"store": str(root), "commits": commits, "claims": len(claims_doc["claims"]),
             "learnings": dict(actions), "statuses": dict(statuses), "blame_id": blame_id,
-            "chain": history["chain"], "knowledge": knowledge, "review": review, "recalls": recalls}
+            "chain": history["chain"], "knowledge": knowledge, "review": review, "recalls": recalls,
+            "report": site["index"]}
 
 
 def _recalls(store: Store, narrate: Narrate) -> list[dict]:

@@ -1,0 +1,69 @@
+"""`vmem report [--out DIR]` (a static HTML site for reviewers) and `vmem map` (the knowledge layer's communities)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from vmem.cli.common import JsonOpt, StoreOpt, session
+from vmem.output import safe
+
+
+def report(
+    ctx: typer.Context,
+    out: Annotated[Optional[Path], typer.Option("--out", metavar="DIR", help="Where to write the site (default: "
+                                                "vmem-report inside the store's .git).")] = None,
+    quarantined_evidence: Annotated[bool, typer.Option("--quarantined-evidence",
+                                                       help="Also show quarantined items' evidence quotes (they "
+                                                            "identify a customer).")] = False,
+    claims: Annotated[bool, typer.Option("--map-claims", help="Put claims on the map too.")] = False,
+    json_: JsonOpt = False,
+    store: StoreOpt = None,
+) -> None:
+    """Write a static HTML report (no server, works from file://): queue with cards, timelines, contradictions,
+    gates and support, claims expiring soon, the map."""
+    with session(ctx, json_, store) as s:
+        from vmem.ops.report import write
+
+        done = write(s.store, out, quarantined_evidence=quarantined_evidence, map_claims=claims)
+        s.out.result(done)
+        c = done["counts"]
+        s.out.line(f"report written: {done['index']}")
+        s.out.line(f"  {c['queue']} to review, {c['contradictions']} contradictions, {c['expiring']} expiring within "
+                   f"30 days, {c['communities']} communities on the map; open {done['url']}")
+
+
+def map_(
+    ctx: typer.Context,
+    svg: Annotated[Optional[Path], typer.Option("--svg", metavar="FILE", help="Also write the map as SVG.")] = None,
+    claims: Annotated[bool, typer.Option("--claims", help="Map claims too, not only knowledge.")] = False,
+    json_: JsonOpt = False,
+    store: StoreOpt = None,
+) -> None:
+    """The knowledge layer as communities of similar items (Louvain), each with its dominant categories and a
+    representative statement. Read-only."""
+    with session(ctx, json_, store) as s:
+        from vmem.errors import VmemError
+        from vmem.ops.card import viewer_of
+        from vmem.ops.knowledge_map import build, svg as render_svg
+
+        graph = build(s.store, claims=claims, viewer=viewer_of(s.store))
+        if svg is not None:
+            try:
+                svg.write_text(render_svg(graph), encoding="utf-8")
+            except OSError as exc:
+                raise VmemError(f"cannot write {svg} ({exc.strerror})", "pick a writable path: vmem map --svg FILE")
+
+        def human(console) -> None:
+            console.print(f"{len(graph['nodes'])} items, {len(graph['edges'])} links, "
+                          f"{len(graph['communities'])} communities")
+            for c in graph["communities"][:20]:
+                console.print(f"  {c['id']:>3}  {c['size']:>5} items  [bold]{safe(c['label'])}[/]\n"
+                              f"        {c['representative']['id']}: {safe(c['representative']['statement'][:120])}",
+                              soft_wrap=True)
+            if svg is not None:
+                console.print(f"map written: {safe(svg)}")
+
+        s.out.result(graph, human)

@@ -1,0 +1,199 @@
+"""vmem report, vmem map and vmem contradictions: what the pages hold and never hold (another person's personal
+items, quarantined evidence without the flag, live markup), and the pages opened in a real headless Chromium."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from conftest import REVIEWER, commit_count
+
+ROOT = Path(__file__).resolve().parents[1]
+REVIEW_AS = f"Rita <{REVIEWER[1]}>"
+BOB = "Bob Analyst <bob@example.com>"
+XSS = 'The <script>alert("pwned")</script> export <img src=x onerror=alert(2)> runs nightly'
+BROWSER = next((shutil.which(b) for b in ("chromium", "chromium-browser", "google-chrome") if shutil.which(b)), None)
+
+
+@pytest.fixture
+def rich_store(seeded, vmem):
+    """A store with one of everything a reviewer looks at."""
+    text = "Enterprise buyers ask for named-user audit trails before the security review."
+    vmem("propose", text, "--from", "corvane", "-c", "segment:enterprise", "--episode", "ep-corvane-01", store=seeded)
+    vmem("propose", text, "--from", "meridale", "-c", "segment:enterprise", store=seeded, who=BOB)
+    vmem("propose", text, "--from", "pellucid-home", "-c", "segment:enterprise", store=seeded)
+    vmem("propose", "Enterprise buyers want SSO before any pilot expands.", "--from", "meridale",
+         "-c", "segment:enterprise", "--episode", "ep-meridale-01", store=seeded)
+    vmem("consolidate", store=seeded)
+    # a quarantined learning citing an episode whose quote must stay hidden without the flag
+    vmem("propose", "Larkspur Health wants audit logs early.", "--from", "larkspur-health", "--episode",
+         "ep-larkspur-health-01", "-c", "industry:healthcare", store=seeded)
+    lag = vmem.json("propose", "orders.completed_at lags placement by 3 days", store=seeded)["data"]["item"]["id"]
+    vmem("approve", lag, who=REVIEW_AS, store=seeded)
+    clash = vmem.json("propose", "orders.completed_at lags placement by 1 day", store=seeded)["data"]
+    vmem("propose", XSS, store=seeded)
+    vmem("propose", "Bob's private shortcut: query refunds_v2 directly", "--personal", store=seeded, who=BOB)
+    vmem("propose", "the Q4 freeze starts on the 15th", "--class", "contextual", store=seeded)
+    return {"store": seeded, "lag": lag, "clash": clash}
+
+
+def test_propose_warns_about_a_contradiction_and_still_succeeds(rich_store, vmem):
+    clash = rich_store["clash"]
+    assert clash["action"] == "created"
+    assert [c["id"] for c in clash["contradictions"]] == [rich_store["lag"]]
+    assert clash["contradictions"][0]["rules"] == ["number"]
+    result = vmem("propose", "orders.completed_at lags placement by 5 days", store=rich_store["store"])
+    assert f"warning: contradicts {rich_store['lag']} (different numbers 5 days vs 3 days)" in result.stderr
+
+
+def test_contradictions_lists_open_pairs_and_scope_is_checked(rich_store, vmem):
+    pairs = vmem.json("contradictions")["data"]
+    ids = {frozenset((p["a"], p["b"])) for p in pairs}
+    assert frozenset((rich_store["lag"], rich_store["clash"]["item"]["id"])) in ids
+    assert vmem.json("contradictions", "--scope", "entity:corvane")["data"] == pairs  # org claims reach every scope
+    assert "no entity nope" in vmem("contradictions", "--scope", "entity:nope", code=1).stderr.lower() \
+        or "nope" in vmem("contradictions", "--scope", "entity:nope", code=1).stderr
+    assert vmem("contradictions", "--scope", "bogus", code=2)
+
+
+def test_approving_one_side_asks_to_supersede_the_other(rich_store, vmem):
+    store, old, new = rich_store["store"], rich_store["lag"], rich_store["clash"]["item"]["id"]
+    rows = vmem.json("review", "--list", who=REVIEW_AS)["data"]
+    card = next(r for r in rows if r["id"] == new)
+    assert [c["id"] for c in card["contradictions"]] == [old]
+    # skip everything before it, approve it, supersede the approved old claim, quit
+    keys = "".join("s\n" if r["id"] != new else "a\ns\nq\n" for r in rows[:rows.index(card) + 1])
+    out = vmem("review", who=REVIEW_AS, input=keys, env={"VMEM_ASSUME_TTY": "1"}, store=store).stdout
+    assert f"{new} contradicts {old}" in out and f"superseded {old}" in out and f"in favour of {new}" in out
+    assert vmem.json("show", old)["data"]["status"] == "superseded"
+    assert vmem.json("show", old)["data"]["superseded_by"] == new
+    assert vmem.json("show", new)["data"]["supersedes"] == old
+    assert not any({p["a"], p["b"]} == {old, new} for p in vmem.json("contradictions")["data"])
+    assert vmem("check", store=store)
+
+
+def test_approving_one_side_can_reject_a_proposed_other(rich_store, vmem):
+    store, old, new = rich_store["store"], rich_store["lag"], rich_store["clash"]["item"]["id"]
+    vmem("revoke", old, who=REVIEW_AS, store=store)  # now: two proposals that disagree
+    third = vmem.json("propose", "orders.completed_at lags placement by 2 days", store=store)["data"]["item"]["id"]
+    rows = vmem.json("review", "--list", who=REVIEW_AS)["data"]
+    index = next(n for n, r in enumerate(rows) if r["id"] == third)
+    keys = "s\n" * index + "a\n" + "r\n" + "q\n"
+    out = vmem("review", who=REVIEW_AS, input=keys, env={"VMEM_ASSUME_TTY": "1"}, store=store).stdout
+    assert f"rejected {new}" in out
+    assert vmem.json("show", new)["data"]["review"]["reason"] == f"contradicted by {third}"
+
+
+def test_map_groups_knowledge_into_labelled_communities(rich_store, vmem, tmp_path):
+    graph = vmem.json("map", "--svg", str(tmp_path / "map.svg"))["data"]
+    assert graph["nodes"] and graph["communities"]
+    for community in graph["communities"]:
+        assert community["label"] and community["representative"]["id"] in community["members"]
+    # quarantined statements name a customer: never on the map
+    assert all(n["status"] != "quarantined" for n in graph["nodes"])
+    svg = (tmp_path / "map.svg").read_text()
+    assert svg.startswith("<svg") and "<circle" in svg
+    before = commit_count(rich_store["store"])
+    vmem("map", store=rich_store["store"])
+    assert commit_count(rich_store["store"]) == before  # read-only
+
+
+def _report(vmem, out: Path, *extra: str, who: str | None = None) -> dict:
+    return vmem.json("report", "--out", str(out), *extra, who=who)["data"]
+
+
+def test_report_pages_hold_the_queue_cards_timelines_and_the_map(rich_store, vmem, tmp_path):
+    done = _report(vmem, tmp_path / "site")
+    pages = {p: (tmp_path / "site" / p).read_text() for p in ("index.html", "timelines.html", "contradictions.html",
+                                                               "gates.html", "expiring.html", "map.html")}
+    assert rich_store["clash"]["item"]["id"] in pages["index.html"]
+    assert "contradicts" in pages["index.html"] and "different numbers" in pages["contradictions.html"]
+    assert "approve" in pages["timelines.html"] and "Rita" in pages["timelines.html"]
+    assert "the Q4 freeze starts on the 15th" in pages["expiring.html"]
+    assert "<svg" in pages["map.html"] and "Louvain" in pages["map.html"]
+    assert "emerging" in pages["gates.html"]
+    assert done["counts"]["contradictions"] >= 1 and done["index"].endswith("index.html")
+    for text in pages.values():  # works from file://: nothing fetched from anywhere
+        assert not re.search(r"""(src|href)=["']?(https?:)?//""", text)
+
+
+def test_report_never_shows_another_persons_personal_items_or_quarantined_quotes(rich_store, vmem, tmp_path):
+    _report(vmem, tmp_path / "alice")
+    site = "".join(p.read_text() for p in (tmp_path / "alice").glob("*.html"))
+    assert "refunds_v2" not in site  # Bob's personal claim
+    quotes = rich_store["store"].head().episode("larkspur-health", "ep-larkspur-health-01")["quotes"]
+    assert quotes and all(q not in site for q in quotes)  # the quarantined learning's evidence
+    assert "evidence quotes hidden" in site
+    _report(vmem, tmp_path / "flagged", "--quarantined-evidence")
+    flagged = "".join(p.read_text() for p in (tmp_path / "flagged").glob("*.html"))
+    assert any(q.replace("'", "&#39;") in flagged for q in quotes)
+    _report(vmem, tmp_path / "bob", who=BOB)
+    assert "refunds_v2" in "".join(p.read_text() for p in (tmp_path / "bob").glob("*.html"))
+
+
+def test_report_escapes_markup(rich_store, vmem, tmp_path):
+    _report(vmem, tmp_path / "site")
+    for page in (tmp_path / "site").glob("*.html"):
+        text = page.read_text()
+        assert "<script" not in text and "onerror=alert" not in text.replace("onerror=alert(2)&gt;", "")
+        assert "<img" not in text
+    index = (tmp_path / "site" / "index.html").read_text()
+    assert "&lt;script&gt;alert(&#34;pwned&#34;)&lt;/script&gt;" in index
+
+
+def test_report_refuses_a_foreign_directory_and_writes_nothing_half(rich_store, vmem, tmp_path):
+    foreign = tmp_path / "mine"
+    foreign.mkdir()
+    (foreign / "notes.txt").write_text("keep me")
+    err = vmem("report", "--out", str(foreign), code=2).stderr
+    assert "holds no vmem report" in err and (foreign / "notes.txt").read_text() == "keep me"
+    assert sorted(p.name for p in foreign.iterdir()) == ["notes.txt"]
+    assert "inside the store's work tree" in vmem("report", "--out", str(rich_store["store"].root / "r"),
+                                                    code=2).stderr
+    site = tmp_path / "site"
+    _report(vmem, site)
+    _report(vmem, site)  # a previous report is replaced
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".vmem-report-") or ".old-" in p.name]
+
+
+def _chromium(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([BROWSER, "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                           "--enable-logging=stderr", "--v=0", *args], capture_output=True, text=True, timeout=120)
+
+
+def _console(stderr: str) -> list[str]:
+    return [line for line in stderr.splitlines() if ":CONSOLE" in line]
+
+
+@pytest.mark.skipif(BROWSER is None, reason="no Chromium installed (apt-get install chromium); .ci/run installs it")
+def test_report_in_headless_chromium(rich_store, vmem, tmp_path):
+    # the check itself works: a page that logs is caught
+    probe = tmp_path / "probe.html"
+    probe.write_text('<html><body><script>console.error("probe")</script></body></html>')
+    assert any("probe" in line for line in _console(_chromium("--dump-dom", probe.as_uri()).stderr))
+
+    site = tmp_path / "site"
+    _report(vmem, site)
+    expected = {"index.html": ['id="queue"', 'class="card claim"', "contradicts"],
+                "timelines.html": ['class="timeline"', "<time>"],
+                "contradictions.html": ['class="pair"', "different numbers"],
+                "gates.html": ['class="gates"'], "expiring.html": ["Q4 freeze"],
+                "map.html": ["<svg", "<circle"]}
+    for page, needles in expected.items():
+        run = _chromium("--dump-dom", (site / page).as_uri())
+        assert run.returncode == 0, run.stderr[-2000:]
+        assert _console(run.stderr) == [], (page, _console(run.stderr))
+        for needle in needles:
+            assert needle in run.stdout, (page, needle)
+        assert "<script" not in run.stdout
+    shots = ROOT / "docs" if os.environ.get("VMEM_UPDATE_SCREENSHOTS") else tmp_path / "shots"
+    shots.mkdir(exist_ok=True)
+    for page, name in (("index.html", "report-queue.png"), ("contradictions.html", "report-contradictions.png"),
+                       ("timelines.html", "report-timelines.png"), ("map.html", "report-map.png")):
+        run = _chromium("--window-size=1280,1300", "--hide-scrollbars", f"--screenshot={shots / name}",
+                        (site / page).as_uri())
+        assert run.returncode == 0 and (shots / name).stat().st_size > 10_000, run.stderr[-2000:]
