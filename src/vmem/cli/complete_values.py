@@ -72,9 +72,8 @@ def item_ids(root: Path | None, kinds: str, incomplete: str) -> list[str]:
 def statement(root: Path, item_id: str) -> str | None:
     """The first line of an item's statement, without parsing YAML (a description only)."""
     try:
-        with open(root / _DIRS[item_id[0]] / item_id[2:4] / f"{item_id}.yaml", encoding="utf-8",
-                  errors="replace") as handle:
-            for line in handle:
+        with open(root / _DIRS[item_id[0]] / item_id[2:4] / f"{item_id}.yaml", "rb") as handle:
+            for line in handle.read(65_536).decode("utf-8", "replace").splitlines():
                 if line.startswith("statement:"):
                     return line[len("statement:"):].strip().strip("'\"")[:70] or None
     except OSError:
@@ -101,8 +100,9 @@ def categories(root: Path | None) -> list[str]:
     """facet:value pairs the store's customers use (what the category floor and the merge blocker count)."""
     found: set[str] = set()
     for entity in entity_ids(root):
-        try:
-            text = (root / "entities" / f"{entity}.yaml").read_text(encoding="utf-8", errors="replace")
+        try:  # a bounded read: a TAB press must not load a hostile 1 GB file
+            with open(root / "entities" / f"{entity}.yaml", "rb") as handle:
+                text = handle.read(65_536).decode("utf-8", "replace")
         except OSError:
             continue
         in_list = False
