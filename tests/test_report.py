@@ -169,8 +169,26 @@ def _console(stderr: str) -> list[str]:
     return [line for line in stderr.splitlines() if ":CONSOLE" in line]
 
 
+@pytest.fixture
+def demo_store(tmp_path, vmem, monkeypatch):
+    """The demo's store (its knowledge layer makes a real map) with open questions added for the queue."""
+    from vmem.ops.demo import _yaml, examples_dir, run_demo
+
+    run_demo(tmp_path / "demo", lambda *args: None)
+    root = tmp_path / "demo" / "store"
+    monkeypatch.setenv("VMEM_STORE", str(root))
+    team = _yaml(examples_dir() / "claims.yaml")
+    reviewer = next(f"{p['name']} <{p['email']}>" for p in team["team"].values() if p["email"] == team["reviewers"][0])
+    lag = vmem.json("propose", "orders.completed_at lags placement by 3 days", "--domain", "finance")["data"]
+    vmem("approve", lag["item"]["id"], who=reviewer)
+    vmem("propose", "orders.completed_at lags placement by 1 day", "--domain", "finance", "--title", "settlement lag")
+    vmem("propose", XSS)
+    vmem("propose", "the Q4 freeze starts on the 15th", "--class", "contextual")
+    return root
+
+
 @pytest.mark.skipif(BROWSER is None, reason="no Chromium installed (apt-get install chromium); .ci/run installs it")
-def test_report_in_headless_chromium(rich_store, vmem, tmp_path):
+def test_report_in_headless_chromium(demo_store, vmem, tmp_path):
     # the check itself works: a page that logs is caught
     probe = tmp_path / "probe.html"
     probe.write_text('<html><body><script>console.error("probe")</script></body></html>')
@@ -179,10 +197,10 @@ def test_report_in_headless_chromium(rich_store, vmem, tmp_path):
     site = tmp_path / "site"
     _report(vmem, site)
     expected = {"index.html": ['id="queue"', 'class="card claim"', "contradicts"],
-                "timelines.html": ['class="timeline"', "<time>"],
+                "timelines.html": ['class="timeline"', "<time>", "supersede"],
                 "contradictions.html": ['class="pair"', "different numbers"],
-                "gates.html": ['class="gates"'], "expiring.html": ["Q4 freeze"],
-                "map.html": ["<svg", "<circle"]}
+                "gates.html": ['class="gates"', "published"], "expiring.html": ["Q4 freeze"],
+                "map.html": ["<svg", "<circle", "communities"]}
     for page, needles in expected.items():
         run = _chromium("--dump-dom", (site / page).as_uri())
         assert run.returncode == 0, run.stderr[-2000:]

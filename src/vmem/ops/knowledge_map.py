@@ -8,8 +8,6 @@ import math
 from collections import Counter
 from html import escape
 
-from vmem import model
-
 # what is drawn: knowledge still in play or served; quarantined statements name customers and never appear
 MAPPED = {"knowledge": ("candidate", "eligible", "published"), "claim": ("proposed", "approved", "mandatory")}
 NEIGHBOURS = 5  # edges per item: its closest others above THRESHOLD
@@ -65,8 +63,10 @@ def build(store, *, claims: bool = False, viewer: str | None = None, items: list
         for m in members:
             nodes[m]["community"] = number
         strength = {m: sum(d["weight"] for _, _, d in graph.edges(m, data=True)) for m in members}
-        central = max(members, key=lambda m: (strength[m], -m))
         counts = Counter(c for m in members for c in nodes[m]["categories"])
+        top = {c for c, _ in counts.most_common(2)}
+        # the representative carries the label's categories, then is the most connected
+        central = max(members, key=lambda m: (len(top & set(nodes[m]["categories"])), strength[m], -m))
         communities.append({
             "id": number, "size": len(members),
             "label": ", ".join(c for c, _ in counts.most_common(2)) or "no category",
@@ -94,12 +94,6 @@ def _layout(nodes: list[dict], groups: list[list[int]], graph) -> None:
             nodes[m]["y"] = round(cy + rr * math.sin(j * golden), 2)
         for m in members:
             nodes[m].setdefault("community", number)
-    for group_number, members in enumerate(groups):
-        xs = [nodes[m]["x"] for m in members]
-        ys = [nodes[m]["y"] for m in members]
-        nodes_center = (sum(xs) / len(xs), sum(ys) / len(ys))
-        for m in members:
-            nodes[m]["cx"], nodes[m]["cy"] = nodes_center
 
 
 PALETTE = ("#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f",
@@ -114,7 +108,7 @@ def svg(graph: dict, width: int = 960, height: int = 720) -> str:
         return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="120" role="img">'
                 '<text x="10" y="30" font-family="sans-serif">no knowledge items to map yet</text></svg>')
     xs, ys = [n["x"] for n in nodes], [n["y"] for n in nodes]
-    pad = 40
+    pad = 90  # room for the community labels at the edges
     span_x, span_y = (max(xs) - min(xs)) or 1, (max(ys) - min(ys)) or 1
     scale = min((width - 2 * pad) / span_x, (height - 2 * pad - 30) / span_y)
     x0, y0 = min(xs), min(ys)
@@ -136,7 +130,7 @@ def svg(graph: dict, width: int = 960, height: int = 720) -> str:
             (x1, y1), (x2, y2) = where[edge["a"]], where[edge["b"]]
             out.append(f'<line x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}"/>')
     out.append("</g><g>")
-    dot = 4 if len(nodes) < 500 else 2
+    dot = 6 if len(nodes) < 200 else 4 if len(nodes) < 2000 else 2
     for n in nodes:
         x, y = where[n["id"]]
         colour = PALETTE[n.get("community", 0) % len(PALETTE)]
@@ -145,23 +139,10 @@ def svg(graph: dict, width: int = 960, height: int = 720) -> str:
                    f'<title>{escape(n["id"])} ({escape(n["status"])}): {escape(n["statement"][:200])}</title></circle>')
     out.append('</g><g font-family="sans-serif" font-size="12" fill="#111">')
     for c in graph["communities"][:10]:
-        member = next(n for n in nodes if n["id"] == c["members"][0])
-        x, y = where[member["id"]]
-        cx = round(pad + (member["cx"] - x0) * scale, 1)
-        cy = round(pad + 30 + (member["cy"] - y0) * scale, 1)
+        spots = [where[m] for m in c["members"]]
+        cx = round(sum(x for x, _ in spots) / len(spots), 1)
+        cy = round(max(min(y for _, y in spots) - dot - 6, pad + 40), 1)
         out.append(f'<text x="{cx}" y="{cy}" text-anchor="middle" paint-order="stroke" stroke="#fff" '
                    f'stroke-width="3">{escape(c["label"])} ({c["size"]})</text>')
     out.append("</g></svg>")
     return "\n".join(out)
-
-
-def item_ids(graph: dict) -> set[str]:
-    return {n["id"] for n in graph["nodes"]}
-
-
-def check_mapped_kind(kind: str) -> str:
-    if kind not in model.ITEM_DIRS:
-        from vmem.errors import UsageError
-
-        raise UsageError(f"unknown kind {kind!r}", "use claim or knowledge")
-    return kind
