@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 
 import pytest
@@ -261,3 +262,63 @@ def test_eval_recall_reports_ranking_and_coverage_per_split(seeded, vmem, tmp_pa
     assert "hit@1" in text and "MRR@10" in text and "heldout" in text and "stale rate" in text
     queries.write_text('queries:\n  - {query: "x", split: dev, expect: covered}\n')
     assert "split must be tune or heldout" in vmem("eval", "recall", str(queries), code=2).stderr
+
+
+def _fresh(*args: str, store) -> "subprocess.CompletedProcess":
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "VMEM_STORE": str(store.root)}
+    return subprocess.run([sys.executable, "-X", "importtime", "-m", "vmem", *args], capture_output=True, text=True,
+                          env=env)
+
+
+def _imported(stderr: str) -> set[str]:
+    return {line.rsplit("|", 1)[1].strip() for line in stderr.splitlines() if line.startswith("import time:")}
+
+
+def test_one_shot_recall_on_a_current_index_skips_typer_rich_and_pygit2(seeded, vmem, facts):
+    """Issue 14: a fresh `vmem recall` process answers from an up-to-date index without typer, rich or pygit2,
+    and says exactly what the full command says; when the index is behind, the full command catches up."""
+    full_json = vmem.json("recall", "ARR trials", "-k", "3")["data"]  # also brings the index up to date
+    full_text = vmem("recall", "ARR trials", "-k", "3").stdout
+    fast = _fresh("recall", "ARR trials", "-k", "3", "--json", store=seeded)
+    assert fast.returncode == 0 and json.loads(fast.stdout) == {"schema_version": 1, "data": full_json}
+    assert not {"typer", "rich", "pygit2"} & _imported(fast.stderr)
+    text = _fresh("recall", "ARR trials", "-k", "3", store=seeded)  # people's output: the full command's
+    assert text.stdout == full_text and "rich" in _imported(text.stderr)
+    scoped = _fresh("recall", "who owns meridale renewals", "--scope", "entity:meridale", "--json", store=seeded)
+    assert json.loads(scoped.stdout)["data"]["results"][0]["id"] == facts["renewal"]
+    assert "pygit2" not in _imported(scoped.stderr)
+    # not decidable from the index alone: the full command runs and behaves as it always did
+    missing = _fresh("recall", "x", "--scope", "entity:nope", store=seeded)
+    assert missing.returncode == 1 and "no entity 'nope'" in missing.stderr
+    new = vmem.json("propose", "ARR trials are counted from the first paid invoice", store=seeded)["data"]["item"]["id"]
+    vmem("approve", new, who=REVIEW_AS, store=seeded)
+    behind = _fresh("recall", "when are ARR trials counted", "--json", store=seeded)
+    assert new in [r["id"] for r in json.loads(behind.stdout)["data"]["results"]]
+    assert "pygit2" in _imported(behind.stderr)
+
+
+def test_index_with_nothing_new_decides_before_numpy_and_the_model(seeded, vmem, facts):
+    vmem("index")
+    result = _fresh("index", "--json", store=seeded)
+    data = json.loads(result.stdout)["data"]
+    assert data["parsed"] == 0 and data["rebuilt"] is False and data["items"] >= 4
+    assert data["commit"] == str(seeded.repo.head.target)
+    assert not {"numpy", "tantivy", "tokenizers", "pygit2", "typer"} & _imported(result.stderr)
+    assert _fresh("index", store=seeded).stdout.startswith(f"index at {data['commit'][:10]}: {data['items']} items")
+    vmem("propose", "invoices are issued on the first business day", store=seeded)
+    caught_up = json.loads(_fresh("index", "--json", store=seeded).stdout)["data"]
+    assert caught_up["parsed"] == 1 and caught_up["commit"] != data["commit"]
+
+
+def test_fast_path_parses_only_what_the_full_command_would_read_the_same():
+    from vmem.cli.recall_fast import RECALL_OPTIONS, _parse
+
+    assert _parse(["q", "--scope=entity:acme", "-k", "3", "--json"], RECALL_OPTIONS, 1) == \
+        {"json": True, "args": ["q"], "scope": "entity:acme", "k": "3"}
+    assert _parse(["--", "-starts with a dash"], RECALL_OPTIONS, 1)["args"] == ["-starts with a dash"]
+    for argv in (["q", "-k=3"], ["q", "--as-of", "x"], ["q", "r"], [], ["q", "--scope"], ["q", "-k", "1", "-k", "2"]):
+        assert _parse(argv, RECALL_OPTIONS, 1) is None, argv

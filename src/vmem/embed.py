@@ -32,25 +32,48 @@ class StaticModel:
     tokenizers + safetensors takes ~0.2 s and gives the same vectors (mean of token rows, unknown tokens dropped).
     """
 
+    FEW = 4  # up to this many texts (a query), a plain-Python WordPiece saves building the tokenizers one
+
     def __init__(self, path: Path) -> None:
         import numpy as np
         from safetensors.numpy import load_file
-        from tokenizers import Tokenizer
 
         tensors = load_file(str(path / "model.safetensors"))
         self.embeddings = tensors["embeddings"]
         self.weights = tensors.get("weights")  # optional per-token weights in newer model2vec models
-        self.tokenizer = Tokenizer.from_file(str(path / "tokenizer.json"))
-        self.tokenizer.no_truncation()
-        self.unknown = self.tokenizer.token_to_id("[UNK]")
+        self.path = path
+        self._tokenizer = None
+        self._wordpiece: object = False  # not read yet
         self.dim = int(self.embeddings.shape[1])
         self._np = np
+
+    @property
+    def tokenizer(self):
+        if self._tokenizer is None:
+            from tokenizers import Tokenizer
+
+            self._tokenizer = Tokenizer.from_file(str(self.path / "tokenizer.json"))  # ~60 ms
+            self._tokenizer.no_truncation()
+            self.unknown = self._tokenizer.token_to_id("[UNK]")
+        return self._tokenizer
+
+    def _ids(self, texts: list[str]) -> list[list[int]]:
+        if self._tokenizer is None and len(texts) <= self.FEW:
+            if self._wordpiece is False:
+                from vmem import wordpiece
+
+                self._wordpiece = wordpiece.load(self.path / "tokenizer.json")
+            if self._wordpiece is not None and all(map(self._wordpiece.supports, texts)):
+                self.unknown = self._wordpiece.vocab.get(self._wordpiece.unknown)
+                return [self._wordpiece.ids(text) for text in texts]
+        tokenizer = self.tokenizer
+        return [encoding.ids for encoding in tokenizer.encode_batch_fast(list(texts), add_special_tokens=False)]
 
     def encode(self, texts: list[str]):
         np = self._np
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        for row, encoding in enumerate(self.tokenizer.encode_batch_fast(list(texts), add_special_tokens=False)):
-            ids = [i for i in encoding.ids[:512] if i != self.unknown]
+        for row, token_ids in enumerate(self._ids(list(texts))):
+            ids = [i for i in token_ids[:512] if i != self.unknown]
             if ids:
                 vectors = self.embeddings[ids].astype(np.float32)
                 if self.weights is not None:
@@ -73,11 +96,18 @@ def _load(path: str) -> StaticModel:
 
 
 class Embedder:
-    """Unit-length embeddings, so a cosine is a dot product."""
+    """Unit-length embeddings, so a cosine is a dot product. The model loads on the first call: an index that is
+    already up to date never pays for it."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self.model = _load(str(path))
+        self._model: StaticModel | None = None
+
+    @property
+    def model(self) -> StaticModel:
+        if self._model is None:
+            self._model = _load(str(self.path))
+        return self._model
 
     def __call__(self, texts: list[str]):
         import numpy as np

@@ -14,6 +14,24 @@ def _global_store(args: list[str]) -> tuple[list[str], list[str]]:
     return [], args
 
 
+def _fast(args: list[str], store: list[str]) -> None:
+    """`vmem recall` / `vmem index` on an up-to-date index: answer and exit (skipping interpreter teardown), or
+    return and let the full command run."""
+    import os
+
+    from vmem.cli.recall_fast import fast_main
+
+    try:
+        code = fast_main(args, store)
+        if code is None:
+            return
+        sys.stdout.flush()
+    except BrokenPipeError:  # `vmem recall --json Q | head`: the reader left
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        code = 0
+    os._exit(code)
+
+
 def main() -> None:
     store, args = _global_store(sys.argv[1:])
     if args[:1] == ["sync"] and not {"-h", "--help"} & set(args):
@@ -34,6 +52,9 @@ def main() -> None:
             pass
         os._exit(code)
     import os
+
+    if args[:1] in (["recall"], ["index"]) and "_VMEM_COMPLETE" not in os.environ:
+        _fast(args, store)  # one-shot: an up-to-date index answers without typer, rich or pygit2
 
     if "_VMEM_COMPLETE" in os.environ:  # the shell asks for candidates: values from the store, then exit
         from vmem.cli.complete import run

@@ -14,11 +14,13 @@ import marshal
 import os
 import shutil
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from vmem import model
 from vmem.errors import SchemaError
-from vmem.store.repo import Store, parse_blob
+
+if TYPE_CHECKING:  # pygit2 only when the index has to catch up: a current index is read without it
+    from vmem.store.repo import Store
 
 SCHEMA_VERSION = 4  # 2: statuses as history attests them (SPEC 12), the lexicon column; 3: served content; 4: attestation token
 SERVABLE = {"claim": ("approved", "mandatory"), "knowledge": ("published",)}
@@ -29,10 +31,35 @@ Progress = Callable[[int, int], None]
 
 
 def index_dir(store: Store) -> Path:
+    return index_dir_for(store.root)
+
+
+def index_dir_for(root: Path) -> Path:
     from vmem.store.cache import cache_home
 
-    key = hashlib.sha256(str(store.root.resolve()).encode()).hexdigest()[:16]
+    key = hashlib.sha256(str(Path(root).resolve()).encode()).hexdigest()[:16]
     return cache_home() / "index" / key
+
+
+def recorded(root: Path) -> dict | None:
+    """What the store's index says it reflects (commit, model, schema version, item count), read with sqlite
+    alone, so a caller can decide that nothing changed before importing numpy, tantivy, pygit2 or the model."""
+    import sqlite3
+
+    path = index_dir_for(root) / "meta.sqlite"
+    if not path.is_file():
+        return None
+    try:
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            info = {k: marshal.loads(v) for k, v in db.execute(
+                "SELECT key, value FROM info WHERE key IN ('version', 'model', 'commit')")}
+            info["items"] = db.execute("SELECT COUNT(*) FROM items").fetchone()[0]
+        finally:
+            db.close()
+    except (sqlite3.Error, ValueError, EOFError, TypeError):
+        return None
+    return info if info.get("version") == SCHEMA_VERSION and info.get("commit") else None
 
 
 def _epoch(stamp: str | None) -> float:
@@ -142,6 +169,15 @@ class LocalIndex:
         index.catch_up(embed, progress)
         return index
 
+    @classmethod
+    def open_current(cls, root: Path, commit: str, model_id: str) -> "LocalIndex | None":
+        """The index, opened without the repository (it never catches up), if it reflects COMMIT with this model;
+        else None: the caller opens the store and lets LocalIndex.open catch up."""
+        index = cls(None, index_dir_for(root), model_id)  # type: ignore[arg-type] - never catches up
+        if not index._load() or index.commit != commit:
+            return None
+        return index
+
     def _load(self) -> bool:
         import numpy as np
 
@@ -244,6 +280,8 @@ class LocalIndex:
     def _apply(self, changed: dict[str, str | None], embed, progress: Progress | None, state) -> None:
         import numpy as np
         import tantivy
+
+        from vmem.store.repo import parse_blob
 
         updates: dict[str, dict] = {}
         removed: list[str] = []

@@ -11,11 +11,15 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from vmem import confidence, model
 from vmem.errors import ItemNotFound, UsageError
 from vmem.names import check_audience
-from vmem.store.repo import Store
+
+if TYPE_CHECKING:  # a one-shot recall on a current index never opens the repository (recall_current)
+    from vmem.store.repo import Store
 
 DEPTH = 200  # candidates from each ranker before fusion
 SHORTLIST = 50  # the most relevant candidates that the confidence prior and the exactness check look at
@@ -104,6 +108,43 @@ def recall(store: Store, query: str, *, scope: str | None = None, audience: str 
 
     index = LocalIndex.open(store, embed, model_id=str(embed.path), progress=progress)
     return search(index, query, who, include_superseded, k, embed)
+
+
+def recall_current(root: Path, query: str, *, scope: str | None = None, audience: str | None = None,
+                   k: int = 5) -> dict | None:
+    """recall() for a one-shot process, when the index already reflects HEAD: HEAD read from .git, the index read
+    without pygit2, the entity checked with one `git ls-tree`. None whenever that cannot be decided so simply
+    (no index, HEAD moved, a model other than the bundled one, an unknown entity): the caller takes recall()."""
+    from vmem.embed import bundled_model_dir, embedder
+    from vmem.index.local import LocalIndex, recorded
+    from vmem.ops.sync import head_commit
+
+    query = (query or "").strip()
+    if not query or k < 1:
+        return None
+    commit = head_commit(root)
+    info = recorded(root)
+    # the index records the model that HEAD's vmem.yaml chose; only the bundled one is known without reading it
+    if commit is None or info is None or info.get("commit") != commit or info.get("model") != str(bundled_model_dir()):
+        return None
+    who = Scope.parse(scope, audience)
+    if who.entity is not None and not _entity_committed(root, who.entity):
+        return None
+    index = LocalIndex.open_current(root, commit, info["model"])
+    if index is None:
+        return None
+    return search(index, query, who, False, k, embedder())
+
+
+def _entity_committed(root: Path, entity: str) -> bool:
+    import subprocess
+
+    try:
+        listed = subprocess.run(["git", "-C", str(root), "ls-tree", "HEAD", "--", model.entity_path(entity)],
+                                capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return listed.returncode == 0 and listed.stdout.startswith(("100644 blob ", "100755 blob "))
 
 
 def search(index, query: str, who: Scope, include_stale: bool, k: int, embed) -> dict:

@@ -1,0 +1,114 @@
+"""The one-shot paths of `vmem recall --json` and `vmem index` when the index already reflects HEAD: no typer, no
+rich, no pygit2 (cli/entry.py sends them here). Anything these paths cannot decide simply returns None, and the full
+command runs instead, so behaviour and errors stay the full command's."""
+
+from __future__ import annotations
+
+import sys
+
+RECALL_OPTIONS = {"--scope": "scope", "--audience": "audience", "-k": "k", "--store": "store"}
+
+
+def _parse(argv: list[str], options: dict[str, str], positionals: int) -> dict | None:
+    """The everyday command lines only: known options with a value, --json, and the positionals; else None."""
+    parsed: dict = {"json": False, "args": []}
+    rest = list(argv)
+    while rest:
+        word = rest.pop(0)
+        name, eq, value = word.partition("=")
+        if word == "--json":
+            parsed["json"] = True
+        elif name in options and options[name] not in parsed and (not eq or name.startswith("--")):
+            if not eq:
+                if not rest:
+                    return None
+                value = rest.pop(0)
+            parsed[options[name]] = value
+        elif word == "--" and len(rest) + len(parsed["args"]) == positionals:
+            parsed["args"] += rest
+            rest = []
+        elif word.startswith("-") and word != "-":
+            return None
+        else:
+            parsed["args"].append(word)
+    return parsed if len(parsed["args"]) == positionals else None
+
+
+def _root(store: str | None):
+    import os
+
+    from vmem.policy import POLICY_FILE
+    from vmem.store.discover import find_store_root
+
+    root = find_store_root(store).absolute()
+    policy = root / POLICY_FILE
+    if policy.is_symlink() or not policy.is_file() or not (root / ".git").is_dir() or not os.access(policy, os.R_OK):
+        return None  # the full command explains what is wrong
+    return root
+
+
+def _emit(as_json: bool, data, lines: list[str]) -> None:
+    if as_json:
+        import json
+
+        sys.stdout.write(json.dumps({"schema_version": 1, "data": data}, ensure_ascii=False, indent=2) + "\n")
+    else:
+        from vmem.output import plain
+
+        sys.stdout.write("".join(plain(line) + "\n" for line in lines))
+
+
+def recall(argv: list[str]) -> int | None:
+    """`vmem recall QUERY --json` (what agents and scripts run); people's output stays the full command's."""
+    parsed = _parse(argv, RECALL_OPTIONS, 1)
+    if parsed is None or not parsed["json"]:
+        return None
+    from vmem.errors import VmemError
+    from vmem.ops.recall import recall_current
+
+    try:
+        k = int(parsed.get("k", 5))
+        root = _root(parsed.get("store"))
+        result = root and recall_current(root, parsed["args"][0], scope=parsed.get("scope"),
+                                         audience=parsed.get("audience"), k=k)
+    except (VmemError, ValueError):
+        return None
+    if not result:
+        return None
+    _emit(True, result, [])
+    return 0
+
+
+def index(argv: list[str]) -> int | None:
+    """`vmem index` with nothing new: decided from .git and the index's sqlite file, before numpy or the model."""
+    import time
+
+    started = time.perf_counter()
+    parsed = _parse(argv, {"--store": "store"}, 0)
+    if parsed is None:
+        return None
+    from vmem.embed import bundled_model_dir
+    from vmem.errors import VmemError
+    from vmem.index.local import index_dir_for, recorded
+    from vmem.ops.sync import head_commit
+
+    try:
+        root = _root(parsed.get("store"))
+    except VmemError:
+        return None
+    info = recorded(root) if root else None
+    commit = head_commit(root) if info else None
+    if info is None or commit is None or info["commit"] != commit or info.get("model") != str(bundled_model_dir()):
+        return None
+    data = {"commit": commit, "items": info["items"], "parsed": 0, "rebuilt": False,
+            "seconds": round(time.perf_counter() - started, 3), "path": str(index_dir_for(root))}
+    _emit(parsed["json"], data, [f"index at {commit[:10]}: {data['items']} items, 0 parsed now, {data['seconds']} s"])
+    return 0
+
+
+def fast_main(args: list[str], store: list[str]) -> int | None:
+    """ARGS starts with the command; STORE is a leading global `--store PATH` (as a two-item list) or []."""
+    command, rest = args[0], args[1:] + store
+    if {"-h", "--help", "--rebuild", "--as-of", "--include-superseded"} & set(rest):
+        return None
+    return recall(rest) if command == "recall" else index(rest)

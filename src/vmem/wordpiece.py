@@ -1,0 +1,117 @@
+"""BERT WordPiece tokenization in plain Python, for a one-shot query.
+
+The `tokenizers` library takes ~60 ms to build its tokenizer from tokenizer.json; a fresh `vmem recall` encodes
+one short question, which this does in well under a millisecond after a ~5 ms JSON read. It accepts only the
+configuration of the bundled model (BertNormalizer, BertPreTokenizer, WordPiece, special tokens that are not
+normalized) and gives the same ids as `tokenizers` for it on text that `supports` (tests/test_wordpiece.py compares
+them on random text); for anything else the caller uses `tokenizers`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from pathlib import Path
+
+_CJK = ((0x4E00, 0x9FFF), (0x3400, 0x4DBF), (0x20000, 0x2A6DF), (0x2A700, 0x2B73F), (0x2B740, 0x2B81F),
+        (0x2B820, 0x2CEAF), (0xF900, 0xFAFF), (0x2F800, 0x2FA1F))
+_ASCII_PUNCT = set("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
+
+
+class WordPiece:
+    def __init__(self, vocab: dict[str, int], unknown: str, prefix: str, max_chars: int, specials: list[str],
+                 lowercase: bool, strip_accents: bool, chinese: bool) -> None:
+        self.vocab, self.unknown, self.prefix, self.max_chars = vocab, unknown, prefix, max_chars
+        self.lowercase, self.strip_accents, self.chinese = lowercase, strip_accents, chinese
+        self.specials = re.compile("|".join(map(re.escape, sorted(specials, key=len, reverse=True)))) \
+            if specials else None
+
+    @staticmethod
+    def supports(text: str) -> bool:
+        """Characters both Unicode databases agree on: ones already assigned in Unicode 3.2. Python's and the
+        tokenizers crate's tables are of different Unicode versions, and a character one of them does not know yet
+        is dropped by one and kept by the other; such text goes to `tokenizers`."""
+        return all(c < "\u0370" or unicodedata.ucd_3_2_0.category(c) != "Cn" for c in text)
+
+    def ids(self, text: str) -> list[int]:
+        out: list[int] = []
+        at = 0
+        for match in self.specials.finditer(text) if self.specials else ():
+            out += self._ids(text[at:match.start()])
+            out.append(self.vocab[match.group()])
+            at = match.end()
+        return out + self._ids(text[at:])
+
+    def _normalize(self, text: str) -> str:
+        chars = []
+        for c in text:
+            if c in "\t\n\r":
+                chars.append(" ")
+            elif c == "\x00" or c == "\ufffd" or unicodedata.category(c)[0] == "C":
+                continue
+            elif c.isspace():
+                chars.append(" ")
+            elif self.chinese and any(lo <= ord(c) <= hi for lo, hi in _CJK):
+                chars.append(f" {c} ")
+            else:
+                chars.append(c)
+        text = "".join(chars)
+        if self.strip_accents:
+            text = "".join(c for c in unicodedata.normalize("NFD", text) if unicodedata.category(c) != "Mn")
+        if self.lowercase:
+            text = "".join(c.lower() for c in text)  # per character, as Rust does (no final-sigma rule)
+        return text
+
+    def _ids(self, text: str) -> list[int]:
+        out: list[int] = []
+        for word in self._normalize(text).split():
+            piece = []
+            for c in word:
+                if c in _ASCII_PUNCT or unicodedata.category(c).startswith("P"):
+                    if piece:
+                        out += self._word("".join(piece))
+                        piece = []
+                    out += self._word(c)
+                else:
+                    piece.append(c)
+            if piece:
+                out += self._word("".join(piece))
+        return out
+
+    def _word(self, word: str) -> list[int]:
+        if len(word) > self.max_chars:
+            return [self.vocab[self.unknown]]
+        ids, start = [], 0
+        while start < len(word):
+            end = len(word)
+            while end > start:
+                sub = word[start:end] if start == 0 else self.prefix + word[start:end]
+                if sub in self.vocab:
+                    ids.append(self.vocab[sub])
+                    break
+                end -= 1
+            if end == start:
+                return [self.vocab[self.unknown]]
+            start = end
+        return ids
+
+
+def load(path: Path) -> WordPiece | None:
+    """The tokenizer in PATH (a tokenizer.json) if it is a configuration this module reproduces exactly, else None."""
+    try:
+        spec = json.loads(Path(path).read_text(encoding="utf-8"))
+        norm, pre, model = spec.get("normalizer") or {}, spec.get("pre_tokenizer") or {}, spec.get("model") or {}
+        specials = spec.get("added_tokens") or []
+        if (norm.get("type") != "BertNormalizer" or pre != {"type": "BertPreTokenizer"}
+                or model.get("type") != "WordPiece" or norm.get("clean_text") is not True
+                or any(t.get("normalized") or t.get("single_word") or t.get("lstrip") or t.get("rstrip")
+                       or t.get("content") not in model["vocab"] for t in specials)):
+            return None
+        lowercase = bool(norm.get("lowercase"))
+        strip = norm.get("strip_accents")
+        return WordPiece(model["vocab"], model["unk_token"], model.get("continuing_subword_prefix") or "##",
+                         int(model.get("max_input_chars_per_word") or 100), [t["content"] for t in specials],
+                         lowercase, lowercase if strip is None else bool(strip), bool(norm.get("handle_chinese_chars")))
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
