@@ -215,3 +215,18 @@ def test_report_in_headless_chromium(demo_store, vmem, tmp_path):
         run = _chromium("--window-size=1280,1300", "--hide-scrollbars", f"--screenshot={shots / name}",
                         (site / page).as_uri())
         assert run.returncode == 0 and (shots / name).stat().st_size > 10_000, run.stderr[-2000:]
+
+
+def test_the_labeled_contradiction_set_holds_its_measured_precision():
+    """tests/data/contradictions.jsonl (README): held-out precision and recall must not fall."""
+    from vmem.ops.contradictions import judge
+    from vmem.ops.eval_contradictions import evaluate, load
+
+    rows = load(ROOT / "tests" / "data" / "contradictions.jsonl")
+    assert len(rows) >= 60
+    held = evaluate([r for r in rows if r["split"] == "heldout"])
+    assert held["precision"] >= 0.93 and held["recall"] >= 1.0
+    assert evaluate(rows)["by_label"]["topic"]["flagged"] == 0
+    # a number written as a word is the same number; a unit travels with it in the reason
+    assert not judge("Refunds settle three days after the request.", "Refunds settle 3 days after the request.").contradicts
+    assert judge("Refunds settle in 5 days.", "Refunds settle in 3 days.").reason == "different numbers 5 days vs 3 days"

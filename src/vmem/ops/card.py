@@ -113,7 +113,7 @@ def _prior_rejections(snapshot, item: dict) -> list[dict]:
 
 
 def card(store, item: dict, *, snapshot=None, viewer: str | None = None, reviewer: bool = False,
-         contradictions: list[dict] | None = None, quarantined_evidence: bool = True) -> dict:
+         contradictions: list[dict] | dict[str, list[dict]] | None = None, quarantined_evidence: bool = True) -> dict:
     """The card for ITEM (its status as history attests it). CONTRADICTIONS: precomputed open pairs naming it
     (else they are looked up for this item alone). Quarantined items show their evidence quotes only with
     QUARANTINED_EVIDENCE (they name a customer)."""
@@ -165,8 +165,8 @@ def card(store, item: dict, *, snapshot=None, viewer: str | None = None, reviewe
         contradictions = at_propose(snapshot, item, viewer) if item["status"] in ("proposed", "approved",
                                                                                   "mandatory", "candidate",
                                                                                   "eligible", "published") else []
-    out["contradictions"] = [_other_side(pair, item["id"]) for pair in contradictions
-                             if item["id"] in (pair["a"], pair["b"])]
+    mine = contradictions.get(item["id"], []) if isinstance(contradictions, dict) else contradictions
+    out["contradictions"] = [_other_side(pair, item["id"]) for pair in mine if item["id"] in (pair["a"], pair["b"])]
     out["actions"] = legal_actions(item, reviewer)
     return out
 
@@ -188,7 +188,7 @@ def _other_side(pair: dict, item_id: str) -> dict:
 def queue_cards(store, status: str | None = None, *, viewer: str | None = None) -> list[dict]:
     """The review queue as cards: proposed claims and eligible knowledge whose status history attests, oldest
     first; another person's personal claims are not in your queue."""
-    from vmem.ops.contradictions import scan
+    from vmem.ops.contradictions import by_item, scan
     from vmem.ops.review import QUEUE_STATUSES
 
     statuses = (status,) if status else QUEUE_STATUSES
@@ -205,7 +205,7 @@ def queue_cards(store, status: str | None = None, *, viewer: str | None = None) 
                 and _visible(item, viewer):
             queued.append(item)
     queued.sort(key=lambda i: (i.get("created_at") or i.get("first_seen") or "", i["id"]))
-    pairs = scan(every, viewer) if queued else []
+    pairs = by_item(scan(every, viewer)) if queued else {}
     reviewer = is_reviewer(store, viewer)
     return [card(store, item, snapshot=snapshot, viewer=viewer, reviewer=reviewer, contradictions=pairs)
             for item in queued]

@@ -21,6 +21,7 @@ MARKER = ".vmem-report"
 PAGES = ("index.html", "timelines.html", "contradictions.html", "gates.html", "expiring.html", "map.html")
 EXPIRING_DAYS = 30
 TIMELINE_LIMIT = 400  # the most recently changed items get a timeline (the queue's items always do)
+PAGE_LIMIT = 1000  # cards or pairs on one page; the rest are counted and listed by the CLI
 
 
 def default_dir(store) -> Path:
@@ -60,7 +61,7 @@ def timelines(store, wanted: set[str] | None = None) -> dict[str, list[dict]]:
 def build(store, *, quarantined_evidence: bool = False, map_claims: bool = False) -> dict:
     """Everything the pages show, as plain data (also what `vmem report --json` prints)."""
     from vmem.ops.card import card, is_reviewer, viewer_of
-    from vmem.ops.contradictions import attested_items, scan, visible_to
+    from vmem.ops.contradictions import attested_items, by_item, scan, visible_to
     from vmem.ops.knowledge_map import build as build_map
     from vmem.ops.review import QUEUE_STATUSES
 
@@ -70,11 +71,14 @@ def build(store, *, quarantined_evidence: bool = False, map_claims: bool = False
     every = [i for i in attested_items(store, snapshot) if visible_to(i, viewer)]
     by_id = {i["id"]: i for i in every}
     pairs = scan(every, viewer)
+    per_item = by_item(pairs)
     queued = sorted((i for i in every if i["status"] in QUEUE_STATUSES),
                     key=lambda i: (i.get("created_at") or i.get("first_seen") or "", i["id"]))
-    queue = [card(store, i, snapshot=snapshot, viewer=viewer, reviewer=reviewer, contradictions=pairs,
+    queue_total = len(queued)
+    queued = queued[:PAGE_LIMIT]
+    queue = [card(store, i, snapshot=snapshot, viewer=viewer, reviewer=reviewer, contradictions=per_item,
                   quarantined_evidence=quarantined_evidence) for i in queued]
-    held = [card(store, i, snapshot=snapshot, viewer=viewer, reviewer=reviewer, contradictions=pairs,
+    held = [card(store, i, snapshot=snapshot, viewer=viewer, reviewer=reviewer, contradictions=per_item,
                  quarantined_evidence=quarantined_evidence)
             for i in every if i["kind"] == "knowledge" and i["status"] == "quarantined"]
     now = datetime.now(timezone.utc)
@@ -118,10 +122,11 @@ def build(store, *, quarantined_evidence: bool = False, map_claims: bool = False
     from vmem.ops.knowledge_map import svg
 
     return {"store": str(store.root), "commit": snapshot.commit_id, "generated_at": model.now(), "viewer": viewer,
-            "reviewer": reviewer, "queue": queue, "quarantined": held, "contradictions": pairs, "timelines": lines,
+            "reviewer": reviewer, "queue": queue, "queue_total": queue_total, "quarantined": held,
+            "contradictions": pairs[:PAGE_LIMIT], "contradictions_total": len(pairs), "timelines": lines,
             "timelines_total": len(history), "gates": gates, "expiring": expiring, "expiring_days": EXPIRING_DAYS,
             "map": graph, "map_svg": svg(graph),
-            "counts": {"items": len(every), "queue": len(queue), "contradictions": len(pairs),
+            "counts": {"items": len(every), "queue": queue_total, "contradictions": len(pairs),
                        "expiring": len(expiring), "communities": len(graph["communities"])}}
 
 
