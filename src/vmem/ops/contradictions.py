@@ -13,8 +13,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
+from pathlib import Path
 
 from vmem import model
+from vmem.errors import VmemError
 
 OPEN = {"claim": ("proposed", "approved", "mandatory"), "knowledge": ("candidate", "eligible", "published")}
 # the judge's detectors that make two near-identical statements disagree (SPEC 14); "unaligned", "order" and
@@ -201,26 +203,68 @@ def against(new: dict, others, viewer: str | None = None) -> list[dict]:
     return sorted(found, key=lambda p: (-p["similarity"], p["a"], p["b"]))
 
 
+_STATEMENT = re.compile(rb"^statement: ?(.*(?:\n[ \t]+.*)*)", re.M)
+
+
+def statement_text(data: bytes) -> str:
+    """The statement's text as it sits in an item file, lower case (folded lines joined); the whole file when
+    the line is not found. A prefilter only: a candidate is parsed before anything is decided."""
+    found = _STATEMENT.search(data)
+    return (found.group(1) if found else data).decode("utf-8", "replace").lower()
+
+
+def _texts(snapshot, kind: str) -> dict[str, str]:
+    """path -> statement text of every KIND file at SNAPSHOT, from a per-commit cache brought forward by a tree
+    diff (like the canonical cache), so a proposal reads only the files changed since the last one."""
+    from vmem.store.cache import cache_file, read_cache, write_cache
+    from vmem.store.changes import changes_since
+
+    top = model.ITEM_DIRS[kind]
+    if snapshot.commit is None:
+        return {}
+    path = cache_file(Path(snapshot.repo.workdir)).with_suffix(f".statements-{kind}")
+    cached = read_cache(path)
+    commit = snapshot.commit_id
+    if cached is not None and cached.get("commit") == commit:
+        return cached["texts"]
+    changes = changes_since(snapshot.repo, cached.get("commit"), snapshot.commit, (top,)) if cached else None
+    if changes is None:
+        texts = {name: statement_text(entry.data) for name, entry in snapshot.walk(top) if name.endswith(".yaml")}
+    else:
+        texts = dict(cached["texts"])
+        for name, change in changes.items():
+            texts.pop(name, None)
+            if change.is_file and name.endswith(".yaml"):
+                texts[name] = statement_text(snapshot.repo[change.oid].data)
+    write_cache(path, {"commit": commit, "texts": texts})
+    return texts
+
+
 def at_propose(snapshot, new: dict, viewer: str | None) -> list[dict]:
-    """Open items of NEW's kind that contradict it, reading only files whose bytes hold most of its words."""
+    """Open items of NEW's kind that contradict it: candidates are the files whose statement holds most of its
+    words (from the statement cache), and only those are parsed."""
     mine = sorted(_plain(words(new["statement"])), key=len, reverse=True)
     if not mine:
         return []
-    need = [w.encode() for w in mine]
-    quorum = max(1, int(len(need) * SIMILARITY))
-
-    def may(data: bytes) -> bool:
-        low = data.lower()
+    quorum = max(1, int(len(mine) * SIMILARITY))
+    candidates = []
+    for name, text in _texts(snapshot, new["kind"]).items():
         hits = 0
-        for n, w in enumerate(need):
-            hits += w in low
+        for n, w in enumerate(mine):
+            hits += w in text
             if hits >= quorum:
-                return True
-            if hits + len(need) - n - 1 < quorum:
-                return False
-        return False
-
-    others = (loaded.item for loaded in snapshot.files(new["kind"], may_match=may) if loaded.item is not None)
+                candidates.append(name)
+                break
+            if hits + len(mine) - n - 1 < quorum:
+                break
+    others = []
+    for name in candidates:
+        try:
+            item = snapshot.load_file(new["kind"], name)
+        except VmemError:
+            continue
+        if item is not None:
+            others.append(item)
     return against(new, others, viewer)
 
 
