@@ -247,3 +247,15 @@ def test_single_key_on_a_real_terminal_needs_no_enter(seeded, vmem, tmp_path):
         os.close(leader)
     assert vmem.json("show", facts[0])["data"]["status"] == "approved"
     assert vmem.json("show", facts[1])["data"]["status"] == "proposed"
+
+
+def test_a_rejected_personal_claim_of_someone_else_is_not_named_on_a_card(seeded, vmem):
+    """Regression: prior rejections must not reveal another person's personal claim."""
+    theirs = vmem.json("propose", "Quintara pays late", "--personal", "--about", "quintara", store=seeded,
+                       who=BOB)["data"]["item"]["id"]
+    vmem("reject", theirs, "--reason", "private note", who=REVIEW_AS, store=seeded)
+    mine = vmem.json("propose", "Quintara pays late", store=seeded)["data"]["item"]["id"]
+    row = next(r for r in vmem.json("review", "--list")["data"] if r["id"] == mine)
+    assert row["prior_rejections"] == []
+    own = next(r for r in vmem.json("review", "--list", who=BOB)["data"] if r["id"] == mine)
+    assert [p["id"] for p in own["prior_rejections"]] == [theirs]

@@ -78,8 +78,11 @@ def _quotes(snapshot, item: dict) -> list[dict]:
     return out
 
 
-def _prior_rejections(snapshot, item: dict) -> list[dict]:
-    """Rejected items with the same canonical statement (a reviewer said no to this before)."""
+def _prior_rejections(snapshot, item: dict, viewer: str | None = None) -> list[dict]:
+    """Rejected items with the same canonical statement (a reviewer said no to this before); another person's
+    personal claim is not named."""
+    from vmem.ops.contradictions import visible_to
+
     from vmem.text import canonicalize
 
     canonical = canonicalize(item["statement"])
@@ -94,7 +97,7 @@ def _prior_rejections(snapshot, item: dict) -> list[dict]:
                 old = snapshot.load_file("claim", path)
             except SchemaError:
                 continue
-            if old is not None and old["status"] == "rejected":
+            if old is not None and old["status"] == "rejected" and visible_to(old, viewer):
                 found.append({"id": old["id"], "scope": where, "reason": (old.get("review") or {}).get("reason"),
                               "by": (old.get("review") or {}).get("by"), "at": (old.get("review") or {}).get("at")})
     else:
@@ -158,7 +161,7 @@ def card(store, item: dict, *, snapshot=None, viewer: str | None = None, reviewe
         except VmemError:
             out["supersedes"] = {"id": item["supersedes"], "status": None, "statement": None, "diff": []}
     out["superseded_by"] = item.get("superseded_by")
-    out["prior_rejections"] = _prior_rejections(snapshot, item)
+    out["prior_rejections"] = _prior_rejections(snapshot, item, viewer)
     if contradictions is None:
         from vmem.ops.contradictions import at_propose
 
