@@ -117,6 +117,8 @@ def test_superseded_is_excluded_unless_asked_and_then_marked(seeded, vmem, facts
     marked = vmem.json("recall", "orders.completed_at lag", "--include-superseded")["data"]["results"]
     stale = [r for r in marked if r["id"] == facts["lag"]]
     assert stale and stale[0]["stale"] is True and not any(r.get("stale") for r in marked if r["id"] == new)
+    text = vmem("recall", "orders.completed_at lag", "--include-superseded").stdout
+    assert f"{facts['lag']}  " in text and "  org (stale)\n    orders.completed_at lags" in text
 
 
 def test_entity_scope_and_personal_items(seeded, vmem, facts):
@@ -286,8 +288,9 @@ def test_one_shot_recall_on_a_current_index_skips_typer_rich_and_pygit2(seeded, 
     fast = _fresh("recall", "ARR trials", "-k", "3", "--json", store=seeded)
     assert fast.returncode == 0 and json.loads(fast.stdout) == {"schema_version": 1, "data": full_json}
     assert not {"typer", "rich", "pygit2"} & _imported(fast.stderr)
-    text = _fresh("recall", "ARR trials", "-k", "3", store=seeded)  # people's output: the full command's
-    assert text.stdout == full_text and "rich" in _imported(text.stderr)
+    text = _fresh("recall", "ARR trials", "-k", "3", store=seeded)  # not a terminal: rich would print no styles
+    assert text.stdout == full_text and not {"typer", "rich", "pygit2"} & _imported(text.stderr)
+    assert full_text.startswith("covered\n") and "  conf 0.70  org\n    ARR excludes trials" in full_text
     scoped = _fresh("recall", "who owns meridale renewals", "--scope", "entity:meridale", "--json", store=seeded)
     assert json.loads(scoped.stdout)["data"]["results"][0]["id"] == facts["renewal"]
     assert "pygit2" not in _imported(scoped.stderr)

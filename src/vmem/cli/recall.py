@@ -30,15 +30,11 @@ def recall(
                      include_superseded=include_superseded, k=k)
 
         def human(console) -> None:
-            from vmem.ops.pending import coverage_line
+            from vmem.cli.recall_fast import answer_lines  # the same lines as the fast path prints
 
-            style = {"covered": "green", "partial": "yellow", "uncovered": "red"}[result["coverage"]]
-            console.print(f"[bold {style}]{safe(coverage_line(result))}[/]")
-            for row in result["results"]:
-                extra = f"support: {row['support_tier']}" if row["kind"] == "knowledge" else row["scope"]
-                stale = " [red](stale)[/]" if row.get("stale") else ""
-                console.print(f"{row['id']}  {row['score']:.4f}  conf {row['confidence']:.2f}  "
-                              f"[dim]{safe(extra)}[/]{stale}\n    {safe(row['statement'])}", soft_wrap=True)
+            for runs in answer_lines(result):
+                console.print("".join(f"[{style}]{safe(text)}[/]" if style else safe(text) for text, style in runs),
+                              soft_wrap=True)
 
         s.out.result(result, human)
 

@@ -1,5 +1,5 @@
-"""The one-shot paths of `vmem recall --json` and `vmem index` when the index already reflects HEAD: no typer, no
-rich, no pygit2 (cli/entry.py sends them here). Anything these paths cannot decide simply returns None, and the full
+"""The one-shot paths of `vmem recall` and `vmem index` when the index already reflects HEAD: no typer, no rich,
+no pygit2 (cli/entry.py sends them here). Anything these paths cannot decide simply returns None, and the full
 command runs instead, so behaviour and errors stay the full command's."""
 
 from __future__ import annotations
@@ -58,10 +58,27 @@ def _emit(as_json: bool, data, lines: list[str]) -> None:
         sys.stdout.write("".join(plain(line) + "\n" for line in lines))
 
 
+def answer_lines(result: dict) -> list[list[tuple[str, str | None]]]:
+    """A recall answer for people, as lines of (text, style) runs: the full command styles them with rich, the
+    fast path prints the text (what rich prints when stdout is not a terminal)."""
+    from vmem.ops.pending import coverage_line
+
+    style = {"covered": "green", "partial": "yellow", "uncovered": "red"}[result["coverage"]]
+    lines: list[list[tuple[str, str | None]]] = [[(coverage_line(result), f"bold {style}")]]
+    for row in result["results"]:
+        extra = f"support: {row['support_tier']}" if row["kind"] == "knowledge" else row["scope"]
+        runs = [(f"{row['id']}  {row['score']:.4f}  conf {row['confidence']:.2f}  ", None), (extra, "dim")]
+        if row.get("stale"):
+            runs.append((" (stale)", "red"))
+        lines += [runs, [(f"    {row['statement']}", None)]]
+    return lines
+
+
 def recall(argv: list[str]) -> int | None:
-    """`vmem recall QUERY --json` (what agents and scripts run); people's output stays the full command's."""
+    """`vmem recall QUERY` for scripts and agents: --json, or text when stdout is not a terminal (a terminal gets
+    the full command's colours)."""
     parsed = _parse(argv, RECALL_OPTIONS, 1)
-    if parsed is None or not parsed["json"]:
+    if parsed is None or not (parsed["json"] or not sys.stdout.isatty()):
         return None
     from vmem.errors import VmemError
     from vmem.ops.recall import recall_current
@@ -75,7 +92,7 @@ def recall(argv: list[str]) -> int | None:
         return None
     if not result:
         return None
-    _emit(True, result, [])
+    _emit(parsed["json"], result, ["".join(text for text, _ in runs) for runs in answer_lines(result)])
     return 0
 
 

@@ -8,6 +8,7 @@ items are never returned; superseded and expired ones only with --include-supers
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -29,6 +30,7 @@ SHORTLIST = 50  # the most relevant candidates that the confidence prior and the
 COSINE_WEIGHT = 0.5
 CONFIDENCE_WEIGHT = 0.1  # reviewed 0.7 vs verified 0.95: a prior worth 0.025 of relevance
 EXACT_BONUS = 1.0
+EXACT_AMONG = 10  # near-exact statements are looked for among the 10 most relevant (and any with cosine >= 0.8)
 NEAR_EXACT_WORDS = 5
 NEAR_EXACT_JACCARD = 0.8
 COVERED_COSINE = 0.60
@@ -191,14 +193,19 @@ def _fuse(items: dict, vector_rank: list[str], lexical: list[tuple[str, float]],
     lex = {item_id: score / top for item_id, score in lexical}
     relevance = {i: COSINE_WEIGHT * cosine_of.get(i, 0.0) + (1 - COSINE_WEIGHT) * lex.get(i, 0.0)
                  for i in set(vector_rank) | set(lex)}
-    # the prior is bounded, so only the most relevant candidates can end in the top k
-    shortlist = sorted(relevance, key=lambda i: (-relevance[i], i))[:max(SHORTLIST, 4 * k)]
+    ranked = sorted(relevance, key=lambda i: (-relevance[i], i))[:max(SHORTLIST, 4 * k)]
+    # the prior adds at most CONFIDENCE_WEIGHT: nothing less relevant than the k-th by more than that can overtake
+    # it, unless it is a near-exact statement (looked for among the first EXACT_AMONG and the very close)
+    floor = relevance[ranked[min(k, len(ranked)) - 1]] - CONFIDENCE_WEIGHT if ranked else 0.0
+    shortlist = [i for n, i in enumerate(ranked) if n < EXACT_AMONG or relevance[i] >= floor
+                 or cosine_of.get(i, 0.0) >= 0.8]
     words = _words(query)
     scored = []
-    for item_id in shortlist:
+    for n, item_id in enumerate(shortlist):
         item = items[item_id]
         conf = confidence.effective_confidence(item, at)
-        exact = _near_exact(words, item)
+        # a near-exact statement is among the most relevant, or at least very close in meaning
+        exact = (n < EXACT_AMONG or cosine_of.get(item_id, 0.0) >= 0.8) and _near_exact(words, item)
         scored.append((relevance[item_id] + CONFIDENCE_WEIGHT * conf + (EXACT_BONUS if exact else 0.0), conf,
                        exact, item_id))
     scored.sort(key=lambda s: (-s[0], s[3]))
@@ -226,14 +233,12 @@ we our us i my me you your they their them he she his her there here than then s
 """.split())
 
 
-def _stem(word: str) -> str:
-    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+_WORD = re.compile(r"\w+")
 
 
 def _words(text: str) -> list[str]:
-    import re
-
-    return [_stem(w) for w in re.findall(r"\w+", text.lower())]
+    """Lower-case words with a plural -s dropped (not -ss): enough to compare a question with a statement."""
+    return [w[:-1] if len(w) > 3 and w[-1] == "s" and w[-2] != "s" else w for w in _WORD.findall(text.lower())]
 
 
 def _near_exact(words: list[str], item: dict) -> bool:
