@@ -1,13 +1,13 @@
-"""A one-shot `vmem recall --json` and an up-to-date `vmem index`, as fresh processes, before and after the fast path.
+"""A one-shot `vmem recall` and an up-to-date `vmem index`, as fresh processes, before and after the fast path.
 
     python bench/bench_cold_recall.py [--size 10000] [--runs 15] [--base 6538a45]
 
 The synthetic store of bench/gen_store.py (seed 1) is cloned twice into bench/out/cold-recall/, one clone per
 vmem version, each with its own cache dir; BASE's src/ is exported from git and run with PYTHONPATH pointing at
 it, the current version is this checkout's src. Both indexes are built first (untimed). Then, in shuffled order
-per round: `python -m vmem recall QUERY --json` for both versions, `git grep -i -F -l -e W1 -e W2 …` (bench_all's
-baseline for recall) and `python -m vmem index` for both versions. Prints medians and ratios; on a busy
-machine only ratios from the same run mean anything.
+per round: `python -m vmem recall QUERY` for both versions (output captured, as bench_all does), `git grep -i -F
+-l -e W1 -e W2 …` (bench_all's baseline for recall) and `python -m vmem index` for both versions. Prints medians
+and ratios; on a busy machine only ratios from the same run mean anything.
 """
 
 from __future__ import annotations
@@ -59,8 +59,8 @@ def main() -> None:
     rng = random.Random(1)
     for _ in range(args.runs):
         query = next(queries)
-        jobs = [(f"recall {s.name}", [sys.executable, "-m", "vmem", "--store", str(s.root), "recall", query,
-                                      "--json"], s.env, s.root) for s in sides]
+        jobs = [(f"recall {s.name}", [sys.executable, "-m", "vmem", "--store", str(s.root), "recall", query], s.env,
+                 s.root) for s in sides]
         jobs += [(f"index {s.name}", [sys.executable, "-m", "vmem", "--store", str(s.root), "index"], s.env, s.root)
                  for s in sides]
         grep = ["git", "grep", "-i", "-F", "-l"] + [x for w in grep_words(query) for x in ("-e", w)]
