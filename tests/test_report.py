@@ -230,3 +230,14 @@ def test_the_labeled_contradiction_set_holds_its_measured_precision():
     # a number written as a word is the same number; a unit travels with it in the reason
     assert not judge("Refunds settle three days after the request.", "Refunds settle 3 days after the request.").contradicts
     assert judge("Refunds settle in 5 days.", "Refunds settle in 3 days.").reason == "different numbers 5 days vs 3 days"
+
+
+def test_json_contract_on_an_empty_store(store, vmem, tmp_path):
+    assert vmem.json("contradictions")["data"] == []
+    graph = vmem.json("map")["data"]
+    assert (graph["nodes"], graph["edges"], graph["communities"]) == ([], [], [])
+    done = vmem.json("report", "--out", str(tmp_path / "site"))["data"]
+    assert set(done) >= {"dir", "index", "url", "pages", "counts", "commit"}
+    assert done["counts"] == {"items": 0, "queue": 0, "contradictions": 0, "expiring": 0, "communities": 0}
+    assert "The review queue is empty." in (tmp_path / "site" / "index.html").read_text()
+    assert vmem.json("review", "--list")["data"] == []
