@@ -241,3 +241,21 @@ def test_json_contract_on_an_empty_store(store, vmem, tmp_path):
     assert done["counts"] == {"items": 0, "queue": 0, "contradictions": 0, "expiring": 0, "communities": 0}
     assert "The review queue is empty." in (tmp_path / "site" / "index.html").read_text()
     assert vmem.json("review", "--list")["data"] == []
+
+
+def test_approving_one_side_can_revoke_the_approved_other_or_keep_both(rich_store, vmem):
+    store, old, new = rich_store["store"], rich_store["lag"], rich_store["clash"]["item"]["id"]
+    rows = vmem.json("review", "--list", who=REVIEW_AS)["data"]
+    index = next(n for n, r in enumerate(rows) if r["id"] == new)
+    out = vmem("review", who=REVIEW_AS, input="s\n" * index + "a\nr\nq\n", env={"VMEM_ASSUME_TTY": "1"},
+               store=store).stdout
+    assert "[s]upersede it  [r]evoke it  [k]eep both" in out and f"revoked {old}" in out
+    assert vmem.json("show", old)["data"]["status"] == "revoked"
+    assert vmem.json("show", old)["data"]["review"]["reason"] == f"contradicted by {new}"
+    other = vmem.json("propose", "orders.completed_at lags placement by 4 days", store=store)["data"]["item"]["id"]
+    rows = vmem.json("review", "--list", who=REVIEW_AS)["data"]
+    index = next(n for n, r in enumerate(rows) if r["id"] == other)
+    out = vmem("review", who=REVIEW_AS, input="s\n" * index + "a\nk\nq\n", env={"VMEM_ASSUME_TTY": "1"},
+               store=store).stdout
+    assert "kept both; the contradiction stays open" in out
+    assert any({p["a"], p["b"]} == {other, new} for p in vmem.json("contradictions")["data"])
