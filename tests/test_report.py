@@ -184,6 +184,11 @@ def demo_store(tmp_path, vmem, monkeypatch):
     vmem("propose", "orders.completed_at lags placement by 1 day", "--domain", "finance", "--title", "settlement lag")
     vmem("propose", XSS)
     vmem("propose", "the Q4 freeze starts on the 15th", "--class", "contextual")
+    text = "Enterprise buyers ask for named-user audit trails before the security review."
+    vmem("propose", text, "--from", "corvane", "-c", "segment:enterprise", "--episode", "ep-corvane-01")
+    vmem("propose", text, "--from", "meridale", "-c", "segment:enterprise", who=BOB)
+    vmem("propose", text, "--from", "pellucid-home", "-c", "segment:enterprise")
+    vmem("consolidate")
     return root
 
 
@@ -196,7 +201,8 @@ def test_report_in_headless_chromium(demo_store, vmem, tmp_path):
 
     site = tmp_path / "site"
     _report(vmem, site)
-    expected = {"index.html": ['id="queue"', 'class="card claim"', "contradicts"],
+    expected = {"index.html": ['id="queue"', 'class="card claim"', 'class="card knowledge"', "contradicts",
+                               "traceable to a named user"],
                 "timelines.html": ['class="timeline"', "<time>", "supersede"],
                 "contradictions.html": ['class="pair"', "different numbers"],
                 "gates.html": ['class="gates"', "published"], "expiring.html": ["Q4 freeze"],
@@ -210,9 +216,10 @@ def test_report_in_headless_chromium(demo_store, vmem, tmp_path):
         assert "<script" not in run.stdout
     shots = ROOT / "docs" if os.environ.get("VMEM_UPDATE_SCREENSHOTS") else tmp_path / "shots"
     shots.mkdir(exist_ok=True)
-    for page, name in (("index.html", "report-queue.png"), ("contradictions.html", "report-contradictions.png"),
-                       ("timelines.html", "report-timelines.png"), ("map.html", "report-map.png")):
-        run = _chromium("--window-size=1280,1300", "--hide-scrollbars", f"--screenshot={shots / name}",
+    for page, name, height in (("index.html", "report-queue.png", 1800),
+                               ("contradictions.html", "report-contradictions.png", 700),
+                               ("timelines.html", "report-timelines.png", 1300), ("map.html", "report-map.png", 1300)):
+        run = _chromium(f"--window-size=1280,{height}", "--hide-scrollbars", f"--screenshot={shots / name}",
                         (site / page).as_uri())
         assert run.returncode == 0 and (shots / name).stat().st_size > 10_000, run.stderr[-2000:]
 
