@@ -107,7 +107,7 @@ def index(argv: list[str]) -> int | None:
     from vmem.embed import bundled_model_dir
     from vmem.errors import VmemError
     from vmem.index.local import index_dir_for, recorded
-    from vmem.ops.sync import head_commit
+    from vmem.store.served import head_commit
 
     try:
         root = _root(parsed.get("store"))

@@ -119,7 +119,7 @@ def recall_current(root: Path, query: str, *, scope: str | None = None, audience
     (no index, HEAD moved, a model other than the bundled one, an unknown entity): the caller takes recall()."""
     from vmem.embed import bundled_model_dir, embedder
     from vmem.index.local import LocalIndex, recorded
-    from vmem.ops.sync import head_commit
+    from vmem.store.served import head_commit
 
     query = (query or "").strip()
     if not query or k < 1:
