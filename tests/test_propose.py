@@ -173,6 +173,20 @@ def test_a_rejected_claim_comes_back_rejected_and_unchanged(seeded, vmem):
     assert vmem.json("propose", "Refunds settle in 4 business days.", store=seeded)["data"]["action"] == "created"
 
 
+def test_a_rejected_personal_claim_is_its_owners_memory_only(seeded, vmem):
+    """Another person's rejected personal claim neither blocks a proposal nor reveals itself or its reason."""
+    alice = "Alice Analyst <alice@example.com>"
+    mine = vmem.json("propose", "My dashboards lag a day.", "--personal", store=seeded, who=alice)["data"]["item"]
+    vmem("reject", mine["id"], "--reason", "private note: wrong", store=seeded, who="Rita <rita@example.com>")
+    bob = vmem("propose", "My dashboards lag a day.", "--json", store=seeded, who="Bob <bob@example.com>")
+    assert mine["id"] not in bob.stdout + bob.stderr and "private note" not in bob.stdout + bob.stderr
+    import json
+
+    assert json.loads(bob.stdout)["data"]["action"] == "created"
+    again = vmem("propose", "My dashboards lag a day.", "--personal", "--json", code=1, store=seeded, who=alice)
+    assert json.loads(again.stdout)["data"]["action"] == "previously_rejected"
+
+
 def test_rejected_claims_are_found_through_hand_edits_and_a_lost_cache(seeded, vmem):
     """Claims are judged from their bytes through a per-commit cache; anything not plainly vmem's layout is parsed."""
     from vmem.ops.sync import cache_file

@@ -56,7 +56,8 @@ def propose_claim(
         if about:
             tx.snapshot.entity(model.check_name_id(about))
         old = _check_supersedable(tx.snapshot, supersedes) if supersedes else None
-        rejected = find_rejected_claim(tx.snapshot, canonicalize(statement), f"entity:{about}" if about else "org")
+        rejected = find_rejected_claim(tx.snapshot, canonicalize(statement), f"entity:{about}" if about else "org",
+                                       viewer=author.email)
         if rejected is not None:
             reason = (rejected.get("review") or {}).get("reason") or "no reason recorded"
             return Proposed("previously_rejected", rejected, notes=[f"{rejected['id']} was rejected: {reason}"])
@@ -203,8 +204,9 @@ def find_canonical(snapshot: Snapshot, canonical: str) -> dict | None:
     return copy.deepcopy(hit)
 
 
-def find_rejected_claim(snapshot: Snapshot, canonical: str, scope: str) -> dict | None:
-    """The rejected claim in SCOPE with this canonical statement, if any: a rejection is remembered."""
+def find_rejected_claim(snapshot: Snapshot, canonical: str, scope: str, viewer: str | None = None) -> dict | None:
+    """The rejected claim in SCOPE with this canonical statement, if any: a rejection is remembered. Another
+    person's personal claim is theirs alone: its rejection neither blocks VIEWER nor tells them it exists."""
     from vmem.knowledge.canon import rejected_claims
 
     for path, (text, where) in sorted(rejected_claims(snapshot, Path(snapshot.repo.workdir)).items()):
@@ -214,6 +216,8 @@ def find_rejected_claim(snapshot: Snapshot, canonical: str, scope: str) -> dict 
             except SchemaError:
                 continue
             if item is not None and item["status"] == "rejected":
+                if item.get("personal") and (item.get("source") or {}).get("user") != viewer:
+                    continue
                 return item
     return None
 
