@@ -170,7 +170,7 @@ def search(index, query: str, who: Scope, include_stale: bool, k: int, embed) ->
     vector_rank = [index.order[b] for b in best if mask[b]]
     lexical = [(i, s) for i, s in index.bm25(query, DEPTH) if i in index.rows and mask[index.rows[i]]]
     candidates = set(vector_rank) | {i for i, _ in lexical}
-    cosine_of = {i: float(index.vectors[index.rows[i]] @ qv) for i in candidates}  # only what may be shown
+    cosine_of = {i: float(cosines[index.rows[i]]) for i in candidates}  # all allowed, so none is -inf
     result = _fuse(index.items, vector_rank, lexical, cosine_of, k, at=datetime.fromtimestamp(now, timezone.utc),
                    stale_ok=include_stale, query=query)
     if result["coverage"] == "uncovered":  # say so when the answer exists but is still unreviewed (issue 13)
