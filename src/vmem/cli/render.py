@@ -103,7 +103,8 @@ def blame_table(console, history: dict) -> None:
 def check_report(console, report: dict) -> None:
     for kind, style in (("errors", "red"), ("warnings", "yellow")):
         for entry in report[kind]:
-            console.print(f"[{style}]{kind[:-1]}[/] {safe(entry['path'])}: {safe(entry['message'])}")
+            console.print(f"[{style}]{kind[:-1]}[/] {safe(entry['path'])}: {safe(entry['message'])}",
+                          soft_wrap=True)  # a message often ends in a command to copy: never wrapped by us
     errors, warnings = len(report["errors"]), len(report["warnings"])
     verdict = "[red]store has errors[/]" if errors else "[green]store is valid[/]"
     console.print(f"{verdict} ({errors} error{'s' * (errors != 1)}, {warnings} warning{'s' * (warnings != 1)})")

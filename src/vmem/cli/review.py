@@ -169,7 +169,8 @@ def _interactive(s, cards: list[dict]) -> None:
                     if chosen in ("approve", "mandate", "publish"):
                         _settle_contradictions(s, keys, entry)
             except VmemError as exc:
-                console.print(f"[red]{safe(exc.message)}[/]" + (f"\n  {safe(exc.hint)}" if exc.hint else ""))
+                console.print(f"[red]{safe(exc.message)}[/]" + (f"\n  {safe(exc.hint)}" if exc.hint else ""),
+                              soft_wrap=True)
                 continue
             break
     _summary(console, done)
@@ -229,7 +230,8 @@ def _settle_contradictions(s, keys: Keys, entry: dict) -> None:
             try:
                 done = resolve(s.store, entry["id"], other["id"], how)
             except VmemError as exc:
-                console.print(f"[red]{safe(exc.message)}[/]" + (f"\n  {safe(exc.hint)}" if exc.hint else ""))
+                console.print(f"[red]{safe(exc.message)}[/]" + (f"\n  {safe(exc.hint)}" if exc.hint else ""),
+                              soft_wrap=True)
                 break
             console.print(safe(f"{done['action']} {other['id']}" + (f"  [{done['commit'][:10]}]" if done.get("commit")
                                                                    else "") + f" in favour of {entry['id']}"))
