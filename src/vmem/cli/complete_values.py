@@ -57,7 +57,8 @@ def item_ids(root: Path | None, kinds: str, incomplete: str) -> list[str]:
             continue
         top = root / _DIRS[kind]
         if len(incomplete) >= 4:
-            shards = [top / incomplete[2:4]]
+            shard = top / incomplete[2:4]
+            shards = [] if os.path.islink(shard) else [shard]  # a symlinked shard is never followed
         else:
             try:
                 with os.scandir(top) as entries:
@@ -69,15 +70,30 @@ def item_ids(root: Path | None, kinds: str, incomplete: str) -> list[str]:
     return sorted(found)
 
 
-def statement(root: Path, item_id: str) -> str | None:
-    """The first line of an item's statement, without parsing YAML (a description only)."""
+def _head(path: Path) -> str | None:
+    """A regular file's first 64 kB, never through a symlink and never blocking on a FIFO; None otherwise."""
+    import stat
+
     try:
-        with open(root / _DIRS[item_id[0]] / item_id[2:4] / f"{item_id}.yaml", "rb") as handle:
-            for line in handle.read(65_536).decode("utf-8", "replace").splitlines():
-                if line.startswith("statement:"):
-                    return line[len("statement:"):].strip().strip("'\"")[:70] or None
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError:
         return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        return os.read(fd, 65_536).decode("utf-8", "replace")
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def statement(root: Path, item_id: str) -> str | None:
+    """The first line of an item's statement, without parsing YAML (a description only)."""
+    text = _head(root / _DIRS[item_id[0]] / item_id[2:4] / f"{item_id}.yaml")
+    for line in (text or "").splitlines():
+        if line.startswith("statement:"):
+            return line[len("statement:"):].strip().strip("'\"")[:70] or None
     return None
 
 
@@ -100,10 +116,8 @@ def categories(root: Path | None) -> list[str]:
     """facet:value pairs the store's customers use (what the category floor and the merge blocker count)."""
     found: set[str] = set()
     for entity in entity_ids(root):
-        try:  # a bounded read: a TAB press must not load a hostile 1 GB file
-            with open(root / "entities" / f"{entity}.yaml", "rb") as handle:
-                text = handle.read(65_536).decode("utf-8", "replace")
-        except OSError:
+        text = _head(root / "entities" / f"{entity}.yaml")  # bounded: a TAB press never loads a 1 GB file
+        if text is None:
             continue
         in_list = False
         for line in text.splitlines():

@@ -117,10 +117,14 @@ def uninstall_claude(project: Path, command: str = HOOK_COMMAND) -> tuple[Path, 
 def project_config(project: Path, store: str, targets: list[str] | None, budget: int | None) -> dict:
     """The config to commit for STORE (a URL, or a path made relative to PROJECT), checked before any write."""
     from vmem.ops.project import _check
-    from vmem.store.remote import check_url, is_url, origin_url
+    from vmem.store.remote import check_url, has_credentials, is_url, origin_url, without_credentials
 
     entry: dict = {}
     if is_url(store):
+        if has_credentials(store):  # .vmem.yaml is committed: a token in it is a token published
+            raise UsageError("the store URL holds a user name, password or token; .vmem.yaml is committed, so vmem "
+                             "will not write it", "pass the URL without credentials (git's credential helper "
+                             "or ssh keys supply them)")
         entry["url"] = check_url(store)
     else:
         path = Path(store).expanduser().absolute()
@@ -129,7 +133,7 @@ def project_config(project: Path, store: str, targets: list[str] | None, budget:
         entry["path"] = Path(os.path.relpath(path, project.absolute())).as_posix()
         origin = origin_url(path)
         if origin:
-            entry["url"] = origin
+            entry["url"] = without_credentials(origin)  # a clone's origin often carries a CI token
     return _check({"store": entry, "targets": targets or ["claude"], "budget": budget}, ".vmem.yaml")
 
 
@@ -155,7 +159,7 @@ def remove_config(project: Path) -> bool:
     from vmem.ops.writer import read_regular
 
     path = project / CONFIG
-    old = read_regular(path, 64_000)
+    old = read_regular(path, 64_000, whole=False)  # its header is enough to know it is vmem's
     if old is None or not old.decode("utf-8", "replace").startswith(HEADER):
         return False
     path.unlink()

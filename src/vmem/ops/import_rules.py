@@ -13,7 +13,7 @@ import os
 import re
 from pathlib import Path
 
-from vmem.errors import UsageError
+from vmem.errors import UsageError, VmemError
 
 SOURCES = ("CLAUDE.md", "AGENTS.md", ".claude/rules/**/*.md", ".cursor/rules/**/*.mdc", ".cursor/rules/**/*.md")
 _BULLET = re.compile(r"^(\s*)(?:[-*+]|\d{1,3}[.)])\s+(.*\S)\s*$")
@@ -125,6 +125,9 @@ def import_rules(store, project: Path, files: list[str] | None = None, dry_run: 
             rel = path.relative_to(project)
             path.parent.resolve().relative_to(project.resolve())  # no directory symlink leads out either
         except ValueError:
+            if not files:  # found through a symlinked directory: skipped like a symlinked file, never followed
+                skipped.append(os.path.relpath(path, project))
+                continue
             raise UsageError(f"{path} is outside the project {project}", "import files inside the project") from None
         data = read_regular(path, 1_000_000)
         if data is None and files:
@@ -135,8 +138,14 @@ def import_rules(store, project: Path, files: list[str] | None = None, dry_run: 
             continue
         for fact in parse(data.decode("utf-8", "replace")):
             facts.append({**fact, "source": rel.as_posix()})
+    try:
+        viewer = store.identity().email
+    except VmemError:
+        viewer = None  # no git identity yet (a dry run): nobody's personal claim is one's own
+    # another person's personal claim is theirs alone: it neither blocks an import nor reveals its id (c78f143)
     known = {canonicalize(loaded.item["statement"]): loaded.item["id"] for loaded in store.head().items(("claim",))
-             if loaded.item is not None}
+             if loaded.item is not None and (not loaded.item.get("personal")
+                                             or (loaded.item.get("source") or {}).get("user") == viewer)}
     new, duplicates, seen = [], [], set()
     for fact in facts:
         canonical = canonicalize(fact["statement"])

@@ -50,8 +50,9 @@ def lstat(path: Path):
         return None
 
 
-def read_regular(path: Path, limit: int = 4_000_000) -> bytes | None:
-    """A regular file's bytes, opened without following a symlink or blocking on a FIFO; None otherwise."""
+def read_regular(path: Path, limit: int = 4_000_000, whole: bool = True) -> bytes | None:
+    """A regular file's bytes, opened without following a symlink or blocking on a FIFO; None otherwise. A file
+    longer than LIMIT is refused (a usage error), never read in part, unless WHOLE is false (a head is enough)."""
     import stat
 
     try:
@@ -68,6 +69,9 @@ def read_regular(path: Path, limit: int = 4_000_000) -> bytes | None:
                 break
             chunks.append(chunk)
             size += len(chunk)
+        if whole and size > limit:
+            raise UsageError(f"{path} is larger than {limit:,} bytes; vmem will not read it in part or edit it",
+                             "shorten it, or move it away")
         return b"".join(chunks)
     finally:
         os.close(fd)
@@ -117,7 +121,8 @@ def plan(directory: Path, files: dict[str, str | None], owner: Owner, prunable: 
         if found is not None and not stat.S_ISREG(found.st_mode):
             raise UsageError(f"{path} is {kind(found.st_mode)}; vmem never writes through one",
                              "remove it, or sync into another --dir")
-        old = read_regular(path) if found is not None else None
+        # a merged file (AGENTS.md) is the user's: read whole or refused, never spliced into a truncated copy
+        old = read_regular(path, whole=merge is not None) if found is not None else None
         if found is not None and old is None:
             raise UsageError(f"{path} cannot be read safely; vmem will not replace it", "remove it by hand")
         if merge is not None:
@@ -142,7 +147,7 @@ def plan(directory: Path, files: dict[str, str | None], owner: Owner, prunable: 
             if path.name in files or not prunable(path.name):
                 continue
             found = lstat(path)
-            head = read_regular(path, HEAD) if found is not None and stat.S_ISREG(found.st_mode) else None
+            head = read_regular(path, HEAD, whole=False) if found is not None and stat.S_ISREG(found.st_mode) else None
             if head is not None and owner.owns(head[:HEAD]):
                 deletes.append(path)
     return writes, unchanged, deletes

@@ -45,11 +45,37 @@ def check_url(value: str) -> str:
     smuggled as an argument), one line, no control characters."""
     from vmem.errors import UsageError
 
+    import re
+
     if (not isinstance(value, str) or not is_url(value) or value.startswith("-") or len(value) > 2000
-            or any(not ch.isprintable() or ch.isspace() for ch in value)):
+            or any(not ch.isprintable() or ch.isspace() for ch in value)
+            # a user or host that reads as an option (ssh://-oProxyCommand=…): git blocks it too, refuse it first
+            or any(part.startswith("-") for part in re.split(r"[@:]", value.split("://", 1)[-1].split("/", 1)[0]))):
         raise UsageError(f"store URL {value!r} is not one vmem fetches from",
                          "use https://, ssh://, git://, file:// or user@host:path")
     return value
+
+
+def _userinfo(value: str):
+    import re
+
+    return re.match(r"([A-Za-z][A-Za-z0-9+.-]*)://([^/@]*)@", value)
+
+
+def has_credentials(value: str) -> bool:
+    """A URL carrying a secret: any user part on http(s) (a token is often passed as the user name), a
+    password on any transport."""
+    found = _userinfo(value)
+    return found is not None and (found.group(1).lower() in ("http", "https") or ":" in found.group(2))
+
+
+def without_credentials(value: str) -> str:
+    """VALUE with its secret removed: no user part on http(s), no password elsewhere (ssh://git@ stays)."""
+    found = _userinfo(value)
+    if found is None or not has_credentials(value):
+        return value
+    scheme, user, rest = found.group(1), found.group(2).split(":", 1)[0], value[found.end():]
+    return f"{scheme}://{rest}" if scheme.lower() in ("http", "https") else f"{scheme}://{user}@{rest}"
 
 
 def data_home() -> Path:
