@@ -125,6 +125,25 @@ def test_hook_install_never_commits_a_token_from_the_store_url(mixed, vmem, tmp_
     assert not (other / ".vmem.yaml").exists()
 
 
+def test_the_post_merge_hook_runs_nothing_named_in_the_project_path(store, tmp_path):
+    """The post-merge hook put the project path in double quotes, escaping only `"`: a directory named
+    `$(touch …)` or with a backquote ran that command on every pull of the store."""
+    from vmem.ops.hook import install_git
+
+    pwned = tmp_path / "pwned"
+    target = tmp_path / f'p $(touch {pwned}) `touch {pwned}2` "q" \\'
+    path, _ = install_git(store.root, target)
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    (fake / "vmem").write_text('#!/bin/sh\nprintf "%s\\n" "$@" > "$VMEM_ARGS"\n')
+    (fake / "vmem").chmod(0o755)
+    env = {**os.environ, "PATH": f"{fake}:{os.environ['PATH']}", "VMEM_ARGS": str(tmp_path / "args")}
+    subprocess.run(["sh", str(path)], cwd=store.root, env=env, check=True)
+    assert not pwned.exists() and not Path(f"{pwned}2").exists()
+    args = (tmp_path / "args").read_text().splitlines()
+    assert args[args.index("--dir") + 1] == str(target)
+
+
 # -- MCP ------------------------------------------------------------------------------------------------------
 
 
@@ -149,6 +168,43 @@ def test_an_agent_cannot_reach_hidden_items_through_prefixes_blame_or_proposals(
     done = view.propose(items["personal"]["statement"])
     assert done["id"] != items["personal"]["id"] and done["outcome"] == "created"
     assert commit_count(store) == before + 1
+
+
+def test_another_persons_personal_claim_cannot_be_blamed_or_superseded(store, vmem):
+    """`vmem show` hid another person's personal claim, but `vmem blame ID` printed its statement, and
+    `vmem supersede ID TEXT` (allowed to anyone on a proposal) took it over: Bob's claim became superseded,
+    the revision became Alice's, and the answer carried Bob's statement as "previous"."""
+    theirs = vmem.json("propose", "Bob's private shortcut SECRETWORD for the finance dashboard.", "--personal",
+                       who=BOB)["data"]["item"]
+    before = commit_count(store)
+    for args in (["blame", theirs["id"]], ["blame", theirs["id"][:6]],
+                 ["supersede", theirs["id"], "Alice's take on the dashboard shortcut"],
+                 ["propose", "--supersedes", theirs["id"], "Alice's take on the dashboard shortcut"]):
+        out = vmem(*args, code=1)
+        assert "SECRETWORD" not in out.stdout + out.stderr and out.stderr.startswith("error: "), args
+        assert theirs["id"] not in out.stdout + out.stderr or "no item" in out.stderr, args
+    assert commit_count(store) == before
+    assert vmem.json("show", theirs["id"], who=BOB)["data"]["status"] == "proposed"
+    assert [e["statement"] for e in vmem.json("blame", theirs["id"], who=BOB)["data"]["events"]] == \
+        [theirs["statement"]]
+    done = vmem.json("supersede", theirs["id"], "Bob's better dashboard shortcut", who=BOB)["data"]
+    assert done["item"]["personal"] and done["item"]["source"]["user"] == "bob@example.com"
+
+
+def test_mcp_install_writes_neither_file_when_one_is_refused(store, vmem, tmp_path):
+    """`vmem mcp install` wrote .mcp.json, then refused a broken .cursor/mcp.json: half installed."""
+    project = tmp_path / "project"
+    (project / ".cursor").mkdir(parents=True)
+    (project / ".cursor" / "mcp.json").write_text("{not json\n")
+    out = vmem("mcp", "install", "--project", str(project), code=2)
+    assert out.stderr.startswith("error: ") and "mcp.json" in out.stderr
+    assert not (project / ".mcp.json").exists() and (project / ".cursor" / "mcp.json").read_text() == "{not json\n"
+    (project / ".cursor" / "mcp.json").write_text('{"mcpServers": {"other": {"command": "x"}}}\n')
+    vmem("mcp", "install", "--project", str(project))
+    assert json.loads((project / ".mcp.json").read_text())["mcpServers"]["vmem"]["command"] == "vmem"
+    (project / ".mcp.json").write_text("{broken\n")
+    vmem("mcp", "uninstall", "--project", str(project), code=2)
+    assert "vmem" in json.loads((project / ".cursor" / "mcp.json").read_text())["mcpServers"]  # untouched too
 
 
 # -- vmem import ----------------------------------------------------------------------------------------------

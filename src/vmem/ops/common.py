@@ -9,6 +9,16 @@ from vmem.errors import NotAllowed
 from vmem.store.repo import Store
 
 
+def require_own_if_personal(item: dict, viewer: str | None, shown: str) -> dict:
+    """ITEM, unless it is another person's personal item: then as if absent (SPEC 8), for every command that
+    would show, revise or take it over."""
+    if item.get("personal") and (viewer is None or (item.get("source") or {}).get("user") != viewer):
+        from vmem.errors import ItemNotFound
+
+        raise ItemNotFound(f"no item {shown} in this store", "list items with: vmem list")
+    return item
+
+
 def expires_at(policy: dict, klass: str, created: str) -> str:
     days = policy["claims"]["ttl_days"][klass]
     return model.format_ts(model.parse_ts(created) + timedelta(days=days))

@@ -22,7 +22,7 @@ HOOK_COMMAND = ("if command -v vmem >/dev/null 2>&1; then vmem sync --hook; "
 LEGACY_COMMANDS = ("vmem sync --hook",)  # written by earlier versions: replaced on install, removed on uninstall
 _POST_MERGE = """#!/bin/sh
 # vmem: re-sync the agent's rules after a pull ({marker})
-command -v vmem >/dev/null 2>&1 && vmem sync --store "$(git rev-parse --show-toplevel)" --dir "{target}" >/dev/null 2>&1
+command -v vmem >/dev/null 2>&1 && vmem sync --store "$(git rev-parse --show-toplevel)" --dir {target} >/dev/null 2>&1
 exit 0
 """
 
@@ -195,7 +195,10 @@ def install_git(store_root: Path, target: Path) -> tuple[Path, bool]:
     hooks = store_root / ".git" / "hooks"
     path = hooks / "post-merge"
     marker = "vmem post-merge hook"
-    script = _POST_MERGE.format(marker=marker, target=str(target).replace('"', '\\"'))
+    import shlex
+
+    # single-quoted for sh: a directory named `$(cmd)`, with a backquote or a trailing backslash runs nothing
+    script = _POST_MERGE.format(marker=marker, target=shlex.quote(str(target)))
     if path.exists():
         current = path.read_text(errors="replace")
         if marker not in current:

@@ -12,8 +12,9 @@ CLAUDE = {"command": "vmem", "args": ["mcp"]}  # Claude Code starts it with CLAU
 CURSOR = {"command": "vmem", "args": ["mcp", "--project", "${workspaceFolder}"]}
 
 
-def _merge(path: Path, entry: dict, project: Path) -> bool:
-    from vmem.ops.hook import _read_settings, _write_file
+def _merge(path: Path, entry: dict, project: Path) -> str | None:
+    """The new text of PATH with vmem's entry merged in; None when it is there already (checked, not written)."""
+    from vmem.ops.hook import _read_settings
     from vmem.ops.writer import check_dir
 
     check_dir(path.parent, project)
@@ -22,25 +23,31 @@ def _merge(path: Path, entry: dict, project: Path) -> bool:
     if not isinstance(servers, dict):
         raise UsageError(f"{path}: mcpServers is not an object", "fix it by hand; vmem will not overwrite it")
     if servers.get("vmem") == entry:
-        return False
+        return None
     if "vmem" in servers:
         raise UsageError(f"{path} already has a server named vmem, configured differently",
                          "remove or rename it, then retry")
     servers["vmem"] = entry
-    _write_file(path, json.dumps(config, indent=2) + "\n")
-    return True
+    return json.dumps(config, indent=2) + "\n"
 
 
 def install(project: Path, cursor: bool = True) -> dict:
-    files = {str(project / ".mcp.json"): _merge(project / ".mcp.json", CLAUDE, project)}
+    """Both files are checked before either is written: a refusal in one leaves the other untouched."""
+    from vmem.ops.hook import _write_file
+
+    planned = {project / ".mcp.json": _merge(project / ".mcp.json", CLAUDE, project)}
     if cursor:
         path = project / ".cursor" / "mcp.json"
-        files[str(path)] = _merge(path, CURSOR, project)
-    return {"files": files}
+        planned[path] = _merge(path, CURSOR, project)
+    for path, text in planned.items():
+        if text is not None:
+            _write_file(path, text)
+    return {"files": {str(path): text is not None for path, text in planned.items()}}
 
 
-def _unmerge(path: Path, entry: dict, project: Path) -> bool:
-    from vmem.ops.hook import _read_settings, _write_file
+def _unmerge(path: Path, entry: dict, project: Path) -> str | None | bool:
+    """The new text of PATH without vmem's entry; "" to delete it; False when there is nothing of ours in it."""
+    from vmem.ops.hook import _read_settings
     from vmem.ops.writer import check_dir, lstat
 
     check_dir(path.parent, project)
@@ -53,15 +60,18 @@ def _unmerge(path: Path, entry: dict, project: Path) -> bool:
     del servers["vmem"]
     if not servers:
         del config["mcpServers"]
-    if config:
-        _write_file(path, json.dumps(config, indent=2) + "\n")
-    else:
-        path.unlink()
-    return True
+    return json.dumps(config, indent=2) + "\n" if config else ""
 
 
 def uninstall(project: Path) -> dict:
-    """Remove exactly what install added: vmem's entry (as install wrote it) from both files."""
-    return {"files": {str(project / ".mcp.json"): _unmerge(project / ".mcp.json", CLAUDE, project),
-                      str(project / ".cursor" / "mcp.json"): _unmerge(project / ".cursor" / "mcp.json", CURSOR,
-                                                                      project)}}
+    """Remove exactly what install added: vmem's entry (as install wrote it) from both files, both checked first."""
+    from vmem.ops.hook import _write_file
+
+    planned = {project / ".mcp.json": _unmerge(project / ".mcp.json", CLAUDE, project),
+               project / ".cursor" / "mcp.json": _unmerge(project / ".cursor" / "mcp.json", CURSOR, project)}
+    for path, text in planned.items():
+        if text == "":
+            path.unlink()
+        elif text:
+            _write_file(path, text)
+    return {"files": {str(path): text is not False for path, text in planned.items()}}

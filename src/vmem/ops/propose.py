@@ -9,7 +9,7 @@ from vmem import model
 from vmem.confidence import base_confidence
 from vmem.errors import IllegalTransition, ItemNotFound, SchemaError, UsageError
 from vmem.names import check_audience, check_category
-from vmem.ops.common import expires_at, widenings
+from vmem.ops.common import expires_at, require_own_if_personal, widenings
 from vmem.store.repo import Snapshot, Store
 from vmem.text import canonicalize
 
@@ -55,7 +55,7 @@ def propose_claim(
         _on_behalf_of(tx, as_)
         if about:
             tx.snapshot.entity(model.check_name_id(about))
-        old = _check_supersedable(tx.snapshot, supersedes) if supersedes else None
+        old = _check_supersedable(tx.snapshot, supersedes, author.email) if supersedes else None
         rejected = find_rejected_claim(tx.snapshot, canonicalize(statement), f"entity:{about}" if about else "org",
                                        viewer=author.email)
         if rejected is not None:
@@ -234,8 +234,8 @@ def _rank(item: dict) -> int:
     return order.index(item["status"]) if item["status"] in order else len(order)
 
 
-def _check_supersedable(snapshot: Snapshot, item_id: str) -> dict:
-    old = snapshot.item(item_id)
+def _check_supersedable(snapshot: Snapshot, item_id: str, viewer: str | None) -> dict:
+    old = require_own_if_personal(snapshot.item(item_id), viewer, item_id)  # never a way into another's memory
     if old["kind"] != "claim" or old["status"] not in LIVE_FOR_SUPERSEDE:
         raise IllegalTransition(f"{item_id} is {old['status']}; it cannot be superseded",
                                 "only proposed, approved or mandatory claims can be revised")

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from vmem import model
 from vmem.errors import IllegalTransition
-from vmem.ops.common import expires_at, require_attested, require_reviewer
+from vmem.ops.common import expires_at, require_attested, require_own_if_personal, require_reviewer
 from vmem.ops.propose import _statement
 from vmem.store.repo import Store
 
@@ -27,7 +27,7 @@ def supersede(store: Store, item_id: str, statement: str, *, reason: str | None 
     author = store.identity()
     with store.transaction("supersede", reason=reason) as tx:
         tx.author = author
-        old = tx.snapshot.item(item_id)
+        old = require_own_if_personal(tx.snapshot.item(item_id), author.email, item_id)
         if old["kind"] == "knowledge":
             raise IllegalTransition(
                 f"{item_id} is a knowledge item; superseding knowledge re-runs the publish gates",
