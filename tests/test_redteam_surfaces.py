@@ -315,3 +315,18 @@ def test_completion_never_follows_a_symlinked_shard_or_hangs_on_a_fifo(store, tm
                          ("vmem propose x -c ", "4")):
         out = _complete(words, cword, store, timeout=20)
         assert out.returncode == 0 and out.stderr == "" and "c-ab0000000000" not in out.stdout, (words, out)
+
+
+def test_completion_never_describes_a_personal_claim_with_its_statement(store, vmem):
+    """zsh and fish show each id's statement next to it: `vmem show c-<TAB>` printed another person's personal
+    claim, which `vmem show` itself refuses to show."""
+    theirs = vmem.json("propose", "Bob's private shortcut SECRETWORD for the finance dashboard.", "--personal",
+                       who=BOB)["data"]["item"]
+    vmem.json("propose", "Orders are joined on customer_id, never email.", store=store)
+    for shell in ("complete_zsh", "complete_fish"):
+        env = {**os.environ, "_VMEM_COMPLETE": shell, "_TYPER_COMPLETE_ARGS": "vmem show c-",
+               "_TYPER_COMPLETE_FISH_ACTION": "get-args", "VMEM_STORE": str(store.root)}
+        out = subprocess.run([sys.executable, "-m", "vmem"], capture_output=True, text=True, env=env, timeout=30)
+        assert out.returncode == 0 and out.stderr == "", out.stderr
+        assert "customer_id" in out.stdout and "SECRETWORD" not in out.stdout, out.stdout
+        assert theirs["id"] in out.stdout  # the id stays completable: git shows it to anyone with a clone

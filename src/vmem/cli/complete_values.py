@@ -89,9 +89,15 @@ def _head(path: Path) -> str | None:
 
 
 def statement(root: Path, item_id: str) -> str | None:
-    """The first line of an item's statement, without parsing YAML (a description only)."""
+    """The first line of an item's statement, without parsing YAML (a description only); never a personal
+    item's (it may be another person's, which `vmem show` refuses to show, and this reader knows no viewer)."""
     text = _head(root / _DIRS[item_id[0]] / item_id[2:4] / f"{item_id}.yaml")
-    for line in (text or "").splitlines():
+    lines = (text or "").splitlines()
+    for line in lines:  # fail closed: any personal value but a plain false hides the statement
+        if line.startswith("personal:") and line[9:].split("#")[0].strip().strip("'\"").lower() not in ("false", "no",
+                                                                                                     "off", ""):
+            return None
+    for line in lines:
         if line.startswith("statement:"):
             return line[len("statement:"):].strip().strip("'\"")[:70] or None
     return None
