@@ -62,6 +62,25 @@ def test_a_statement_forging_another_rules_provenance_stays_inside_its_own_bulle
     assert (project / "AGENTS.md").read_text().startswith("# mine\n")
 
 
+def test_a_brace_glob_keeps_its_scope_in_cursor_and_copilot():
+    """`**/*.{ts,tsx}` holds commas, which the one-line glob lists of Cursor and Copilot cannot carry: the glob
+    was dropped and the rule fell back to `**`, every file. Braces are expanded; a hostile glob stays bounded."""
+    from test_targets import _rule
+    from vmem.ops.bundle import Bundle
+    from vmem.targets import get
+    from vmem.targets.text import marker
+
+    rule = _rule("c-0000000000aa", "approved", "Type every exported function.", paths=["src/**/*.{ts,tsx}"])
+    hostile = _rule("c-0000000000bb", "approved", "Something about many files.", paths=["{a,b}" * 40])
+    bundle = Bundle(ranked=[rule, hostile], store_name="m", commit="b" * 40, store_id="0123456789abcdef")
+    mark = marker("m", "b" * 40, "0123456789abcdef")
+    cursor = get("cursor").render(bundle, mark)["km_c-0000000000aa.mdc"]
+    copilot = get("copilot").render(bundle, mark)["vmem-c-0000000000aa.instructions.md"]
+    assert "\nglobs: src/**/*.ts,src/**/*.tsx\n" in cursor
+    assert '\napplyTo: "src/**/*.ts,src/**/*.tsx"\n' in copilot
+    assert "\nglobs: **\n" in get("cursor").render(bundle, mark)["km_c-0000000000bb.mdc"]
+
+
 # -- hook / project config ------------------------------------------------------------------------------------
 
 

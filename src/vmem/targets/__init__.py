@@ -46,10 +46,34 @@ def get(name: str) -> Target:
     return import_module(f"vmem.targets.{_MODULES[name]}").TARGET
 
 
+def _braces(glob: str, limit: int = 64) -> list[str]:
+    """`**/*.{ts,tsx}` -> `**/*.ts`, `**/*.tsx`: brace groups expanded (innermost first), so a comma-separated
+    list can carry them; a glob that expands to more than LIMIT is returned as it is (then dropped for its
+    commas). Iterative and bounded: a hostile glob with many groups costs at most LIMIT steps."""
+    import re
+    from collections import deque
+
+    group = re.compile(r"\{([^{}]*,[^{}]*)\}")
+    out: list[str] = []
+    todo = deque([glob])
+    while todo:
+        current = todo.popleft()
+        found = group.search(current)
+        if found is None:
+            out.append(current)
+        else:
+            todo.extend(current[:found.start()] + option + current[found.end():]
+                        for option in found.group(1).split(","))
+        if len(out) + len(todo) > limit:
+            return [glob]
+    return list(dict.fromkeys(out))
+
+
 def frontmatter_globs(paths: list[str]) -> list[str]:
-    """Globs safe to put on one frontmatter line: no control characters, quotes or commas (list separators)."""
+    """Globs safe to put on one frontmatter line: no control characters, quotes or commas (list separators);
+    brace groups are expanded first, so `**/*.{ts,tsx}` keeps its meaning instead of being dropped."""
     clean = []
-    for glob in paths:
+    for glob in [g for p in paths for g in _braces(p)]:
         glob = "".join(ch for ch in glob if ch.isprintable()).strip()
         if glob and not any(ch in glob for ch in ',"\'\\'):
             clean.append(glob)

@@ -20,6 +20,7 @@ def _frontmatter(description: str, paths: list[str]) -> str:
 
 class Copilot(Target):
     name = "copilot"
+    version = 2  # brace globs expanded instead of dropped
     default_dir = ".github/instructions"
 
     def render(self, bundle, marker: str) -> dict[str, str]:

@@ -19,6 +19,7 @@ def _frontmatter(description: str, paths: list[str]) -> str:
 
 class Cursor(Target):
     name = "cursor"
+    version = 2  # brace globs expanded instead of dropped
     default_dir = ".cursor/rules/vmem"
 
     def render(self, bundle, marker: str) -> dict[str, str]:
