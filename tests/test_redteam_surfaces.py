@@ -163,6 +163,35 @@ def test_the_post_merge_hook_runs_nothing_named_in_the_project_path(store, tmp_p
     assert args[args.index("--dir") + 1] == str(target)
 
 
+def test_rerunning_hook_install_keeps_targets_and_scope_so_no_rules_file_goes_stale(mixed, vmem, tmp_path,  # noqa: F811
+                                                                                    monkeypatch):
+    """`hook install --store X` run again (a teammate re-running the README's set-up line) rewrote .vmem.yaml
+    with targets [claude] and no scope: AGENTS.md, .cursor and .github were never synced again, so a rule
+    revoked or superseded later stayed in them for Codex, Cursor and Copilot; the project's scope was lost."""
+    store, items = mixed
+    project = tmp_path / "project"
+    project.mkdir()
+    monkeypatch.chdir(project)
+    monkeypatch.delenv("VMEM_STORE")
+    every = [a for t in ("claude", "agents-md", "cursor", "copilot") for a in ("--target", t)]
+    vmem("hook", "install", "--store", str(store.root), *every)
+    config = project / ".vmem.yaml"
+    config.write_text(config.read_text() + 'scope: "entity:meridale"\nbudget: 5000\n')
+    vmem("hook", "install", "--store", str(store.root))  # again, without the options
+    from vmem.ops.project import read
+
+    kept = read(project)
+    assert kept["targets"] == ["claude", "agents-md", "cursor", "copilot"]
+    assert kept["scope"] == "entity:meridale" and kept["budget"] == 5000
+    vmem("sync")
+    assert "APPROVED arr excludes trials" in (project / "AGENTS.md").read_text()
+    vmem("hook", "install", "--store", str(store.root), "--target", "claude")  # narrowed on purpose
+    assert read(project)["targets"] == ["claude"]
+    assert not (project / "AGENTS.md").exists()  # pruned, not left to go stale
+    assert not list((project / ".cursor" / "rules" / "vmem").glob("*.mdc"))
+    assert not list((project / ".github" / "instructions").glob("vmem*"))
+
+
 # -- MCP ------------------------------------------------------------------------------------------------------
 
 

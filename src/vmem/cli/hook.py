@@ -39,7 +39,14 @@ def install(
                 from vmem.errors import UsageError
                 raise UsageError("--target and --budget go into the project config, which needs the store too",
                                  "add --store PATH|URL")
-            config = ops.project_config(project, store, target, budget)
+            from vmem.errors import VmemError
+            from vmem.ops.project import read as read_config
+
+            try:
+                existing = read_config(project)
+            except VmemError:
+                existing = None  # unreadable: write_config refuses it below unless vmem wrote it
+            config = ops.project_config(project, store, target, budget, existing)
             if config["store"]["url"] and not config["store"]["path"]:
                 from vmem.ops.project import resolve_store
 
@@ -47,6 +54,14 @@ def install(
             path, written = ops.write_config(project, config)
             data.update({"config": str(path), "config_written": written, "store": config["store"],
                          "targets": config["targets"]})
+            gone = [t for t in (existing or {}).get("targets") or [] if t not in config["targets"]]
+            if gone:  # narrowed with --target: what those targets wrote would never be synced again
+                from vmem.ops.project import resolve_store
+
+                try:
+                    data["removed"] = ops.prune_targets(resolve_store(project, config)[0], project, gone)
+                except VmemError as exc:
+                    s.out.warn(f"files of {', '.join(gone)} left in place: {exc.message}")
         path, added = ops.install_claude(project)
         data.update({"settings": str(path), "added": added, "command": ops.HOOK_COMMAND})
         if git:

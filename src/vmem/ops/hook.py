@@ -114,8 +114,11 @@ def uninstall_claude(project: Path, command: str = HOOK_COMMAND) -> tuple[Path, 
     return path, True
 
 
-def project_config(project: Path, store: str, targets: list[str] | None, budget: int | None) -> dict:
-    """The config to commit for STORE (a URL, or a path made relative to PROJECT), checked before any write."""
+def project_config(project: Path, store: str, targets: list[str] | None, budget: int | None,
+                   existing: dict | None = None) -> dict:
+    """The config to commit for STORE (a URL, or a path made relative to PROJECT), checked before any write.
+    What EXISTING (the project's config, when vmem wrote it) holds and no option names is kept: a rerun of
+    `hook install --store` must not silently drop targets (whose files would then go stale), scope or budget."""
     from vmem.ops.project import _check
     from vmem.store.remote import check_url, has_credentials, is_url, origin_url, without_credentials
 
@@ -134,7 +137,10 @@ def project_config(project: Path, store: str, targets: list[str] | None, budget:
         origin = origin_url(path)
         if origin:
             entry["url"] = without_credentials(origin)  # a clone's origin often carries a CI token
-    return _check({"store": entry, "targets": targets or ["claude"], "budget": budget}, ".vmem.yaml")
+    keep = existing or {}
+    return _check({"store": entry, "targets": targets or keep.get("targets") or ["claude"],
+                   "budget": budget if budget is not None else keep.get("budget"), "scope": keep.get("scope"),
+                   "audience": keep.get("audience")}, ".vmem.yaml")
 
 
 def write_config(project: Path, config: dict) -> tuple[Path, bool]:
