@@ -330,6 +330,18 @@ def test_entity_add_never_writes_through_a_committed_entities_symlink(store, vme
     assert list(elsewhere.iterdir()) == [] and commit_count(store) == before
 
 
+def test_an_episode_too_large_to_read_back_is_refused_before_it_breaks_the_lexicon(seeded, vmem):
+    """`episode add` with enough quotes wrote a file over the 1 MB bound every reader enforces: from then on the
+    de-identification lexicon was incomplete, so every learning was quarantined and publishing refused."""
+    entity = sorted(p.stem for p in (seeded.root / "entities").glob("*.yaml"))[0]
+    before = commit_count(seeded)
+    quotes = [a for n in range(12) for a in ("--quote", f"{n} " + "a long quote " * 8_000)]
+    out = vmem("episode", "add", entity, *quotes, code=2)
+    assert out.stderr.startswith("error: ") and len(out.stderr.splitlines()) == 2
+    assert commit_count(seeded) == before
+    assert vmem.json("check")["data"]["errors"] == []
+
+
 # -- completion -----------------------------------------------------------------------------------------------
 
 

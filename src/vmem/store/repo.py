@@ -393,6 +393,9 @@ class Transaction:
         previous = self.snapshot.blob(path)
         previous_text = previous[1].decode("utf-8-sig", "replace") if previous else None
         text = codec.dump(content, previous_text)
+        if len(text.encode("utf-8")) > codec.MAX_BYTES:  # every reader refuses it: never write what cannot be read
+            raise UsageError(f"{path} would be {len(text.encode('utf-8')):,} bytes; store files are limited to "
+                             f"{codec.MAX_BYTES:,}; nothing was written", "split it into several smaller ones")
         if text != previous_text:
             self._writes[path] = text
         else:
