@@ -266,3 +266,47 @@ def test_approving_one_side_can_revoke_the_approved_other_or_keep_both(rich_stor
                store=store).stdout
     assert "kept both; the contradiction stays open" in out
     assert any({p["a"], p["b"]} == {other, new} for p in vmem.json("contradictions")["data"])
+
+
+def test_a_proposal_judges_only_its_nearest_twins(seeded, vmem, monkeypatch):
+    """At propose time only the MAX_CANDIDATES files sharing the most words are parsed and judged: a store of
+    templated statements must not cost a proposal a parse of every file past the word quorum."""
+    from vmem.ops import contradictions
+
+    for n in range(6):
+        vmem("propose", f"Refunds for plan {n} settle in 3 business days.", store=seeded)
+    twin = vmem.json("propose", "Refunds for plan 5 settle in 3 business days after approval.", store=seeded)
+    monkeypatch.setattr(contradictions, "MAX_CANDIDATES", 2)
+    parsed = []
+    real = contradictions.against
+
+    def spy(new, others, viewer=None):
+        others = list(others)
+        parsed.extend(o["id"] for o in others)
+        return real(new, others, viewer)
+
+    monkeypatch.setattr(contradictions, "against", spy)
+    found = vmem.json("propose", "Refunds for plan 5 settle in 4 business days after approval.", store=seeded)
+    assert len(parsed) == 2 and twin["data"]["item"]["id"] in parsed
+    assert [c["id"] for c in found["data"]["contradictions"]] == [twin["data"]["item"]["id"]]
+
+
+def test_a_proposal_finds_the_same_contradiction_through_the_search_index(seeded, vmem, monkeypatch):
+    """On a large store a proposal takes its candidates from the local search index (BM25) plus the files changed
+    since the index's commit, instead of scanning every statement: the same twin must come back either way."""
+    from vmem.ops import contradictions
+
+    old = vmem.json("propose", "Refunds for the annual plan settle in 3 business days.", store=seeded)["data"]["item"]
+    vmem("index", store=seeded)
+    after = vmem.json("propose", "Chargebacks for the annual plan settle in 9 business days.", store=seeded)
+    monkeypatch.setattr(contradictions, "INDEX_FROM", 0)
+    calls = []
+    real = contradictions._indexed_texts
+    monkeypatch.setattr(contradictions, "_indexed_texts", lambda *a: calls.append(1) or real(*a))
+    found = vmem.json("propose", "Refunds for the annual plan settle in 5 business days.", store=seeded)["data"]
+    assert calls and [c["id"] for c in found["contradictions"]] == [old["id"]]
+    assert after["data"]["item"]["id"] not in [c["id"] for c in found["contradictions"]]
+    # a twin proposed after the index was built is found through the files changed since
+    monkeypatch.setattr(contradictions, "_texts", lambda *a: (_ for _ in ()).throw(AssertionError("scanned")))
+    again = vmem.json("propose", "Chargebacks for the annual plan settle in 2 business days.", store=seeded)["data"]
+    assert after["data"]["item"]["id"] in [c["id"] for c in again["contradictions"]]
