@@ -295,3 +295,48 @@ def test_the_fast_completion_tables_match_the_commands():
                     assert complete_values.lookup(path, param.name), (path, opt)
     assert seen_positional == set(complete_fast.POSITIONAL)
     assert complete_values.TARGETS == tuple(NAMES)
+
+
+# -- the typer-free propose path (issue 16: the interpreter and import cost out of the write path) ---------------
+
+def test_the_fast_propose_parser_takes_exactly_the_commands_options():
+    import typer.main
+
+    from vmem.cli.app import app
+    from vmem.cli.propose_fast import parser
+
+    command = typer.main.get_command(app).commands["propose"]
+    typer_opts = {opt for param in command.params if param.name != "help" for opt in param.opts
+                  if opt.startswith("-")}
+    fast_opts = {opt for action in parser()._actions for opt in action.option_strings}
+    assert fast_opts == typer_opts
+
+
+_VARIABLE = re.compile(r"\b[ck]-[0-9a-f]{12}\b|\b[0-9a-f]{10,40}\b|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ")
+
+
+@pytest.mark.parametrize("args", [
+    ["Refunds settle in 3 business days."],
+    ["Refunds settle in 3 business days.", "--json"],
+    ["Tidewell asks for audit logs.", "--from", "tidewell", "-c", "industry:healthcare"],
+    ["Buyers ask for audit logs early.", "--from", "tidewell", "-c", "industry:healthcare", "--json"],
+    ["x y z", "--class", "nope"],
+    ["x y z", "--episode", "ep-1"],
+    ["Learnings take categories.", "--from", "nobody", "-c", "industry:x"],
+])
+def test_fast_and_typer_propose_print_the_same(tmp_path, monkeypatch, args):
+    from typer.testing import CliRunner
+
+    from conftest import ALICE, REVIEWER
+    from vmem.cli.app import app
+    from vmem.ops.demo import seed_store
+
+    stores = [seed_store(tmp_path / name, ALICE, [REVIEWER[1]]) for name in ("fast", "typer")]
+    vmem_script = Path(sys.executable).parent / "vmem"
+    fast = subprocess.run([str(vmem_script), "--store", str(stores[0].root), "propose", *args], capture_output=True,
+                          text=True, env={**os.environ, "VMEM_WIDTH": "200"})
+    monkeypatch.setenv("VMEM_WIDTH", "200")
+    slow = CliRunner().invoke(app, ["--store", str(stores[1].root), "propose", *args], catch_exceptions=False)
+    assert fast.returncode == slow.exit_code
+    assert _VARIABLE.sub("X", fast.stdout) == _VARIABLE.sub("X", slow.stdout)
+    assert _VARIABLE.sub("X", fast.stderr) == _VARIABLE.sub("X", slow.stderr)

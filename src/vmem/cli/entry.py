@@ -55,6 +55,17 @@ def main() -> None:
 
     if args[:1] in (["recall"], ["index"]) and "_VMEM_COMPLETE" not in os.environ:
         _fast(args, store)  # one-shot: an up-to-date index answers without typer, rich or pygit2
+    if args[:1] == ["propose"] and "_VMEM_COMPLETE" not in os.environ:  # the commonest write, without typer
+        from vmem.cli.propose_fast import fast_main
+
+        code = fast_main(args[1:] + store)
+        if code is not None:
+            try:
+                sys.stdout.flush()
+                sys.stderr.flush()
+            except BrokenPipeError:
+                pass
+            os._exit(code)
 
     if "_VMEM_COMPLETE" in os.environ:  # the shell asks for candidates: values from the store, then exit
         from vmem.cli.complete import run
