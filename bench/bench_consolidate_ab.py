@@ -19,28 +19,18 @@ import shutil
 import statistics
 import subprocess
 import sys
-import tarfile
 import time
-from io import BytesIO
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+from bench_attest import export  # noqa: E402 - the same git-archive export of a base revision
 from gen_store import BENCH_DIR, IDENTITY, Generator, ensure_store, git  # noqa: E402
 
 OUT = BENCH_DIR / "out" / "consolidate-ab"
 REPO = HERE.parent
 PROPOSALS = 1_000
-
-
-def export(rev: str, into: Path) -> Path:
-    shutil.rmtree(into, ignore_errors=True)
-    into.mkdir(parents=True)
-    data = subprocess.run(["git", "-C", str(REPO), "archive", rev, "src"], check=True, capture_output=True).stdout
-    with tarfile.open(fileobj=BytesIO(data)) as archive:
-        archive.extractall(into, filter="data")
-    return into / "src"
 
 
 def add_learnings(root: Path, seed: int) -> str:

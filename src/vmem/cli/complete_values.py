@@ -72,20 +72,10 @@ def item_ids(root: Path | None, kinds: str, incomplete: str) -> list[str]:
 
 def _head(path: Path) -> str | None:
     """A regular file's first 64 kB, never through a symlink and never blocking on a FIFO; None otherwise."""
-    import stat
+    from vmem.ops.writer import read_regular
 
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError:
-        return None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
-        return os.read(fd, 65_536).decode("utf-8", "replace")
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
+    data = read_regular(path, limit=65_536, whole=False)
+    return None if data is None else data.decode("utf-8", "replace")
 
 
 def statement(root: Path, item_id: str) -> str | None:
