@@ -47,9 +47,8 @@ def queue(store: Store, status: str | None = None) -> list[dict]:
     return [entry(item, store.policy) for item in items]
 
 
-def edit(store: Store, item_id: str, *, editor: str | None = None,
-         timeout_s: float = 3600) -> dict:
-    """Open the item in $EDITOR (no shell); validate the result; knowledge re-runs the de-id gate. One commit."""
+def _editable(store: Store, item_id: str, editor: str | None) -> tuple[list[str], str, dict]:
+    """The editor command (no shell), the whole id and the item, if it is still in review; else a usage error."""
     command = shlex.split(editor or os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi")
     snapshot = store.head()
     item_id = snapshot.resolve_id(item_id)
@@ -57,6 +56,13 @@ def edit(store: Store, item_id: str, *, editor: str | None = None,
     if item["status"] not in ("proposed", "candidate", "quarantined", "eligible"):
         raise UsageError(f"{item_id} is {item['status']}; only items still in review can be edited",
                          f"propose the change as a revision: vmem propose TEXT --supersedes {item_id}")
+    return command, item_id, item
+
+
+def edit(store: Store, item_id: str, *, editor: str | None = None,
+         timeout_s: float = 3600) -> dict:
+    """Open the item in $EDITOR (no shell); validate the result; knowledge re-runs the de-id gate. One commit."""
+    command, item_id, item = _editable(store, item_id, editor)
     with tempfile.TemporaryDirectory(prefix="vmem-edit-") as tmp:
         path = Path(tmp) / f"{item_id}.yaml"
         path.write_text(codec.dump(item))
@@ -106,13 +112,7 @@ def edit(store: Store, item_id: str, *, editor: str | None = None,
 def edit_statement(store: Store, item_id: str, *, editor: str | None = None, timeout_s: float = 3600) -> dict:
     """Review's [e]dit: the statement alone in $EDITOR (status changes go through actions, never an edit).
     Lines starting with '#' are instructions and dropped; an empty result or a failing editor changes nothing."""
-    command = shlex.split(editor or os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi")
-    snapshot = store.head()
-    item_id = snapshot.resolve_id(item_id)
-    item = snapshot.item(item_id)
-    if item["status"] not in ("proposed", "candidate", "quarantined", "eligible"):
-        raise UsageError(f"{item_id} is {item['status']}; only items still in review can be edited",
-                         f"propose the change as a revision: vmem propose TEXT --supersedes {item_id}")
+    command, item_id, item = _editable(store, item_id, editor)
     with tempfile.TemporaryDirectory(prefix="vmem-edit-") as tmp:
         path = Path(tmp) / f"{item_id}.txt"
         path.write_text(f"{item['statement']}\n# Edit the statement of {item_id} above. Lines starting with '#' are "
