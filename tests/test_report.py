@@ -310,3 +310,19 @@ def test_a_proposal_finds_the_same_contradiction_through_the_search_index(seeded
     monkeypatch.setattr(contradictions, "_texts", lambda *a: (_ for _ in ()).throw(AssertionError("scanned")))
     again = vmem.json("propose", "Chargebacks for the annual plan settle in 2 business days.", store=seeded)["data"]
     assert after["data"]["item"]["id"] in [c["id"] for c in again["contradictions"]]
+
+
+def test_map_svg_never_overwrites_a_file_that_is_not_an_svg(seeded, vmem, tmp_path):
+    notes = tmp_path / "notes.txt"
+    notes.write_text("my notes\n")
+    result = vmem("map", "--svg", str(notes), code=1)
+    assert "exists and is not an SVG" in result.stderr and notes.read_text() == "my notes\n"
+    link = tmp_path / "link.svg"
+    link.symlink_to(notes)
+    assert "symlink" in vmem("map", "--svg", str(link), code=1).stderr
+    assert notes.read_text() == "my notes\n"
+    picture = tmp_path / "map.svg"
+    vmem("map", "--svg", str(picture))
+    assert picture.read_text().startswith("<svg")
+    vmem("map", "--svg", str(picture))  # an SVG is replaced
+    assert not list(tmp_path.glob(".*.vmem-tmp"))

@@ -45,16 +45,12 @@ def map_(
     """The knowledge layer as communities of similar items (Louvain), each with its dominant categories and a
     representative statement. Read-only."""
     with session(ctx, json_, store) as s:
-        from vmem.errors import VmemError
         from vmem.ops.card import viewer_of
         from vmem.ops.knowledge_map import build, svg as render_svg
 
         graph = build(s.store, claims=claims, viewer=viewer_of(s.store))
         if svg is not None:
-            try:
-                svg.write_text(render_svg(graph), encoding="utf-8")
-            except OSError as exc:
-                raise VmemError(f"cannot write {svg} ({exc.strerror})", "pick a writable path: vmem map --svg FILE")
+            _write_svg(svg, render_svg(graph))
 
         def human(console) -> None:
             console.print(f"{len(graph['nodes'])} items, {len(graph['edges'])} links, "
@@ -67,3 +63,29 @@ def map_(
                 console.print(f"map written: {safe(svg)}")
 
         s.out.result(graph, human)
+
+
+def _write_svg(path: Path, text: str) -> None:
+    """Write the map to PATH atomically; never through a symlink, never over a file that is not an SVG (a typo in
+    --svg must not cost anyone their notes)."""
+    import os
+
+    from vmem.errors import VmemError
+
+    hint = "pick a new file name: vmem map --svg FILE"
+    if path.is_symlink():
+        raise VmemError(f"{path} is a symlink; vmem never writes through one", hint)
+    if path.exists():
+        head = b""
+        if path.is_file():
+            with open(path, "rb") as handle:
+                head = handle.read(512).lstrip()
+        if not head.startswith((b"<svg", b"<?xml")):
+            raise VmemError(f"{path} exists and is not an SVG; vmem map will not overwrite it", hint)
+    tmp = path.with_name(f".{path.name}.vmem-tmp")
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise VmemError(f"cannot write {path} ({exc.strerror})", "pick a writable path: vmem map --svg FILE") from None
