@@ -59,89 +59,16 @@ def _editable(store: Store, item_id: str, editor: str | None) -> tuple[list[str]
     return command, item_id, item
 
 
-def edit(store: Store, item_id: str, *, editor: str | None = None,
-         timeout_s: float = 3600) -> dict:
-    """Open the item in $EDITOR (no shell); validate the result; knowledge re-runs the de-id gate. One commit."""
-    command, item_id, item = _editable(store, item_id, editor)
-    with tempfile.TemporaryDirectory(prefix="vmem-edit-") as tmp:
-        path = Path(tmp) / f"{item_id}.yaml"
-        path.write_text(codec.dump(item))
-        try:
-            done = subprocess.run([*command, str(path)], timeout=timeout_s)
-        except (OSError, subprocess.TimeoutExpired) as exc:
-            raise VmemError(f"the editor did not run ({exc}); nothing changed", "set $EDITOR to an editor command")
-        if done.returncode != 0:
-            raise VmemError(f"the editor exited with status {done.returncode}; nothing changed",
-                            "save and quit normally to keep an edit")
-        edited = model.validate(item["kind"], codec.load(path.read_bytes(), f"{item_id} (edited)"), f"{item_id} (edited)")
-    changed = [k for k in edited if edited[k] != item[k]]
-    illegal = [k for k in changed if k not in EDITABLE[item["kind"]]]
-    if illegal:
-        raise UsageError(f"the edit changed {illegal[0]!r}, which review edits may not change; nothing changed",
-                         f"edit only: {', '.join(EDITABLE[item['kind']])}")
-    if not changed:
-        return item
+def _commit_edit(store: Store, item_id: str, item: dict, changes: dict) -> dict:
+    """One commit applying CHANGES to ITEM as it was when the editor opened (refused if it moved meanwhile); an
+    edited learning is screened again and goes back to candidate."""
     author = store.identity()
     with store.transaction("edit", items=[item_id]) as tx:
         tx.author = author
         current = tx.snapshot.item(item_id)
         if current != item:
             raise VmemError(f"{item_id} changed while you were editing; nothing written", "run the edit again")
-        for key in changed:
-            current[key] = edited[key]
-        if current["kind"] == "knowledge":
-            from vmem.gates.publish import deid, load_inputs
-
-            current["canonical"] = canonicalize(current["statement"])
-            screened = deid(current, load_inputs(tx.snapshot))
-            now = model.now()
-            if not screened.passed:
-                raise SchemaError(f"{item_id} (edited)", f"the edit still identifies a customer: {screened.reason}",
-                                  screened.advice)
-            current["gate"] = {"passed": False, "checks": {"deid": True}, "reason": "edited; run vmem consolidate",
-                               "at": now}
-            if current["status"] in ("quarantined", "eligible"):
-                model.check_transition(current, "candidate")
-                current["status"] = "candidate"
-        tx.message.summary = current["statement"]
-        tx.message.reason = f"edited {', '.join(changed)}"
-        tx.write(current)
-    return model.normalize_item(current)
-
-
-def edit_statement(store: Store, item_id: str, *, editor: str | None = None, timeout_s: float = 3600) -> dict:
-    """Review's [e]dit: the statement alone in $EDITOR (status changes go through actions, never an edit).
-    Lines starting with '#' are instructions and dropped; an empty result or a failing editor changes nothing."""
-    command, item_id, item = _editable(store, item_id, editor)
-    with tempfile.TemporaryDirectory(prefix="vmem-edit-") as tmp:
-        path = Path(tmp) / f"{item_id}.txt"
-        path.write_text(f"{item['statement']}\n# Edit the statement of {item_id} above. Lines starting with '#' are "
-                        "dropped.\n# Status changes are review actions ([a], [m], [r]), not edits.\n")
-        try:
-            done = subprocess.run([*command, str(path)], timeout=timeout_s)
-        except (OSError, subprocess.TimeoutExpired) as exc:
-            raise VmemError(f"the editor did not run ({exc}); nothing changed", "set $EDITOR to an editor command")
-        if done.returncode != 0:
-            raise VmemError(f"the editor exited with status {done.returncode}; nothing changed",
-                            "save and quit normally to keep an edit")
-        try:
-            text = path.read_text(encoding="utf-8")
-        except UnicodeDecodeError:
-            raise UsageError("the edited statement is not UTF-8; nothing changed", "save the file as UTF-8") from None
-    statement = " ".join(line for line in text.splitlines() if not line.lstrip().startswith("#")).strip()
-    statement = " ".join(statement.split())
-    if not statement:
-        raise UsageError("the edited statement is empty; nothing changed", "write the statement, or skip the item")
-    if statement == item["statement"]:
-        return item
-    edited = model.validate(item["kind"], {**item, "statement": statement}, f"{item_id} (edited)")
-    author = store.identity()
-    with store.transaction("edit", items=[item_id]) as tx:
-        tx.author = author
-        current = tx.snapshot.item(item_id)
-        if current != item:
-            raise VmemError(f"{item_id} changed while you were editing; nothing written", "run the edit again")
-        current["statement"] = edited["statement"]
+        current.update(changes)
         if current["kind"] == "knowledge":
             from vmem.gates.publish import deid, load_inputs
 
@@ -156,6 +83,59 @@ def edit_statement(store: Store, item_id: str, *, editor: str | None = None, tim
                 model.check_transition(current, "candidate")
                 current["status"] = "candidate"
         tx.message.summary = current["statement"]
-        tx.message.reason = "edited statement"
+        tx.message.reason = f"edited {', '.join(changes)}"
         tx.write(current)
     return model.normalize_item(current)
+
+
+def _run_editor(command: list[str], path: Path, timeout_s: float) -> None:
+    """Run the editor on PATH (no shell); any failure is an error and nothing changes."""
+    try:
+        done = subprocess.run([*command, str(path)], timeout=timeout_s)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise VmemError(f"the editor did not run ({exc}); nothing changed", "set $EDITOR to an editor command")
+    if done.returncode != 0:
+        raise VmemError(f"the editor exited with status {done.returncode}; nothing changed",
+                        "save and quit normally to keep an edit")
+
+
+def edit(store: Store, item_id: str, *, editor: str | None = None,
+         timeout_s: float = 3600) -> dict:
+    """Open the item in $EDITOR (no shell); validate the result; knowledge re-runs the de-id gate. One commit."""
+    command, item_id, item = _editable(store, item_id, editor)
+    with tempfile.TemporaryDirectory(prefix="vmem-edit-") as tmp:
+        path = Path(tmp) / f"{item_id}.yaml"
+        path.write_text(codec.dump(item))
+        _run_editor(command, path, timeout_s)
+        edited = model.validate(item["kind"], codec.load(path.read_bytes(), f"{item_id} (edited)"), f"{item_id} (edited)")
+    changed = [k for k in edited if edited[k] != item[k]]
+    illegal = [k for k in changed if k not in EDITABLE[item["kind"]]]
+    if illegal:
+        raise UsageError(f"the edit changed {illegal[0]!r}, which review edits may not change; nothing changed",
+                         f"edit only: {', '.join(EDITABLE[item['kind']])}")
+    if not changed:
+        return item
+    return _commit_edit(store, item_id, item, {key: edited[key] for key in changed})
+
+
+def edit_statement(store: Store, item_id: str, *, editor: str | None = None, timeout_s: float = 3600) -> dict:
+    """Review's [e]dit: the statement alone in $EDITOR (status changes go through actions, never an edit).
+    Lines starting with '#' are instructions and dropped; an empty result or a failing editor changes nothing."""
+    command, item_id, item = _editable(store, item_id, editor)
+    with tempfile.TemporaryDirectory(prefix="vmem-edit-") as tmp:
+        path = Path(tmp) / f"{item_id}.txt"
+        path.write_text(f"{item['statement']}\n# Edit the statement of {item_id} above. Lines starting with '#' are "
+                        "dropped.\n# Status changes are review actions ([a], [m], [r]), not edits.\n")
+        _run_editor(command, path, timeout_s)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            raise UsageError("the edited statement is not UTF-8; nothing changed", "save the file as UTF-8") from None
+    statement = " ".join(line for line in text.splitlines() if not line.lstrip().startswith("#")).strip()
+    statement = " ".join(statement.split())
+    if not statement:
+        raise UsageError("the edited statement is empty; nothing changed", "write the statement, or skip the item")
+    if statement == item["statement"]:
+        return item
+    edited = model.validate(item["kind"], {**item, "statement": statement}, f"{item_id} (edited)")
+    return _commit_edit(store, item_id, item, {"statement": edited["statement"]})
