@@ -26,15 +26,14 @@ _DIRS = {"c": "claims", "k": "knowledge"}
 
 
 def store_root(explicit: str | None) -> Path | None:
-    """--store, $VMEM_STORE, the nearest parent with vmem.yaml: as every command finds it (no user config)."""
-    if explicit:
-        root = Path(explicit).expanduser()
-    elif os.environ.get("VMEM_STORE"):
-        root = Path(os.environ["VMEM_STORE"]).expanduser()
-    else:
-        here = Path.cwd()
-        root = next((d for d in (here, *here.parents) if (d / "vmem.yaml").is_file()), None)
-    return root if root is not None and (root / "vmem.yaml").is_file() else None
+    """The store every command would open (--store, $VMEM_STORE, the nearest parent, the user config), or None."""
+    from vmem.store.discover import find_store_root
+
+    try:
+        root = find_store_root(explicit)
+    except Exception:  # noqa: BLE001 - no store, or an unreadable user config: no completions, no error
+        return None
+    return root if (root / "vmem.yaml").is_file() else None
 
 
 def _names(folder: Path, pattern: re.Pattern, prefix: str = "") -> list[str]:
