@@ -62,6 +62,20 @@ def recorded(root: Path) -> dict | None:
     return info if info.get("version") == SCHEMA_VERSION and info.get("commit") else None
 
 
+def open_text_index(root: Path):
+    """The store's full-text index for reading only (tantivy, no numpy, no model); raises when there is none."""
+    import tantivy
+
+    return tantivy.Index.open(str(index_dir_for(root) / "tantivy"))
+
+
+def bm25_hits(text_index, words: list[str], limit: int) -> list[tuple[str, float]]:
+    """(item id, BM25 score) of the LIMIT best matches of WORDS in an open tantivy index."""
+    searcher = text_index.searcher()
+    parsed = text_index.parse_query(" ".join(words), ["text"])
+    return [(searcher.doc(address)["id"][0], score) for score, address in searcher.search(parsed, limit=limit).hits]
+
+
 def _epoch(stamp: str | None) -> float:
     return model.parse_ts(stamp).timestamp() if stamp else NO_TIME
 
@@ -404,8 +418,5 @@ class LocalIndex:
         if not words:
             return []
         self._tantivy.reload()
-        searcher = self._tantivy.searcher()
-        parsed = self._tantivy.parse_query(" ".join(words), ["text"])
-        hits = searcher.search(parsed, limit=limit).hits
-        return [(searcher.doc(address)["id"][0], score) for score, address in hits]
+        return bm25_hits(self._tantivy, words, limit)
 

@@ -260,7 +260,7 @@ def _indexed_texts(snapshot, new: dict, mine: list[str]) -> dict[str, str] | Non
     that does not grow with the store. None when there is no usable index (then the statement cache is scanned).
     The index is only a way to find candidates: each one is read from SNAPSHOT and judged as it is there."""
     try:
-        from vmem.index.local import index_dir_for, recorded
+        from vmem.index.local import bm25_hits, open_text_index, recorded
         from vmem.store.changes import changes_since
 
         root = Path(snapshot.repo.workdir)
@@ -271,13 +271,8 @@ def _indexed_texts(snapshot, new: dict, mine: list[str]) -> dict[str, str] | Non
         changes = changes_since(snapshot.repo, info["commit"], snapshot.commit, (top,))
         if changes is None or len(changes) > INDEX_LAG:
             return None
-        import tantivy
-
-        index = tantivy.Index.open(str(index_dir_for(root) / "tantivy"))
-        searcher = index.searcher()
-        query = index.parse_query(" ".join(mine), ["text"])
         prefix = model.PREFIX[new["kind"]] + "-"
-        ids = [searcher.doc(address)["id"][0] for _, address in searcher.search(query, limit=INDEX_CANDIDATES).hits]
+        ids = [i for i, _ in bm25_hits(open_text_index(root), mine, INDEX_CANDIDATES)]
         paths = {model.item_path(i) for i in ids if i.startswith(prefix) and model.ITEM_ID.fullmatch(i)}
         paths |= {name for name, change in changes.items() if change.is_file and name.endswith(".yaml")}
         out: dict[str, str] = {}
