@@ -163,6 +163,12 @@ def _check_work_tree(store: Store, report: Report) -> None:
     """vmem reads the committed state: say so when hand edits are not committed yet."""
     import pygit2
 
+    from vmem.store import stage
+
+    if stage.waiting(store.git_dir) and not stage.flush(store.git_dir, store.root):
+        report.warn("index", "files vmem committed are not staged in git's index yet (git holds index.lock, or "
+                             "git failed); rerun vmem check when git is done")
+    store.repo.index.read(False)
     for path, flags in store.repo.status(untracked_files="all").items():
         if flags & pygit2.GIT_STATUS_IGNORED:
             continue

@@ -322,15 +322,44 @@ class Store:
 
     def recover(self) -> None:
         """Finish a transaction whose commit landed but whose work-tree files may not have (killed process)."""
+        from vmem.store import stage
+
+        if stage.orphaned(self.git_dir):  # a killed writer's or flusher's entries: staged in the background
+            stage.spawn(self.git_dir, self.root)
         pending = self.git_dir / PENDING_FILE
         if not pending.exists():
             return
         lines = pending.read_text().split()
         if lines and not self.repo.head_is_unborn and str(self.repo.head.target) == lines[0]:
-            _materialize(self, {path: self.head().blob(path) for path in lines[1:]})
+            head = self.head()
+            before = Snapshot(self.repo, head.commit.parents[0]) if head.commit.parents else None
+            files, edited = {}, {}
+            for path in lines[1:]:
+                found = head.blob(path)
+                if found is not None and _hand_edited(self.root / path, found[0], before, path):
+                    edited[path] = found[0]  # edited by hand since the crash: kept, staged as committed
+                else:
+                    files[path] = found
+            _materialize(self, files)
+            if edited:
+                from vmem.store import stage
+
+                stage.record(self.git_dir, edited)
+                stage.spawn(self.git_dir, self.root)
         for path in lines[1:]:  # a temporary file of a write that was killed before its rename
             (self.root / path).with_name(f".{Path(path).name}.vmem-tmp").unlink(missing_ok=True)
         pending.unlink(missing_ok=True)
+
+
+def _hand_edited(full: Path, committed: str, before: Snapshot | None, path: str) -> bool:
+    """The work-tree file holds neither the killed write's bytes nor what was there before it."""
+    if full.is_symlink() or not full.exists():
+        return False
+    now = str(pygit2.hashfile(str(full)))
+    if now == committed:
+        return False
+    previous = before.blob(path) if before is not None else None
+    return previous is None or now != previous[0]
 
 
 def _config(repo: pygit2.Repository, key: str) -> str | None:
@@ -548,12 +577,32 @@ def _materialize(store: Store, files: dict[str, tuple[str, bytes] | None]) -> No
         _test_kill("rename")
         os.replace(tmp, full)
         written.append(path)
-    if written and not _git_update_index(store, written):
+    if not written:
+        return
+    from vmem.store import stage
+
+    git_dir = store.git_dir
+    if stage.wanted(git_dir, _config(store.repo, "vmem.indexUpdate")) and _has_git():
+        stage.record(git_dir, {path: files[path][0] for path in written})  # type: ignore[index]
+        _test_kill("stage")
+        stage.spawn(git_dir, store.root)  # one index rewrite for a burst of writes, off this command's clock
+        return
+    if not _git_update_index(store, written):
+        if (git_dir / "index.lock").exists() and _has_git():  # the user's own git holds the index: stage later
+            stage.record(git_dir, {path: files[path][0] for path in written})  # type: ignore[index]
+            stage.spawn(git_dir, store.root)
+            return
         index = store.repo.index
         index.read(False)  # only if it changed on disk: re-reading a 100k-entry index costs ~110 ms
         for path in written:
             index.add(path)
         index.write()
+
+
+def _has_git() -> bool:
+    import shutil
+
+    return shutil.which("git") is not None
 
 
 def _git_update_index(store: Store, paths: list[str]) -> bool:

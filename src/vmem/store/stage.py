@@ -1,0 +1,234 @@
+"""Keeping git's index in step with vmem's commits without rewriting it on every write.
+
+vmem builds each commit from the changed subtrees only (O(depth)); what grew with the store was keeping git's
+index in line afterwards, so that `git status` stays clean: git reads, checks and rewrites the whole index (80 ms
+at 100k entries, ~0.8 s at 1M) for one new file. On a big store (an index file of DEFER_FROM_BYTES or more, or
+`git config vmem.indexUpdate deferred`) a write instead appends "blob<TAB>path" to a journal in .git, under the
+store lock, and starts a detached flusher; the flusher takes every journaled entry at once and stages it with one
+`git update-index`, so a burst of proposals pays for one index rewrite, and none of them waits for it.
+
+What stays true while an entry waits (usually well under a second):
+- vmem itself never reads the index: its hand-edit check compares the work tree with the committed blob, so a hand
+  edit made before the flush is still refused, never overwritten;
+- the flusher stages a file only if its bytes are the committed blob; a file edited since is staged as its
+  committed blob (`--index-info`), so the edit shows as an unstaged change, exactly as after a synchronous write;
+- `vmem check` flushes first; a killed writer or flusher leaves its journal or batch, and the next vmem write (or
+  check) finishes it.
+What git shows meanwhile: the new file as "deleted" in the index and untracked in the work tree. A hand
+`git commit` in that window would record the deletion; `git status` run after the flusher finishes is clean.
+
+Standard library only: the flusher runs as `python -I -S stage.py GIT_DIR ROOT` (no site-packages, ~15 ms).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+JOURNAL = "vmem-stage"  # in .git: "blob\tpath" lines committed but not yet staged (appended under the store lock)
+BATCH = "vmem-stage.flushing"  # what a flusher has taken from the journal; left behind if it was killed
+STAGE_LOCK = "vmem-stage.lock"  # one flusher at a time
+STORE_LOCK = "vmem.lock"  # the store lock (vmem.store.repo.LOCK_FILE): held briefly to take the journal
+DEFER_FROM_BYTES = 2 << 20  # auto: defer once the index file is this big (~20k entries; ~15 ms to rewrite)
+LOCK_WAIT_S = 60.0
+GIT_BUSY_WAIT_S = 30.0  # a user's own git command holding index.lock: retry for this long
+
+
+def wanted(git_dir: Path, setting: str | None) -> bool:
+    """Defer this write's index update? SETTING is `git config vmem.indexUpdate`: sync | deferred | auto (None)."""
+    setting = (setting or "auto").strip().lower()
+    if setting == "sync":
+        return False
+    if (git_dir / JOURNAL).exists() or (git_dir / BATCH).exists():
+        return True  # entries are waiting: later ones go after them, never past them
+    if setting == "deferred":
+        return True
+    try:
+        return (git_dir / "index").stat().st_size >= DEFER_FROM_BYTES
+    except OSError:
+        return False
+
+
+def record(git_dir: Path, entries: dict[str, str]) -> None:
+    """Journal PATH -> BLOB for the flusher. The caller holds the store lock (one writer appends at a time)."""
+    lines = "".join(f"{blob}\t{path}\n" for path, blob in entries.items())
+    fd = os.open(git_dir / JOURNAL, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    try:
+        os.write(fd, lines.encode("utf-8"))
+    finally:
+        os.close(fd)
+
+
+def spawn(git_dir: Path, root: Path) -> None:
+    """Start a detached flusher (it outlives this process; its own session, no terminal, no inherited fds)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE")}
+    try:
+        subprocess.Popen([sys.executable, "-I", "-S", __file__, str(git_dir), str(root)], env=env,
+                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                         close_fds=True, start_new_session=True)
+    except OSError:
+        pass  # the journal stays; the next write or `vmem check` flushes it
+
+
+def waiting(git_dir: Path) -> bool:
+    """Entries journaled or taken but not yet staged."""
+    return (git_dir / JOURNAL).exists() or (git_dir / BATCH).exists()
+
+
+def orphaned(git_dir: Path) -> bool:
+    """Entries waiting with no flusher at work (a killed writer or flusher left them)."""
+    if not waiting(git_dir):
+        return False
+    try:
+        with _Flock(git_dir / STAGE_LOCK, 0.0):
+            return waiting(git_dir)
+    except TimeoutError:
+        return False
+
+
+def settled(git_dir: Path) -> bool:
+    """Nothing waiting and no flusher at work (for tests and the benchmark: never flushes anything itself)."""
+    if waiting(git_dir):
+        return False
+    lock = _Flock(git_dir / STAGE_LOCK, 0.0)
+    try:
+        with lock:
+            return not waiting(git_dir)
+    except TimeoutError:
+        return False
+
+
+def flush(git_dir: Path, root: Path, wait_s: float = LOCK_WAIT_S) -> bool:
+    """Stage every waiting entry now; True when nothing is left waiting. Safe to call from any process."""
+    git_dir, root = Path(git_dir), Path(root)
+    try:
+        with _Flock(git_dir / STAGE_LOCK, wait_s):
+            while True:
+                entries = _read(git_dir / BATCH)  # a batch a killed flusher took: it goes first
+                with _Flock(git_dir / STORE_LOCK, wait_s):
+                    if (git_dir / JOURNAL).exists():
+                        entries.update(_read(git_dir / JOURNAL))  # later entries for a path win
+                        if entries:
+                            _write_batch(git_dir, entries)
+                        (git_dir / JOURNAL).unlink()
+                if not entries:
+                    return True
+                _test_kill("flush")
+                if not _stage(root, git_dir, entries):
+                    return False
+                (git_dir / BATCH).unlink(missing_ok=True)
+    except TimeoutError:
+        return False
+
+
+def _read(path: Path) -> dict[str, str]:
+    try:
+        text = path.read_text("utf-8")
+    except FileNotFoundError:
+        return {}
+    entries: dict[str, str] = {}
+    for line in text.split("\n")[:-1]:  # a torn last line (a writer killed mid-append) has no newline: skipped;
+        blob, sep, name = line.partition("\t")  # recovery re-materialises that commit's files and journals them
+        parts = name.split("/")
+        if (sep and len(blob) in (40, 64) and all(c in "0123456789abcdef" for c in blob) and name
+                and not name.startswith("/") and "" not in parts and "." not in parts and ".." not in parts
+                and parts[0] != ".git" and "\0" not in name):
+            entries[name] = blob
+    return entries
+
+
+def _write_batch(git_dir: Path, entries: dict[str, str]) -> None:
+    tmp = git_dir / (BATCH + ".tmp")
+    tmp.write_text("".join(f"{blob}\t{path}\n" for path, blob in entries.items()), "utf-8")
+    os.replace(tmp, git_dir / BATCH)
+
+
+def _blob_id(data: bytes, length: int) -> str:
+    algorithm = hashlib.sha1 if length == 40 else hashlib.sha256
+    return algorithm(b"blob %d\0" % len(data) + data).hexdigest()
+
+
+def _stage(root: Path, git_dir: Path, entries: dict[str, str]) -> bool:
+    """One `git update-index` for the files that hold their committed bytes (git records their stat data), one
+    `--index-info` for files changed since (staged as committed; the change stays a visible, unstaged edit)."""
+    import shutil
+
+    git = shutil.which("git")
+    if git is None:
+        return False
+    same: list[str] = []
+    changed: list[str] = []
+    for path, blob in sorted(entries.items()):
+        full = root / path
+        try:
+            data = None if full.is_symlink() else full.read_bytes()
+        except OSError:
+            data = None
+        if data is not None and _blob_id(data, len(blob)) == blob:
+            same.append(path)
+        else:
+            changed.append(f"100644 {blob}\t{path}")
+    env = {k: v for k, v in os.environ.items() if k not in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE")}
+    jobs = [(["update-index", "--add", "-z", "--stdin"], "\0".join(same) + "\0")] if same else []
+    if changed:
+        jobs.append((["update-index", "-z", "--index-info"], "\0".join(changed) + "\0"))
+    for args, feed in jobs:
+        deadline = time.monotonic() + GIT_BUSY_WAIT_S
+        while True:
+            try:
+                done = subprocess.run([git, "-C", str(root), *args], input=feed.encode("utf-8"), env=env,
+                                      capture_output=True, timeout=600)
+            except (OSError, subprocess.SubprocessError):
+                return False
+            if done.returncode == 0:
+                break
+            busy = b"index.lock" in done.stderr or (git_dir / "index.lock").exists()
+            if not busy or time.monotonic() >= deadline:
+                return False  # not a busy index: leave the batch for the next flush (vmem check says why)
+            time.sleep(0.05)  # the user's own git command holds the index: wait for it
+    return True
+
+
+class _Flock:
+    def __init__(self, path: Path, timeout: float) -> None:
+        self.path, self.timeout, self.fd = path, timeout, -1
+
+    def __enter__(self) -> "_Flock":
+        self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        deadline = time.monotonic() + self.timeout
+        while True:
+            try:
+                fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return self
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    os.close(self.fd)
+                    raise TimeoutError(str(self.path)) from None
+                time.sleep(0.005)
+
+    def __exit__(self, *exc: object) -> None:
+        fcntl.flock(self.fd, fcntl.LOCK_UN)
+        os.close(self.fd)
+
+
+def _test_kill(stage: str) -> None:
+    if os.environ.get("VMEM_TEST_KILL_AT") == stage:
+        import signal
+
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 2:
+        print("usage: stage.py GIT_DIR WORK_TREE", file=sys.stderr)
+        return 2
+    return 0 if flush(Path(argv[0]), Path(argv[1])) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,154 @@
+"""Deferred index updates (issue 16): a write commits in O(depth) and leaves git's index to a detached flusher.
+
+Every test runs with `git config vmem.indexUpdate deferred`, which big stores get by themselves (auto: an index
+file of 2 MiB or more), and drives the CLI as separate processes, as an analyst's terminal does.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+from conftest import assert_clean, commit_count, git
+from vmem.store import stage
+from vmem.store.repo import PENDING_FILE
+
+
+@pytest.fixture
+def deferred(store):
+    git(store, "config", "vmem.indexUpdate", "deferred")
+    return store
+
+
+def run(store, *args: str, kill_at: str | None = None) -> subprocess.CompletedProcess:
+    env = {**os.environ, "VMEM_STORE": str(store.root)}
+    if kill_at:
+        env["VMEM_TEST_KILL_AT"] = kill_at
+    return subprocess.run([sys.executable, "-m", "vmem", *args], env=env, capture_output=True, text=True)
+
+
+def propose(store, text: str, **kw) -> dict:
+    done = run(store, "propose", text, "--json", **kw)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)["data"]["item"]
+
+
+def wait_settled(store, timeout: float = 30.0) -> None:
+    """Wait for the background flusher (never flushing anything from here)."""
+    deadline = time.monotonic() + timeout
+    while not stage.settled(store.git_dir):
+        assert time.monotonic() < deadline, "the index flusher did not finish"
+        time.sleep(0.02)
+
+
+def staged_blob(store, path: str) -> str:
+    line = git(store, "ls-files", "--stage", "--", path).split()
+    return line[1] if line else ""
+
+
+def test_a_burst_of_writes_leaves_git_clean(deferred):
+    ids = [propose(deferred, f"burst fact {n}: the orders feed lags on day {n}")["id"] for n in range(8)]
+    wait_settled(deferred)
+    assert_clean(deferred)
+    assert git(deferred, "diff") == "" and git(deferred, "diff", "--cached") == ""
+    assert commit_count(deferred) == 1 + 8
+    for item_id in ids:  # each file staged with the committed blob
+        path = f"claims/{item_id[2:4]}/{item_id}.yaml"
+        assert staged_blob(deferred, path) == git(deferred, "rev-parse", f"HEAD:{path}").strip()
+
+
+def test_the_write_itself_does_not_touch_the_index(deferred):
+    """The point of deferring: the command returns before git's index is rewritten (the flusher is killed here,
+    so the entry stays journaled), and the next write finishes it."""
+    item = propose(deferred, "first fact about the billing export", kill_at="flush")
+    path = f"claims/{item['id'][2:4]}/{item['id']}.yaml"
+    deadline = time.monotonic() + 10
+    while (deferred.git_dir / stage.JOURNAL).exists() and time.monotonic() < deadline:
+        time.sleep(0.02)  # the killed flusher took the journal as its batch before it died
+    assert stage.waiting(deferred.git_dir)
+    assert staged_blob(deferred, path) == ""  # not in the index yet: git shows it as deleted + untracked
+    propose(deferred, "second fact about the billing export")
+    wait_settled(deferred)
+    assert_clean(deferred)
+    assert not (deferred.git_dir / stage.BATCH).exists()
+
+
+def test_a_hand_edit_before_the_flush_is_refused_and_never_staged(deferred):
+    """Kill the writer after its journal entry (no flusher ran), edit the file by hand, then write again: vmem
+    refuses to overwrite the edit, and the flush stages the committed blob, not the edit."""
+    done = run(deferred, "propose", "the invoices table is refreshed hourly", "--json", kill_at="stage")
+    assert done.returncode == -9
+    head = deferred.repo.head.peel()
+    item_path = next(p for p in git(deferred, "ls-tree", "-r", "--name-only", "HEAD").split()
+                     if p.startswith("claims/") and p.endswith(".yaml"))
+    item_id = item_path.rsplit("/", 1)[1][:-5]
+    committed = git(deferred, "rev-parse", f"HEAD:{item_path}").strip()
+    full = deferred.root / item_path
+    full.write_text(full.read_text().replace("hourly", "daily"))  # the hand edit
+    refused = run(deferred, "approve", item_id)
+    assert refused.returncode == 1 and "uncommitted changes" in refused.stderr
+    assert "daily" in full.read_text()
+    assert deferred.repo.head.peel().id == head.id  # nothing committed
+    wait_settled(deferred)
+    assert staged_blob(deferred, item_path) == committed
+    assert git(deferred, "diff", "--cached") == ""
+    assert git(deferred, "status", "--porcelain") == f" M {item_path}\n"  # the edit: visible, unstaged, kept
+
+
+@pytest.mark.parametrize("stage_name", ["stage", "flush", "files", "journal"])
+def test_kill_9_around_the_index_bookkeeping_is_recovered(deferred, stage_name):
+    done = run(deferred, "propose", "crashed fact about the ledger", "--json", kill_at=stage_name)
+    if stage_name == "flush":
+        assert done.returncode == 0  # the writer finished; its flusher was killed
+    else:
+        assert done.returncode == -9
+    propose(deferred, "next fact about the ledger")  # recovers, then its flusher stages everything waiting
+    wait_settled(deferred)
+    assert not (deferred.git_dir / PENDING_FILE).exists()
+    assert_clean(deferred)
+    statements = sorted(loaded.item["statement"] for loaded in deferred.head().files("claim"))
+    assert statements == ["crashed fact about the ledger", "next fact about the ledger"]
+
+
+def test_check_flushes_what_a_killed_writer_left(deferred):
+    assert run(deferred, "propose", "a fact left unstaged", kill_at="stage").returncode == -9
+    assert stage.waiting(deferred.git_dir)
+    done = run(deferred, "check", "--json")
+    assert "not committed" not in done.stdout, done.stdout
+    assert not stage.waiting(deferred.git_dir)
+    assert_clean(deferred)
+
+
+def test_the_users_own_git_holding_the_index_is_waited_for(deferred):
+    lock = deferred.git_dir / "index.lock"
+    lock.write_text("")  # as a running `git add` would hold it
+    item = propose(deferred, "written while git is busy")
+    time.sleep(0.3)
+    assert stage.waiting(deferred.git_dir) or not stage.settled(deferred.git_dir)
+    lock.unlink()
+    wait_settled(deferred)
+    assert_clean(deferred)
+    assert staged_blob(deferred, f"claims/{item['id'][2:4]}/{item['id']}.yaml")
+
+
+def test_a_torn_journal_line_is_skipped_not_staged(deferred, tmp_path):
+    """A writer killed mid-append leaves half a line: the flusher ignores it (recovery journals the file again)."""
+    blob = "f" * 40
+    (deferred.git_dir / stage.JOURNAL).write_text(f"0123abc\tclaims/a.yaml\n{blob}\tclaims/../../etc/passwd\n"
+                                                   f"{blob}\t.git/config\n{blob}\tclaims/x")
+    before = git(deferred, "ls-files", "--stage")
+    assert stage.flush(deferred.git_dir, deferred.root)
+    assert git(deferred, "ls-files", "--stage") == before
+    assert not stage.waiting(deferred.git_dir)
+
+
+def test_small_stores_stay_synchronous(store):
+    """Auto mode: an index under 2 MiB is updated by the write itself (nothing journaled, clean at once)."""
+    propose(store, "a fact in a small store")
+    assert not stage.waiting(store.git_dir)
+    assert_clean(store)
