@@ -113,11 +113,40 @@ def test_reinforcement_survives_a_stale_or_missing_canonical_cache(seeded, vmem)
     assert again["action"] == "created" and again["item"]["id"] != ids[0]  # the deleted file is gone from the cache
     late = vmem.json("propose", texts[2], "--from", "corvane", "-c", "industry:healthcare", store=seeded)["data"]
     assert late["action"] == "reinforced" and late["item"]["id"] == ids[2]  # files added since the cache was made
-    for damage in (b"\x00garbage", None):
-        canon = cache_file(seeded.root).with_suffix(".canon")
-        canon.write_bytes(damage) if damage else canon.unlink()
+    import shutil
+
+    from vmem.knowledge.canon import _shard
+    from vmem.text import canonicalize
+
+    folder = cache_file(seeded.root).with_suffix(".canon.d")
+    damages = [("head", b"\x00garbage"), (_shard(canonicalize(texts[1])), b"\x00garbage"), ("unsure", None),
+               (_shard(canonicalize(texts[1])), None), ("head", None), (None, None)]
+    for name, damage in damages:
+        if name is None:
+            shutil.rmtree(folder)
+        elif damage is None:
+            (folder / name).unlink()
+        else:
+            (folder / name).write_bytes(damage)
         hit = vmem.json("propose", texts[1], "--from", "corvane", "-c", "industry:healthcare", store=seeded)["data"]
-        assert hit["action"] in ("reinforced", "unchanged") and hit["item"]["id"] == ids[1]
+        assert hit["action"] in ("reinforced", "unchanged") and hit["item"]["id"] == ids[1], name
+
+
+def test_a_knowledge_file_edited_to_another_statement_is_found_under_its_new_one(seeded, vmem):
+    """A shard keeps a path under the canonical statement it used to have (a superset): every candidate is parsed
+    and compared, so the old statement no longer matches it and the new one does."""
+    from vmem.text import canonicalize
+
+    first = "Logistics buyers want a sandbox before the security review."
+    item = vmem.json("propose", first, "--from", "tidewell", "-c", "industry:healthcare", store=seeded)["data"]["item"]
+    path = model.item_path(item["id"])
+    second = "Logistics buyers want a pilot before the security review."
+    text = (seeded.root / path).read_text().replace(first, second).replace(canonicalize(first), canonicalize(second))
+    commit_file(seeded, path, text.encode())
+    old = vmem.json("propose", first, "--from", "corvane", "-c", "industry:healthcare", store=seeded)["data"]
+    assert old["action"] == "created" and old["item"]["id"] != item["id"]
+    new = vmem.json("propose", second, "--from", "corvane", "-c", "industry:healthcare", store=seeded)["data"]
+    assert new["action"] == "reinforced" and new["item"]["id"] == item["id"]
 
 
 def test_rejected_statement_comes_back_rejected_and_unchanged(seeded, vmem):

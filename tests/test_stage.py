@@ -152,3 +152,32 @@ def test_small_stores_stay_synchronous(store):
     propose(store, "a fact in a small store")
     assert not stage.waiting(store.git_dir)
     assert_clean(store)
+
+
+def test_a_big_store_without_a_search_index_skips_the_contradiction_check_and_says_so(store):
+    """Bounded cost: on a store of ~30k+ claims with no current search index, a proposal does not read every
+    file to look for a contradiction; it says it skipped and how to turn the check on (vmem index)."""
+    from vmem import model
+    from vmem.ops.propose import propose_claim
+
+    with store.transaction("propose", summary="bulk") as tx:
+        for n in range(120):  # one shard of 120 files: estimated 30,720 claims
+            item = propose_item(f"c-00{n:010x}", f"the orders table lags {n} minutes behind the ledger")
+            tx.message.items.append(item["id"])
+            tx.write(model.validate("claim", item, "test"))
+    done = run(store, "propose", "the orders table lags 7 minutes behind the ledger", "--json")
+    assert done.returncode == 0
+    payload = json.loads(done.stdout)
+    assert payload["data"]["contradictions"] == []
+    assert "contradiction check skipped" in done.stderr and "vmem index" in done.stderr
+    small = propose_claim(store, "unrelated")  # the library call is unchanged
+    assert small.action == "created"
+
+
+def propose_item(item_id: str, statement: str) -> dict:
+    from vmem import model
+
+    now = model.now()
+    return {"id": item_id, "kind": "claim", "statement": statement, "scope": "org", "class": "factual",
+            "status": "proposed", "audience": "all", "personal": False, "source": {"type": "analyst",
+            "user": "alice@example.com", "episode": None}, "confidence": 0.5, "created_at": now, "valid_from": now}

@@ -54,7 +54,7 @@ def execute(out, store: Callable, text: str, *, from_: str | None = None, catego
     from vmem.ops.contradictions import at_propose
 
     found = [] if result.action in ("previously_rejected", "unchanged") else \
-        at_propose(opened.head(), result.item, viewer_of(opened))
+        at_propose(opened.head(), result.item, viewer_of(opened), result.notes)
     clashes = [{"id": p["b"] if p["a"] == result.item["id"] else p["a"], "reason": p["reason"], "rules": p["rules"],
                 "statement": p["b_statement"] if p["a"] == result.item["id"] else p["a_statement"]} for p in found]
     out.result({"action": result.action, "item": result.item, "commit": result.commit, "contradictions": clashes})

@@ -36,40 +36,88 @@ def canonical_in(data: bytes) -> str | None:
     return raw
 
 
+SHARD_DIGITS = 2  # 256 shards: a lookup reads and a write rewrites 1/256 of the map
+
+
+def _shard(canonical: str | None) -> str:
+    import hashlib
+
+    if canonical is None:
+        return "unsure"
+    return hashlib.blake2b(canonical.encode("utf-8"), digest_size=4).hexdigest()[:SHARD_DIGITS]
+
+
 def candidates(snapshot, root: Path, canonical: str) -> list[str]:
     """Paths of knowledge files that may hold CANONICAL at SNAPSHOT (HEAD): every file whose canonical line
-    says so, and every file whose bytes were not plain enough to tell."""
+    says so, and every file whose bytes were not plain enough to tell.
+
+    The map is kept in 256 shards keyed by a hash of the canonical statement, plus one shard of files it could
+    not read: a lookup reads one shard and a new commit rewrites only the shards its files fall in, so a learning
+    costs the same on a store of 10k or 1M items. A shard holds a superset of the truth (a path stays under the
+    canonical it used to have until the next full rebuild): every candidate is parsed and compared, so an extra
+    path costs a parse, never a wrong answer, and a killed update leaves extra paths at worst."""
     from vmem.store.cache import cache_file, read_cache, write_cache
 
     if snapshot.commit is None:
         return []
-    path = cache_file(root).with_suffix(".canon")
-    cached = read_cache(path)
+    folder = cache_file(root).with_suffix(".canon.d")
+    head = read_cache(folder / "head")
     commit = snapshot.commit_id
-    if cached is not None and cached.get("commit") == commit:
-        canon = cached["canon"]
-    else:
-        canon = _forward(snapshot, cached) if cached is not None else None
-        if canon is None:
-            canon = {name: canonical_in(entry.data) for name, entry in snapshot.walk("knowledge")
-                     if name.endswith(".yaml")}
-        write_cache(path, {"commit": commit, "canon": canon})
-    return sorted(name for name, text in canon.items() if text is None or text == canonical)
+    if head is None or head.get("commit") != commit:
+        changes = _changes(snapshot, head)
+        if changes is None:
+            _rebuild(snapshot, folder)
+            (folder.parent / (folder.stem + ".canon")).unlink(missing_ok=True)  # the old one-file map
+        else:
+            _apply(folder, changes)
+        write_cache(folder / "head", {"commit": commit})
+    shard, unsure = read_cache(folder / _shard(canonical)), read_cache(folder / "unsure")
+    if shard is None or unsure is None:  # every rebuild writes all shards: a missing or damaged one means rebuild
+        _rebuild(snapshot, folder)
+        write_cache(folder / "head", {"commit": commit})
+        shard, unsure = read_cache(folder / _shard(canonical)) or {}, read_cache(folder / "unsure") or {}
+    found = set(shard.get("map", {}).get(canonical, ())) | set(unsure.get("map", {}).get(None, ()))
+    return sorted(found)
 
 
-def _forward(snapshot, cached: dict) -> dict | None:
-    """The cached map brought from its commit to SNAPSHOT's by a tree diff; None if that commit is gone."""
+def _changes(snapshot, head: dict | None) -> dict[str, str | None] | None:
+    """path -> canonical (None: unsure) of every knowledge file changed since HEAD's commit; None to rebuild."""
     from vmem.store.changes import changes_since
 
-    changes = changes_since(snapshot.repo, cached.get("commit"), snapshot.commit, ("knowledge",))
+    if head is None:
+        return None
+    changes = changes_since(snapshot.repo, head.get("commit"), snapshot.commit, ("knowledge",))
     if changes is None:
         return None
-    canon = dict(cached["canon"])
-    for name, change in changes.items():
-        canon.pop(name, None)
-        if change.is_file and name.endswith(".yaml"):
-            canon[name] = canonical_in(snapshot.repo[change.oid].data)
-    return canon
+    return {name: canonical_in(snapshot.repo[change.oid].data) for name, change in changes.items()
+            if change.is_file and name.endswith(".yaml")}
+
+
+def _rebuild(snapshot, folder: Path) -> None:
+    """Every shard from the whole knowledge tree (the first learning on a store, or after a history rewrite)."""
+    from vmem.store.cache import write_cache
+
+    shards: dict[str, dict] = {f"{n:02x}": {} for n in range(256)}
+    shards["unsure"] = {}
+    for name, entry in snapshot.walk("knowledge"):
+        if name.endswith(".yaml"):
+            text = canonical_in(entry.data)
+            shards[_shard(text)].setdefault(text, []).append(name)
+    for key, mapping in shards.items():
+        write_cache(folder / key, {"map": mapping})
+
+
+def _apply(folder: Path, changes: dict[str, str | None]) -> None:
+    from vmem.store.cache import read_cache, write_cache
+
+    by_shard: dict[str, dict[str | None, list[str]]] = {}
+    for name, text in changes.items():
+        by_shard.setdefault(_shard(text), {}).setdefault(text, []).append(name)
+    for key, added in by_shard.items():
+        mapping = (read_cache(folder / key) or {}).get("map", {})
+        for text, names in added.items():
+            mapping[text] = sorted(set(mapping.get(text, ())) | set(names))
+        write_cache(folder / key, {"map": mapping})
 
 
 # -- rejected claims ----------------------------------------------------------------------------------------------

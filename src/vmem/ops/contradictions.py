@@ -246,8 +246,8 @@ def _texts(snapshot, kind: str) -> dict[str, str]:
     return texts
 
 
-MAX_CANDIDATES = 64  # near-twins parsed and judged per proposal
-INDEX_CANDIDATES = 128  # BM25 hits taken from the local index (when there is one) before the word quorum
+MAX_CANDIDATES = 16  # near-twins parsed and judged per proposal (the ones sharing most words)
+INDEX_CANDIDATES = 48  # BM25 hits taken from the local index (when there is one) before the word quorum
 INDEX_LAG = 2_000  # files changed since the index's commit beyond which the index is not used
 # Below this many indexed items scanning the statement cache is faster than opening the index (10k: 50 vs 100 ms;
 # 100k: the scan alone ~300 ms)
@@ -285,9 +285,20 @@ def _indexed_texts(snapshot, new: dict, mine: list[str]) -> dict[str, str] | Non
         return None
 
 
-def at_propose(snapshot, new: dict, viewer: str | None) -> list[dict]:
+def estimated_count(snapshot, kind: str) -> int:
+    """About how many KIND files the store holds, from one shard (ids are random, so shards fill evenly)."""
+    try:
+        shard = snapshot.tree[f"{model.ITEM_DIRS[kind]}/00"]
+    except (KeyError, TypeError):
+        return 0
+    return len(shard) * 256 if shard.type_str == "tree" else 0
+
+
+def at_propose(snapshot, new: dict, viewer: str | None, notes: list[str] | None = None) -> list[dict]:
     """Open items of NEW's kind that contradict it: candidates are the files whose statement holds most of its
-    words (from the statement cache), and only those are parsed."""
+    words (from the local search index on a big store, else from the statement cache), and only those are parsed.
+    On a big store without a current index the check is skipped, with a note in NOTES, rather than reading every
+    file: a proposal's cost does not grow with the store (`vmem contradictions` still scans everything)."""
     mine = sorted(_plain(words(new["statement"])), key=len, reverse=True)
     if not mine:
         return []
@@ -297,6 +308,12 @@ def at_propose(snapshot, new: dict, viewer: str | None) -> list[dict]:
     probe = re.compile("|".join(re.escape(w) for w in mine[:len(mine) - quorum + 1]))
     texts = _indexed_texts(snapshot, new, mine)
     if texts is None:
+        count = estimated_count(snapshot, new["kind"])
+        if count >= INDEX_FROM:
+            if notes is not None:
+                notes.append(f"note: contradiction check skipped: about {count:,} {new['kind']} files and no current "
+                             "search index; run vmem index once (then each proposal is checked in constant time)")
+            return []
         texts = _texts(snapshot, new["kind"])
     scored: list[tuple[int, str]] = []
     for name, text in texts.items():
