@@ -299,17 +299,22 @@ def test_the_fast_completion_tables_match_the_commands():
 
 # -- the typer-free propose path (issue 16: the interpreter and import cost out of the write path) ---------------
 
-def test_the_fast_propose_parser_takes_exactly_the_commands_options():
+@pytest.mark.parametrize("name", ["propose", "supersede"])
+def test_the_fast_parsers_take_exactly_the_commands_options_and_arguments(name):
+    import importlib
+
     import typer.main
 
     from vmem.cli.app import app
-    from vmem.cli.propose_fast import parser
 
-    command = typer.main.get_command(app).commands["propose"]
+    parser = importlib.import_module(f"vmem.cli.{name}_fast").parser
+    command = typer.main.get_command(app).commands[name]
     typer_opts = {opt for param in command.params if param.name != "help" for opt in param.opts
                   if opt.startswith("-")}
     fast_opts = {opt for action in parser()._actions for opt in action.option_strings}
     assert fast_opts == typer_opts
+    positional = [param.name for param in command.params if not any(o.startswith("-") for o in param.opts)]
+    assert positional == [action.dest for action in parser()._actions if not action.option_strings]
 
 
 _VARIABLE = re.compile(r"\b[ck]-[0-9a-f]{12}\b|\b[0-9a-f]{10,40}\b|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ")
@@ -329,14 +334,55 @@ def test_fast_and_typer_propose_print_the_same(tmp_path, monkeypatch, args):
 
     from conftest import ALICE, REVIEWER
     from vmem.cli.app import app
+    from vmem.cli.propose_fast import parser
     from vmem.ops.demo import seed_store
 
+    parser().parse_args(args)  # the fast face reads it (an _Unsure here would mean typer answered both)
     stores = [seed_store(tmp_path / name, ALICE, [REVIEWER[1]]) for name in ("fast", "typer")]
     vmem_script = Path(sys.executable).parent / "vmem"
     fast = subprocess.run([str(vmem_script), "--store", str(stores[0].root), "propose", *args], capture_output=True,
                           text=True, env={**os.environ, "VMEM_WIDTH": "200"})
     monkeypatch.setenv("VMEM_WIDTH", "200")
     slow = CliRunner().invoke(app, ["--store", str(stores[1].root), "propose", *args], catch_exceptions=False)
+    assert fast.returncode == slow.exit_code
+    assert _VARIABLE.sub("X", fast.stdout) == _VARIABLE.sub("X", slow.stdout)
+    assert _VARIABLE.sub("X", fast.stderr) == _VARIABLE.sub("X", slow.stderr)
+
+
+
+@pytest.mark.parametrize("args", [
+    ["c-100000000001", "Refunds settle in 5 business days.", "-r", "the PSP changed"],
+    ["c-100000000001", "Refunds settle in 5 business days.", "--json"],
+    ["c-1000", "Refunds settle in 4 business days.", "--title", "Refund timing"],
+    ["c-ffffffffffff", "no such item"],
+    ["c-100000000001", "as someone else", "--as", "Bob <bob@example.com>"],
+    ["k-100000000001", "not a claim"],
+])
+def test_fast_and_typer_supersede_print_the_same(tmp_path, monkeypatch, args):
+    from typer.testing import CliRunner
+
+    from conftest import ALICE, REVIEWER
+    from vmem.cli.app import app
+    from vmem import model
+    from vmem.cli.supersede_fast import parser
+    from vmem.ops.demo import seed_store
+
+    parser().parse_args(args)  # the fast face reads it (an _Unsure here would mean typer answered both)
+    stores = [seed_store(tmp_path / name, ALICE, [REVIEWER[1]]) for name in ("fast", "typer")]
+    for store in stores:
+        with store.transaction("propose", summary="fixture") as tx:
+            item = model.validate("claim", {
+                "id": "c-100000000001", "kind": "claim", "statement": "Refunds settle in 3 business days.",
+                "scope": "org", "class": "factual", "status": "proposed", "audience": "all", "personal": False,
+                "source": {"type": "analyst", "user": ALICE[1], "episode": None}, "confidence": 0.5,
+                "created_at": "2026-11-01T00:00:00Z", "valid_from": "2026-11-01T00:00:00Z"}, "fixture")
+            tx.message.items = [item["id"]]
+            tx.write(item)
+    vmem_script = Path(sys.executable).parent / "vmem"
+    fast = subprocess.run([str(vmem_script), "--store", str(stores[0].root), "supersede", *args],
+                          capture_output=True, text=True, env={**os.environ, "VMEM_WIDTH": "200"})
+    monkeypatch.setenv("VMEM_WIDTH", "200")
+    slow = CliRunner().invoke(app, ["--store", str(stores[1].root), "supersede", *args], catch_exceptions=False)
     assert fast.returncode == slow.exit_code
     assert _VARIABLE.sub("X", fast.stdout) == _VARIABLE.sub("X", slow.stdout)
     assert _VARIABLE.sub("X", fast.stderr) == _VARIABLE.sub("X", slow.stderr)

@@ -23,14 +23,6 @@ AsOpt = Annotated[Optional[str], typer.Option("--as", metavar="'NAME <EMAIL>'",
 NoAsOpt = Annotated[Optional[str], typer.Option("--as", hidden=True, show_default=False)]
 
 
-def refuse_as(value: str | None, command: str) -> None:
-    if value is not None:
-        from vmem.errors import UsageError
-
-        raise UsageError(f"{command} does not take --as: the reviewer is whoever makes the commit (git's committer)",
-                         "run it as yourself (git config user.email, or GIT_COMMITTER_NAME/GIT_COMMITTER_EMAIL)")
-
-
 @dataclass
 class Globals:
     store: str | None = None

@@ -55,8 +55,11 @@ def main() -> None:
 
     if args[:1] in (["recall"], ["index"]) and "_VMEM_COMPLETE" not in os.environ:
         _fast(args, store)  # one-shot: an up-to-date index answers without typer, rich or pygit2
-    if args[:1] == ["propose"] and "_VMEM_COMPLETE" not in os.environ:  # the commonest write, without typer
-        from vmem.cli.propose_fast import fast_main
+    if args[:1] in (["propose"], ["supersede"]) and "_VMEM_COMPLETE" not in os.environ:  # writes, without typer
+        if args[0] == "propose":
+            from vmem.cli.propose_fast import fast_main
+        else:
+            from vmem.cli.supersede_fast import fast_main
 
         code = fast_main(args[1:] + store)
         if code is not None:

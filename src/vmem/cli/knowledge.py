@@ -6,7 +6,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from vmem.cli.common import JsonOpt, NoAsOpt, StoreOpt, refuse_as, session
+from vmem.cli.common import JsonOpt, NoAsOpt, StoreOpt, session
+from vmem.cli.fast import refuse_as
 from vmem.cli.render import item_panel
 from vmem.output import safe
 

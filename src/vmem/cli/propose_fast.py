@@ -8,10 +8,9 @@ take the same options and print the same thing.
 
 from __future__ import annotations
 
-import argparse
-import os
-import sys
 from typing import Callable
+
+from vmem.cli.fast import Parser, run_fast
 
 HEADLINES = {
     "created": "proposed",
@@ -67,17 +66,8 @@ def execute(out, store: Callable, text: str, *, from_: str | None = None, catego
     return 1 if result.action == "previously_rejected" else 0
 
 
-class _Unsure(Exception):
-    pass
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str):  # never print or exit: the typer command answers instead
-        raise _Unsure(message)
-
-
-def parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="vmem propose", add_help=False, allow_abbrev=False)
+def parser() -> Parser:
+    p = Parser(prog="vmem propose", add_help=False, allow_abbrev=False)
     p.add_argument("text")
     p.add_argument("--from", dest="from_")
     p.add_argument("--category", "-c", dest="category", action="append")
@@ -98,31 +88,4 @@ def parser() -> argparse.ArgumentParser:
 
 def fast_main(argv: list[str]) -> int | None:
     """The exit code, or None when the typer command should run instead."""
-    if {"-h", "--help"} & set(argv) or any(a.startswith("--") and "=" in a for a in argv):
-        return None
-    try:
-        args = vars(parser().parse_args(argv))
-    except _Unsure:
-        return None
-    if args["text"].startswith("-"):
-        return None
-    from vmem.errors import VmemError
-    from vmem.output import Output
-
-    as_json, store_path = args.pop("as_json"), args.pop("store") or os.environ.get("VMEM_STORE")
-    out = Output(as_json)
-
-    def store():
-        from vmem.store.discover import open_store
-
-        return open_store(store_path)
-
-    try:
-        return execute(out, store, args.pop("text"), **args)
-    except VmemError as exc:
-        if os.environ.get("VMEM_DEBUG"):
-            raise
-        out.error(exc.message, exc.hint)
-        return exc.exit_code
-    finally:
-        sys.stdout.flush()
+    return run_fast(argv, parser(), execute)

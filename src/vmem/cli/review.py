@@ -9,7 +9,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from vmem.cli.common import JsonOpt, NoAsOpt, StoreOpt, refuse_as, session
+from vmem.cli.common import JsonOpt, NoAsOpt, StoreOpt, session
+from vmem.cli.fast import refuse_as
 from vmem.output import plain, safe
 
 

@@ -6,8 +6,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from vmem.cli.common import JsonOpt, NoAsOpt, StoreOpt, refuse_as, session
-from vmem.cli.render import one_line
+from vmem.cli.common import JsonOpt, NoAsOpt, StoreOpt, session
+from vmem.cli.supersede_fast import execute
 
 
 def supersede(
@@ -22,13 +22,4 @@ def supersede(
 ) -> None:
     """Replace ITEM with a new version; the old one becomes superseded (valid_to, superseded_by) in one commit."""
     with session(ctx, json_, store) as s:
-        from vmem.ops.supersede import supersede as run
-
-        refuse_as(as_, "supersede")
-        result = run(s.store, item_id, text, reason=reason, title=title)
-
-        s.out.result({"action": "superseded", "item": result.item, "previous": result.previous,
-                      "commit": result.commit})
-        s.out.line(one_line(f"supersedes {result.previous['id']}", result.item, result.commit))
-        if not s.out.as_json:
-            s.out.note(f"{result.previous['id']} is now superseded; history: vmem blame {result.item['id']}")
+        execute(s.out, lambda: s.store, item_id, text, reason=reason, title=title, as_=as_)

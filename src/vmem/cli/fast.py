@@ -1,0 +1,63 @@
+"""What the typer-free faces of the commonest writes share (vmem propose, vmem supersede): an argparse reading
+that never guesses, and errors printed as the typer commands print them.
+
+The console entry point tries these first: typer and its command table cost ~60 ms before anything happens.
+Anything a parser does not read with certainty (help, an unknown option, a missing value, a positional that
+starts with '-', `--opt=value`) returns None and the typer command runs instead, with its own messages.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Callable
+
+
+class _Unsure(Exception):
+    pass
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # never print or exit: the typer command answers instead
+        raise _Unsure(message)
+
+
+def refuse_as(value: str | None, command: str) -> None:
+    if value is not None:
+        from vmem.errors import UsageError
+
+        raise UsageError(f"{command} does not take --as: the reviewer is whoever makes the commit (git's committer)",
+                         "run it as yourself (git config user.email, or GIT_COMMITTER_NAME/GIT_COMMITTER_EMAIL)")
+
+
+def run_fast(argv: list[str], reader: argparse.ArgumentParser, body: Callable) -> int | None:
+    """Read ARGV with READER (None when unsure) and run BODY(out, store, **args), errors printed as typer would."""
+    if {"-h", "--help"} & set(argv) or any(a.startswith("--") and "=" in a for a in argv):
+        return None
+    try:
+        args = vars(reader.parse_args(argv))
+    except _Unsure:
+        return None
+    if any(isinstance(value, str) and value.startswith("-") for value in args.values()):
+        return None  # a positional that looks like an option: typer decides what it means
+    from vmem.errors import VmemError
+    from vmem.output import Output
+
+    as_json, store_path = args.pop("as_json"), args.pop("store") or os.environ.get("VMEM_STORE")
+    out = Output(as_json)
+
+    def store():
+        from vmem.store.discover import open_store
+
+        return open_store(store_path)
+
+    try:
+        return body(out, store, **args)
+    except VmemError as exc:
+        if os.environ.get("VMEM_DEBUG"):
+            raise
+        out.error(exc.message, exc.hint)
+        return exc.exit_code
+    finally:
+        sys.stdout.flush()

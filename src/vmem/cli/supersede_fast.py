@@ -1,0 +1,40 @@
+"""`vmem supersede` without typer or rich: the body both faces run, and the parser the console entry point tries
+first (a revision is a write an analyst waits for, like a proposal; see propose_fast for the rules)."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from vmem.cli.fast import Parser, refuse_as, run_fast
+
+
+def execute(out, store: Callable, item_id: str, text: str, *, reason: str | None = None, title: str | None = None,
+            as_: str | None = None) -> int:
+    """Supersede, print, and return the exit code; VmemError propagates."""
+    from vmem.cli.render import one_line
+    from vmem.ops.supersede import supersede as run
+
+    refuse_as(as_, "supersede")
+    result = run(store(), item_id, text, reason=reason, title=title)
+    out.result({"action": "superseded", "item": result.item, "previous": result.previous, "commit": result.commit})
+    out.line(one_line(f"supersedes {result.previous['id']}", result.item, result.commit))
+    if not out.as_json:
+        out.note(f"{result.previous['id']} is now superseded; history: vmem blame {result.item['id']}")
+    return 0
+
+
+def parser() -> Parser:
+    p = Parser(prog="vmem supersede", add_help=False, allow_abbrev=False)
+    p.add_argument("item_id")
+    p.add_argument("text")
+    p.add_argument("--reason", "-r")
+    p.add_argument("--title")
+    p.add_argument("--as", dest="as_")
+    p.add_argument("--json", dest="as_json", action="store_true")
+    p.add_argument("--store")
+    return p
+
+
+def fast_main(argv: list[str]) -> int | None:
+    """The exit code, or None when the typer command should run instead."""
+    return run_fast(argv, parser(), execute)
