@@ -6,6 +6,7 @@ Git compares subtree ids, so the work is proportional to the change, not to the 
 
 from __future__ import annotations
 
+import re
 from typing import NamedTuple
 
 import pygit2
@@ -23,6 +24,18 @@ class Change(NamedTuple):
     def is_file(self) -> bool:
         """A regular file; a symlink (or a submodule) at an item's path is never read as one."""
         return self.oid is not None and self.mode in FILE_MODES
+
+
+_ENTRIES = {20: re.compile(rb"(\d+) ([^\0]*)\0(.{20})", re.S), 32: re.compile(rb"(\d+) ([^\0]*)\0(.{32})", re.S)}
+_TREE = b"40000"
+
+
+def _entries(tree: pygit2.Tree | None) -> dict[bytes, tuple[bytes, bytes]]:
+    """name -> (mode, raw id) of a tree's entries, parsed from the raw object in one C-level findall (pygit2's
+    entry objects cost ~1 us each plus an enum per file mode, which adds up on shards of thousands of files)."""
+    if tree is None:
+        return {}
+    return {name: (mode, oid) for mode, name, oid in _ENTRIES[len(tree.id.raw)].findall(tree.read_raw())}
 
 
 def tree_changes(old: pygit2.Tree | None, new: pygit2.Tree, tops: tuple[str, ...]) -> dict[str, Change]:
@@ -43,21 +56,21 @@ def tree_changes(old: pygit2.Tree | None, new: pygit2.Tree, tops: tuple[str, ...
     stack: list[tuple[str, pygit2.Tree | None, pygit2.Tree | None]] = [("", old, new)]
     while stack:
         prefix, before, after = stack.pop()
-        was = {entry.name: entry for entry in before} if before is not None else {}
-        now = {entry.name: entry for entry in after} if after is not None else {}
+        was, now = _entries(before), _entries(after)
         for name in was.keys() | now.keys():
             a, b = was.get(name), now.get(name)
-            if a is not None and b is not None and a.id == b.id and a.filemode == b.filemode:
+            if a == b:
                 continue
-            path = prefix + name
-            a_tree = a if a is not None and a.type_str == "tree" else None
-            b_tree = b if b is not None and b.type_str == "tree" else None
-            if (a_tree is not None or b_tree is not None) and on_the_way(path):
-                stack.append((path + "/", a_tree, b_tree))
+            path = prefix + name.decode("utf-8", "surrogateescape")
+            a_tree = a is not None and a[0] == _TREE
+            b_tree = b is not None and b[0] == _TREE
+            if (a_tree or b_tree) and on_the_way(path):
+                key = name.decode("utf-8", "surrogateescape")
+                stack.append((path + "/", before[key] if a_tree else None, after[key] if b_tree else None))
             if wanted(path):
-                if b is not None and b_tree is None:
-                    changed[path] = Change(str(b.id), b.filemode)
-                elif a is not None and a_tree is None:
+                if b is not None and not b_tree:
+                    changed[path] = Change(b[1].hex(), int(b[0], 8))
+                elif a is not None and not a_tree:
                     changed[path] = Change(None)
     return changed
 
