@@ -3,7 +3,6 @@ prompt, `vmem show`, `review --list --json` and the HTML report), and the viewer
 
 from __future__ import annotations
 
-import difflib
 from pathlib import Path
 
 from vmem import confidence, model
@@ -32,6 +31,8 @@ def word_diff(old: str, new: str) -> list[list[str]]:
     """[op, text] runs, op '=', '-' or '+', word by word (what a revision changed)."""
     a, b = old.split(), new.split()
     out: list[list[str]] = []
+    import difflib  # not at import: `vmem propose` imports this module for viewer_of
+
     for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
         if tag == "equal":
             out.append(["=", " ".join(a[i1:i2])])

@@ -23,9 +23,7 @@ Standard library only: the flusher runs as `python -I -S stage.py GIT_DIR ROOT` 
 from __future__ import annotations
 
 import fcntl
-import hashlib
 import os
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -65,14 +63,31 @@ def record(git_dir: Path, entries: dict[str, str]) -> None:
 
 
 def spawn(git_dir: Path, root: Path) -> None:
-    """Start a detached flusher (it outlives this process; its own session, no terminal, no inherited fds)."""
+    """Start a detached flusher: it outlives this process, in its own session, stdin/stdout/stderr on /dev/null
+    (os.posix_spawn: no shell, and no `subprocess` import on the write path)."""
     env = {k: v for k, v in os.environ.items() if k not in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE")}
+    null = os.devnull
+    actions = [(os.POSIX_SPAWN_OPEN, fd, null, os.O_RDWR, 0) for fd in (0, 1, 2)]
     try:
-        subprocess.Popen([sys.executable, "-I", "-S", __file__, str(git_dir), str(root)], env=env,
-                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                         close_fds=True, start_new_session=True)
-    except OSError:
-        pass  # the journal stays; the next write or `vmem check` flushes it
+        pid = os.posix_spawn(sys.executable, [sys.executable, "-I", "-S", __file__, str(git_dir), str(root)], env,
+                             file_actions=actions, setsid=True)
+    except (OSError, NotImplementedError, TypeError):
+        return  # the journal stays; the next write or `vmem check` flushes it
+    _reap_later(pid)
+
+
+def _reap_later(pid: int) -> None:
+    """Collect the flusher's exit status if it ends while this process still runs (no zombie in a long-lived
+    process such as `vmem mcp`); a command that exits first leaves that to init."""
+    import threading
+
+    def reap() -> None:
+        try:
+            os.waitpid(pid, 0)
+        except ChildProcessError:
+            pass
+
+    threading.Thread(target=reap, daemon=True).start()
 
 
 def waiting(git_dir: Path) -> bool:
@@ -149,6 +164,8 @@ def _write_batch(git_dir: Path, entries: dict[str, str]) -> None:
 
 
 def _blob_id(data: bytes, length: int) -> str:
+    import hashlib
+
     algorithm = hashlib.sha1 if length == 40 else hashlib.sha256
     return algorithm(b"blob %d\0" % len(data) + data).hexdigest()
 
@@ -157,6 +174,7 @@ def _stage(root: Path, git_dir: Path, entries: dict[str, str]) -> bool:
     """One `git update-index` for the files that hold their committed bytes (git records their stat data), one
     `--index-info` for files changed since (staged as committed; the change stays a visible, unstaged edit)."""
     import shutil
+    import subprocess
 
     git = shutil.which("git")
     if git is None:
