@@ -103,6 +103,8 @@ ROWS = {
     "recall-warm": ("`vmem recall QUERY`, index up to date", "git-grep"),
     "recall-cold": ("`vmem recall QUERY` right after a commit", "git-grep"),
     "recall-inproc": ("recall in-process, index open", "budget-20ms"),
+    "propose-first": ("one-off: first `vmem propose` after the clone (builds the rejected-claims cache)", None),
+    "learning-first": ("one-off: first learning after the clone (builds the canonical-statement shards)", None),
     "expire-once": ("one-off: first `vmem expire` of the generated store", None),
     "consolidate-once": ("one-off: first `vmem consolidate` of the generated store", None),
 }
@@ -314,6 +316,9 @@ class Bench:
                                     model.item_path(new["id"]): codec.dump(new).encode()},
                                    Message("supersede", items=[old["id"], new["id"]], summary=new["statement"]).render())
 
+        # one-off: the first proposals after a clone build the per-store caches they read from then on
+        self.samples["propose-first"].append(propose())
+        self.samples["learning-first"].append(learning())
         self.interleave({"propose": propose, "learning": learning, "git-propose": git_propose,
                          "supersede": supersede, "git-supersede": git_supersede}, self.runs)
 
