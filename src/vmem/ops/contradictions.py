@@ -247,7 +247,7 @@ def _texts(snapshot, kind: str) -> dict[str, str]:
 
 
 MAX_CANDIDATES = 16  # near-twins parsed and judged per proposal (the ones sharing most words)
-INDEX_CANDIDATES = 48  # BM25 hits taken from the local index (when there is one) before the word quorum
+INDEX_CANDIDATES = 32  # BM25 hits taken from the local index (when there is one) before the word quorum
 INDEX_LAG = 2_000  # files changed since the index's commit beyond which the index is not used
 # Below this many indexed items scanning the statement cache is faster than opening the index (10k: 50 vs 100 ms;
 # 100k: the scan alone ~300 ms)
