@@ -4,26 +4,31 @@ outputs, and nothing unreviewed reaches an agent)."""
 
 from __future__ import annotations
 
-AWAITING = ("proposed", "candidate", "eligible")
+
 MATCH_COSINE = 0.45  # below recall's partial threshold (0.55): the bundled static model scores a plain paraphrase ~0.5
 
 
-def awaiting_review(index, qv, who) -> int:
+def awaiting_review(index, qv, who, product=None) -> int:
     """Items in the index, in WHO's scope and audience, not personal, still in review, whose cosine to the
-    question's vector QV reaches MATCH_COSINE."""
+    question's vector QV reaches MATCH_COSINE: counted on the index's columns, never by reading the items.
+    PRODUCT: every row's cosine to QV, when the caller has it; else only the rows awaiting review in WHO's scope
+    are multiplied (the index's blocks, when it has them), or every row."""
     import numpy as np
+
+    from vmem.ops.recall import codes
 
     if not index.order:
         return 0
-    c = index.columns
-    entity_code = index.entity_names.index(who.entity) + 1 if who.entity in index.entity_names else -2
-    group = who.audience[6:] if who.audience.startswith("group:") else None
-    group_code = index.group_names.index(group) + 1 if group in index.group_names else -2
-    in_scope = ((c["present"] == 1) & (c["personal"] == 0) & (c["servable"] == 0)
+    entity_code, group_code = codes(index, who)
+    blocks = index.blocks() if product is None else None
+    if blocks is not None:
+        _, cosines, c = blocks.take(blocks.spans(blocks.IN_REVIEW, entity_code), qv)
+    else:
+        cosines, c = (index.vectors @ qv if product is None else product), index.columns
+    in_scope = ((c["present"] == 1) & (c["personal"] == 0) & (c["awaiting"] == 1)
                 & ((c["audience"] == 0) | (c["audience"] == group_code))
                 & ((c["knowledge"] == 1) | (c["scope"] == 0) | (c["scope"] == entity_code)))
-    rows = np.flatnonzero(in_scope & ((index.vectors @ qv) >= MATCH_COSINE))
-    return sum(1 for r in rows if index.items[index.order[r]]["status"] in AWAITING)
+    return int(np.count_nonzero(in_scope & (cosines >= MATCH_COSINE)))
 
 
 def coverage_line(result: dict) -> str:

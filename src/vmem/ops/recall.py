@@ -67,15 +67,20 @@ class Scope:
         return admits(item, self.entity, self.audience, include_stale, at)
 
 
-def _mask(index, scope: Scope, include_stale: bool, now: float):
-    """The same rule, vectorised over the index's columns."""
-    import numpy as np
-
-    c = index.columns
-    present = c["present"] == 1
+def codes(index, scope: Scope) -> tuple[int, int]:
+    """The index's codes for SCOPE's entity and audience group (-2: none has it)."""
     entity_code = index.entity_names.index(scope.entity) + 1 if scope.entity in index.entity_names else -2
     group = scope.audience[6:] if scope.audience.startswith("group:") else None
-    group_code = index.group_names.index(group) + 1 if group in index.group_names else -2
+    return entity_code, index.group_names.index(group) + 1 if group in index.group_names else -2
+
+
+def _mask(index, scope: Scope, include_stale: bool, now: float, columns: dict | None = None):
+    """The same rule, vectorised over the index's columns (or COLUMNS, some of its rows')."""
+    import numpy as np
+
+    c = index.columns if columns is None else columns
+    present = c["present"] == 1
+    entity_code, group_code = codes(index, scope)
     audience_ok = (c["audience"] == 0) | (c["audience"] == group_code)
     scope_ok = (c["knowledge"] == 1) | (c["scope"] == 0) | (c["scope"] == entity_code)
     started = np.isnan(c["valid_from"]) | (c["valid_from"] <= now)
@@ -88,6 +93,36 @@ def _mask(index, scope: Scope, include_stale: bool, now: float):
         expired_servable = (c["servable"] == 1) & ~not_expired
         live = live | (c["stale"] == 1) | expired_servable
     return present & live & audience_ok & scope_ok & (c["personal"] == 0)
+
+
+def _allowed(index, qv, who: Scope, include_stale: bool, now: float):
+    """(the rows the caller may be served, their cosines to QV, every row's cosine or None when only the caller's
+    blocks were multiplied)."""
+    import numpy as np
+
+    blocks = None if include_stale else index.blocks(now)
+    if blocks is None:
+        product = index.vectors @ qv  # every row (BLAS), then mask: cheaper than gathering the allowed rows first
+        rows = np.flatnonzero(_mask(index, who, include_stale, now))
+        return rows, product[rows], product
+    rows, values, columns = blocks.take(blocks.spans(blocks.SERVED, codes(index, who)[0]), qv)
+    keep = _mask(index, who, include_stale, now, columns)
+    return rows[keep], values[keep], None
+
+
+def _nearest(rows, values, depth: int):
+    """Positions of the DEPTH highest VALUES, best first; equal values by row, so the set never depends on the
+    order the rows were multiplied in."""
+    import numpy as np
+
+    if values.size > depth:
+        edge = values[np.argpartition(-values, depth - 1)[depth - 1]]
+        above = np.flatnonzero(values > edge)
+        tied = np.flatnonzero(values == edge)
+        best = np.concatenate([above, tied[np.argsort(rows[tied], kind="stable")][:depth - above.size]])
+    else:
+        best = np.arange(values.size)
+    return best[np.lexsort((rows[best], -values[best]))]
 
 
 def recall(store: Store, query: str, *, scope: str | None = None, audience: str | None = None,
@@ -155,28 +190,25 @@ def search(index, query: str, who: Scope, include_stale: bool, k: int, embed) ->
     now = time.time()
     if not index.order:
         return {"coverage": "uncovered", "results": []}
-    mask = _mask(index, who, include_stale, now)
-    allowed = np.flatnonzero(mask)
     qv = embed([query])[0]
-    if allowed.size == 0:
+    rows, values, product = _allowed(index, qv, who, include_stale, now)
+    if rows.size == 0:
         from vmem.ops.pending import awaiting_review
 
-        return {"coverage": "uncovered", "results": [], "awaiting_review": awaiting_review(index, qv, who)}
-    cosines = index.vectors @ qv  # every row (BLAS), then mask: cheaper than gathering the allowed rows first
-    cosines[~mask] = -np.inf
-    depth = min(DEPTH, allowed.size)
-    best = np.argpartition(-cosines, depth - 1)[:depth] if cosines.size > depth else np.arange(cosines.size)
-    best = best[np.argsort(-cosines[best])]
-    vector_rank = [index.order[b] for b in best if mask[b]]
-    lexical = [(i, s) for i, s in index.bm25(query, DEPTH) if i in index.rows and mask[index.rows[i]]]
+        return {"coverage": "uncovered", "results": [], "awaiting_review": awaiting_review(index, qv, who, product)}
+    best = _nearest(rows, values, min(DEPTH, rows.size))
+    vector_rank = [index.order[r] for r in rows[best].tolist()]
+    position = np.full(len(index.order), -1, dtype=np.int64)  # row -> where it is in ROWS (-1: not allowed)
+    position[rows] = np.arange(rows.size)
+    lexical = [(i, s) for i, s in index.bm25(query, DEPTH) if i in index.rows and position[index.rows[i]] >= 0]
     candidates = set(vector_rank) | {i for i, _ in lexical}
-    cosine_of = {i: float(cosines[index.rows[i]]) for i in candidates}  # all allowed, so none is -inf
+    cosine_of = {i: float(values[position[index.rows[i]]]) for i in candidates}
     result = _fuse(index.items, vector_rank, lexical, cosine_of, k, at=datetime.fromtimestamp(now, timezone.utc),
                    stale_ok=include_stale, query=query)
     if result["coverage"] == "uncovered":  # say so when the answer exists but is still unreviewed (issue 13)
         from vmem.ops.pending import awaiting_review
 
-        result["awaiting_review"] = awaiting_review(index, qv, who)
+        result["awaiting_review"] = awaiting_review(index, qv, who, product)
     return result
 
 
