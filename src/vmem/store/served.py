@@ -132,7 +132,8 @@ DIGEST = {  # per kind: what sync, the session hook and the MCP server read of a
 # "\r", "\x85", "\u2028" and "\u2029" are line breaks to YAML 1.1: never inside a value here
 _V = (r"(?:'[^'\n\r\x85\u2028\u2029]*(?:''[^'\n\r\x85\u2028\u2029]*)*'|\"[^\"\\\\\n\r\x85\u2028\u2029]*\"|\[\]|\{\}"
       r"|(?![-?:,\[\]{}#&*!|>'\"%@`\s])(?:[^:\n\r\x85\u2028\u2029]++|:(?! ))*+)")
-_NESTED = rf"(?:(?:- |  )(?:  ){{0,12}}(?:- )?(?:[a-z][a-z0-9_]*:(?: {_V})?|{_V})\n)"  # depth < codec's bound
+# every line: a key, a sequence entry or both, then a value that ends on it; depth within the codec's bound
+_LINES = rf"(?:(?:  ){{0,13}}(?:- )?(?:[a-z][a-z0-9_]*:(?: {_V})?|{_V})\n)*"
 _STAMP = r"[1-9]\d{3}-\d\d-\d\dT\d\d:\d\d:\d\dZ"
 _NAME = r"[a-z0-9][a-z0-9_-]{0,63}"
 _WORDS = "yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF|null|Null|NULL|~"
@@ -140,10 +141,11 @@ _PRINTABLE = r"\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff\ufeff\ufffe\uffff"  #
 _TEXT = (rf"'(?:[^'{_PRINTABLE}]|'')*'|\"[^\"\\\\{_PRINTABLE}]*\""  # one quoted line; double: no escapes
          # the codec's plain text (_PLAIN and not _RESERVED): read as this text by every YAML reader
          rf"|(?!(?:{_WORDS})\Z)(?:[^\W\d]|\()(?:[\w.,;()/%$+=@~'*?!&\"…–—‘’“”-]++|:(?! |\Z)| (?! |\Z|#))*+")
+_ANY = r"[^\n]*"  # a whole value, as _LINES has checked it
 
 
 def _other(key: str) -> str:
-    return rf"{key}:(?: {_V}\n|\n{_NESTED}+)"
+    return rf"{key}:(?: {_ANY}\n|\n(?:(?:- |  ){_ANY}\n)+)"
 
 
 def _seq(key: str, entry: str) -> str:
@@ -154,24 +156,24 @@ def _record(key: str, fields: str) -> str:
     return rf"{key}:(?: null\n|\n(?P<{key}>{fields}))"
 
 
-_OPT_STAMP = rf"(null|{_STAMP})"
-_VERIFICATION = rf"- user: ({_V})\n  kind: (confirmation|correction)\n  at: ({_STAMP})\n"
-_EVIDENCE = rf"- entity: ({_NAME})\n  writer: ({_V})\n  episode: (null|{_NAME})\n  at: ({_STAMP})\n  tier: (\d{{1,9}})\n"
-_ENTRY = rf"- ({_V})\n"
-_REVIEW = rf"  by: ({_V})\n  at: ({_STAMP})\n  action: ({_V})\n  reason: ({_V})\n"
-_PUBLISHED = rf"  by: ({_V})\n  at: ({_STAMP})\n"
-_LAYOUT = {
+_VERIFICATION = rf"- user: ({_ANY})\n  kind: (confirmation|correction)\n  at: ({_STAMP})\n"
+_EVIDENCE = (rf"- entity: ({_NAME})\n  writer: ({_ANY})\n  episode: (null|{_NAME})\n  at: ({_STAMP})\n"
+             r"  tier: (\d{1,9})\n")
+_ENTRY = rf"- ({_ANY})\n"
+_REVIEW = rf"  by: ({_ANY})\n  at: ({_STAMP})\n  action: ({_ANY})\n  reason: ({_ANY})\n"
+_PUBLISHED = rf"  by: ({_ANY})\n  at: ({_STAMP})\n"
+_LAYOUT = {  # the stable layout's top-level lines, in the model's order
     "claim": (
-        rf"id: (?P<id>[ck]-[0-9a-f]{{12}})\nkind: claim\ntitle: (?P<title>{_V})\nstatement: (?P<statement>{_V})\n"
-        rf"scope: (?P<scope>org|entity:{_NAME})\n{_other('class')}domain: (?P<domain>null|{_NAME})\n"
-        rf"{_other('categories')}{_seq('paths', _ENTRY)}{_other('status')}audience: (?P<audience>all|group:{_NAME})\n"
-        rf"personal: (?P<personal>true|false)\n{_other('source')}confidence: (?P<confidence>[01](?:\.\d{{1,17}})?)\n"
-        rf"{_seq('verifications', _VERIFICATION)}created_at: (?P<created_at>{_STAMP})\n"
-        rf"valid_from: (?P<valid_from>null|{_STAMP})\nvalid_to: (?P<valid_to>null|{_STAMP})\n"
-        rf"expires_at: (?P<expires_at>null|{_STAMP})\n{_other('supersedes')}{_other('superseded_by')}"
-        rf"{_record('review', _REVIEW)}"),
+        rf"id: (?P<id>[ck]-[0-9a-f]{{12}})\nkind: claim\ntitle: (?P<title>{_ANY})\n"
+        rf"statement: (?P<statement>{_ANY})\nscope: (?P<scope>org|entity:{_NAME})\n{_other('class')}"
+        rf"domain: (?P<domain>null|{_NAME})\n{_other('categories')}{_seq('paths', _ENTRY)}{_other('status')}"
+        rf"audience: (?P<audience>all|group:{_NAME})\npersonal: (?P<personal>true|false)\n{_other('source')}"
+        rf"confidence: (?P<confidence>[01](?:\.\d{{1,17}})?)\n{_seq('verifications', _VERIFICATION)}"
+        rf"created_at: (?P<created_at>{_STAMP})\nvalid_from: (?P<valid_from>null|{_STAMP})\n"
+        rf"valid_to: (?P<valid_to>null|{_STAMP})\nexpires_at: (?P<expires_at>null|{_STAMP})\n"
+        rf"{_other('supersedes')}{_other('superseded_by')}{_record('review', _REVIEW)}"),
     "knowledge": (
-        rf"id: (?P<id>[ck]-[0-9a-f]{{12}})\nkind: knowledge\nstatement: (?P<statement>{_V})\n{_other('canonical')}"
+        rf"id: (?P<id>[ck]-[0-9a-f]{{12}})\nkind: knowledge\nstatement: (?P<statement>{_ANY})\n{_other('canonical')}"
         rf"{_other('categories')}{_other('status')}{_seq('evidence', _EVIDENCE)}{_other('merges')}{_other('gate')}"
         rf"audience: (?P<audience>null|all|group:{_NAME})\n{_record('published', _PUBLISHED)}{_other('first_seen')}"
         rf"last_reinforced: (?P<last_reinforced>{_STAMP})\nvalid_from: (?P<valid_from>null|{_STAMP})\n"
@@ -187,6 +189,7 @@ def _compiled(name: str):
 
     if not _COMPILED:
         _COMPILED.update({kind: re.compile(layout) for kind, layout in _LAYOUT.items()}, text=re.compile(_TEXT),
+                         lines=re.compile(_LINES),
                          paths=re.compile(_ENTRY), verifications=re.compile(_VERIFICATION),
                          evidence=re.compile(_EVIDENCE), review=re.compile(_REVIEW), published=re.compile(_PUBLISHED))
     return _COMPILED[name]
@@ -226,7 +229,7 @@ def digest(kind: str, data: bytes) -> dict | None:
     if text.count("\n") > _MAX_LINES:
         return None
     found = _compiled(kind).fullmatch(text)
-    if found is None:
+    if found is None or _compiled("lines").fullmatch(text) is None:
         return None
     g = found.groupdict()
 
