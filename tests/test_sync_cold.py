@@ -17,11 +17,14 @@ from vmem.store import codec, served
 
 
 def _forget(root: Path) -> None:
-    """What the benchmark's cold sync deletes: the item cache and the bundle cache."""
+    """What the benchmark's cold sync deletes: the item cache and the bundle cache (and, as a new process would,
+    what this one has parsed)."""
     from vmem.ops.sync import cache_file
+    from vmem.store import parse
 
     cache_file(root).unlink(missing_ok=True)
     cache_file(root).with_suffix(".bundles").unlink(missing_ok=True)
+    parse._PARSED.clear()
 
 
 def _files(target: Path) -> dict[str, bytes]:

@@ -64,6 +64,7 @@ def _read_store(root: Path, cached: dict | None) -> dict:
     """Bring the item cache to HEAD: parse what changed since the cached commit, or whose attestation moved."""
     from vmem.errors import SchemaError
     from vmem.store.changes import changes_since, entry_at, tree_changes
+    from vmem.store.parse import _PARSED as parsed  # blob id -> item, filled by this process's parses
     from vmem.store.repo import Store, parse_blob
 
     store = Store.open(root)
@@ -91,10 +92,13 @@ def _read_store(root: Path, cached: dict | None) -> dict:
             continue
         kind = "claim" if item_path.startswith("claims/") else "knowledge"
         oid = state.served_blob(item_path, change.oid)  # a hand edit of a reviewed text: the reviewed one
-        data = store.repo[oid].data
         # A blob history attests as served was parsed and validated when it was attested (store/attest.py), so
-        # its digest is the item's; any other blob is parsed and validated here.
-        item = digest(kind, data) if state.served.get(item_path) is not None else None
+        # its digest is the item's, unless this process parsed it already (replaying history on a fresh clone);
+        # any other blob is parsed and validated here.
+        item = parsed.get((kind, oid))
+        data = store.repo[oid].data if item is None else b""
+        if item is None and state.served.get(item_path) is not None:
+            item = digest(kind, data)
         if item is None:
             try:
                 item = parse_blob(kind, item_path, oid, data)
