@@ -49,12 +49,12 @@ def test_blocks_answer_as_the_full_product_does(tmp_path_factory, monkeypatch, i
                 who = recall.Scope(entity, audience)
                 once = LocalIndex.open(store, EMBED, model_id=str(EMBED.path))  # its first query: every row
                 full = recall.search(once, query, who, stale, 50, EMBED)
-                assert once.blocks() is None
+                assert once._blocks is None
                 blocked = recall.search(long_lived, query, who, stale, 50, EMBED)
                 assert blocked == full
                 served = [row["id"] for row in blocked["results"]]
                 assert all(_oracle(by_id[i], entity, audience, stale) for i in served)
-    assert long_lived.blocks() is not None or not long_lived.order
+    assert long_lived._blocks is not None or not long_lived.order
 
 
 def test_an_uncovered_answer_counts_what_awaits_review_without_reading_items(seeded, vmem, monkeypatch):
@@ -69,7 +69,7 @@ def test_an_uncovered_answer_counts_what_awaits_review_without_reading_items(see
             result = recall.search(index, "what colour is the office carpet", recall.Scope(entity, "all"), False, 5,
                                    EMBED)
             counts.setdefault(entity, []).append(result.get("awaiting_review"))
-    assert index.blocks() is not None
+    assert index._blocks is not None and index._awaiting is not None
     assert counts == {None: [1, 1], "meridale": [2, 2]}
 
     def unread(*args):
@@ -106,7 +106,7 @@ def test_blocks_leave_out_what_has_ended_and_step_aside_if_the_clock_goes_back(s
         monkeypatch.setattr(recall.time, "time", lambda: moment)
         result = recall.search(index, "how often does the warehouse refresh run", who, False, 5, EMBED)
         answers.setdefault(moment, []).append([row["statement"] for row in result["results"]])
-    assert index.blocks() is not None and index.blocks().built == 1_950_000_000.0
+    assert index._blocks is not None and index._blocks.built == 1_950_000_000.0
     assert answers[1_800_000_000.0][0] == answers[1_800_000_000.0][1]  # full product both times
     assert "the warehouse refresh runs nightly at two" in answers[1_800_000_000.0][1]
     assert "the warehouse refresh runs nightly at two" not in answers[1_950_000_000.0][1]

@@ -174,6 +174,7 @@ class LocalIndex:
         self._dims = 0
         self._pending: dict[int, object] = {}  # row -> new vector, written by _save
         self._blocks: Blocks | None = None  # built by a long-lived index's second query (see blocks)
+        self._awaiting: Blocks | None = None
         self._queries = 0
         self.stats = {"parsed": 0, "rebuilt": False}
 
@@ -248,7 +249,7 @@ class LocalIndex:
         self.columns = {name: np.zeros(0, dtype=np.int32) for name in COLUMNS}
         self.columns.update({name: np.zeros(0) for name in TIMES})
         self._open_tantivy(create=True)
-        self._blocks = None
+        self._blocks = self._awaiting = None
         self.stats["rebuilt"] = True
 
     def _open_tantivy(self, create: bool) -> None:
@@ -327,7 +328,7 @@ class LocalIndex:
         self.stats["parsed"] += len(updates)
         if not updates and not removed:
             return
-        self._blocks = None
+        self._blocks = self._awaiting = None
         writer = self._tantivy.writer(heap_size=50_000_000, num_threads=1)
         for item_id in removed + list(updates):
             writer.delete_documents_by_term("id", item_id)
@@ -419,19 +420,27 @@ class LocalIndex:
 
     # -- querying ----------------------------------------------------------------------------------------------
 
-    def blocks(self, now: float | None = None) -> "Blocks | None":
-        """The rows grouped by Blocks, for an index that answers more than one query (the MCP server, an eval, a
-        benchmark), as of NOW; None for its first query, which multiplies every row (a one-shot process never
-        pays the copy), and if the clock went back since they were grouped. NOW None: whatever is built, without
-        counting a query."""
+    def blocks(self, now: float) -> "Blocks | None":
+        """The servable rows grouped by Blocks, for an index that answers more than one query (the MCP server, an
+        eval, a benchmark), as of NOW; None for its first query, which multiplies every row (a one-shot process
+        never pays the copy), and if the clock went back since they were grouped."""
         import time
 
-        if now is None:
-            return self._blocks
         self._queries += 1
         if self._blocks is None and self._queries > 1 and self.order:
             self._blocks = Blocks(self, time.time())
         return self._blocks if self._blocks is not None and now >= self._blocks.built else None
+
+    def awaiting_blocks(self) -> "Blocks | None":
+        """The rows awaiting review grouped by Blocks, once the servable ones are (a long-lived index); built at
+        the first uncovered answer that needs them. None: multiply every row."""
+        import time
+
+        if self._blocks is None:
+            return None
+        if self._awaiting is None:
+            self._awaiting = Blocks(self, time.time(), awaiting=True)
+        return self._awaiting
 
     def bm25(self, query: str, limit: int) -> list[tuple[str, float]]:
         import re
@@ -445,45 +454,42 @@ class LocalIndex:
 
 
 class Blocks:
-    """An open index's rows that a query can serve or report, with their vectors and columns copied in an order
-    that makes each scope's rows contiguous: servable ones, then ones awaiting review, each grouped into org-wide
-    (org claims and knowledge) and per-entity blocks. Left out: personal rows, rows neither servable nor awaiting
-    review, and servable claims already past expires_at or valid_to when the blocks were built (time only moves
-    on: they never become live again). A query then multiplies only rows its scope may see, from memory, not
-    through the memory map (at org scope on the benchmark's 100k store: 21k of 100k rows). --include-superseded
-    needs the other rows: the full product."""
+    """Some of an open index's rows, with their vectors and columns copied in an order that makes each scope's
+    rows contiguous: org-wide ones (org claims and knowledge) first, then one block per entity. Either the rows
+    a query can be served (servable, not personal, and not a claim already past expires_at or valid_to when the
+    blocks were built: time only moves on, so those never become live again) or, for an uncovered answer, the
+    rows awaiting review. A query multiplies only the blocks its scope may see, from memory, not through the
+    memory map (org scope on the benchmark's 100k store: 21k of 100k rows). --include-superseded needs the other
+    rows: the full product."""
 
-    SERVED, IN_REVIEW = 0, 1
-    _SHIFT = 1 << 20  # a block key: part * _SHIFT + entity code (0: org-wide)
-
-    def __init__(self, index: LocalIndex, now: float) -> None:
+    def __init__(self, index: LocalIndex, now: float, awaiting: bool = False) -> None:
         import numpy as np
 
         c = index.columns
         self.built = now
-        ended = ((c["knowledge"] == 0) & (c["expires"] <= now)) | (c["valid_to"] <= now)  # NaN: never
-        keep = np.flatnonzero((c["present"] == 1) & (c["personal"] == 0)
-                              & (((c["servable"] == 1) & ~ended) | (c["awaiting"] == 1)))
-        part = np.where(c["servable"][keep] == 1, self.SERVED, self.IN_REVIEW)
+        if awaiting:
+            wanted = c["awaiting"] == 1
+        else:
+            ended = ((c["knowledge"] == 0) & (c["expires"] <= now)) | (c["valid_to"] <= now)  # NaN: never
+            wanted = (c["servable"] == 1) & ~ended
+        keep = np.flatnonzero((c["present"] == 1) & (c["personal"] == 0) & wanted)
         group = np.where((c["knowledge"][keep] == 1) | (c["scope"][keep] == 0), 0, c["scope"][keep])
-        order = np.lexsort((keep, group, part))  # by part, then group, then row
+        order = np.lexsort((keep, group))  # by group (0: org-wide, else the entity's code), then row
         self.rows = keep[order]
         self.vectors = np.ascontiguousarray(index.vectors[self.rows], dtype=np.float32)
         self.columns = {name: values[self.rows] for name, values in c.items()}
-        keys = part[order].astype(np.int64) * self._SHIFT + group[order]
-        starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
-        ends = np.r_[starts[1:], len(keys)]
-        self._spans = {int(keys[s]): (int(s), int(e)) for s, e in zip(starts, ends)}
+        group = group[order]
+        starts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]]) if group.size else np.zeros(0, dtype=int)
+        ends = np.r_[starts[1:], group.size]
+        self._spans = {int(group[s]): (int(s), int(e)) for s, e in zip(starts, ends)}
 
-    def spans(self, part: int, entity_code: int) -> list[tuple[int, int]]:
-        """Where PART's rows visible in the scope of the entity with ENTITY_CODE (0 or less: org only) lie."""
-        keys = [part * self._SHIFT] + ([part * self._SHIFT + entity_code] if entity_code > 0 else [])
-        return [self._spans[key] for key in keys if key in self._spans]
-
-    def take(self, spans: list[tuple[int, int]], qv) -> tuple:
-        """(index rows, cosines to QV, columns) of the rows in SPANS."""
+    def take(self, entity_code: int, qv) -> tuple:
+        """(index rows, cosines to QV, columns) of the rows visible in the scope of the entity with ENTITY_CODE
+        (0 or less: org-wide only)."""
         import numpy as np
 
+        keys = (0, entity_code) if entity_code > 0 else (0,)
+        spans = [self._spans[key] for key in keys if key in self._spans]
         if len(spans) == 1:
             (start, end), = spans
             return (self.rows[start:end], self.vectors[start:end] @ qv,

@@ -20,9 +20,9 @@ def awaiting_review(index, qv, who, product=None) -> int:
     if not index.order:
         return 0
     entity_code, group_code = codes(index, who)
-    blocks = index.blocks() if product is None else None
+    blocks = index.awaiting_blocks() if product is None else None
     if blocks is not None:
-        _, cosines, c = blocks.take(blocks.spans(blocks.IN_REVIEW, entity_code), qv)
+        _, cosines, c = blocks.take(entity_code, qv)
     else:
         cosines, c = (index.vectors @ qv if product is None else product), index.columns
     in_scope = ((c["present"] == 1) & (c["personal"] == 0) & (c["awaiting"] == 1)

@@ -105,7 +105,7 @@ def _allowed(index, qv, who: Scope, include_stale: bool, now: float):
         product = index.vectors @ qv  # every row (BLAS), then mask: cheaper than gathering the allowed rows first
         rows = np.flatnonzero(_mask(index, who, include_stale, now))
         return rows, product[rows], product
-    rows, values, columns = blocks.take(blocks.spans(blocks.SERVED, codes(index, who)[0]), qv)
+    rows, values, columns = blocks.take(codes(index, who)[0], qv)
     keep = _mask(index, who, include_stale, now, columns)
     return rows[keep], values[keep], None
 
