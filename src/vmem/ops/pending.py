@@ -4,7 +4,6 @@ outputs, and nothing unreviewed reaches an agent)."""
 
 from __future__ import annotations
 
-
 MATCH_COSINE = 0.45  # below recall's partial threshold (0.55): the bundled static model scores a plain paraphrase ~0.5
 
 
