@@ -138,7 +138,7 @@ _V = (r"(?:'[^'\n\r\x85\u2028\u2029]*(?:''[^'\n\r\x85\u2028\u2029]*)*'|\"[^\"\\\
       r"|(?![-?:,\[\]{}#&*!|>'\"%@`\s])(?:[^:\n\r\x85\u2028\u2029]++|:(?! ))*+)")
 # every line: a key, a sequence entry or both, then a value that ends on it; depth within the codec's bound
 _LINES = rf"(?:(?:  ){{0,13}}(?:- )?(?:[a-z][a-z0-9_]*:(?: {_V})?|{_V})\n)*"
-_STAMP = r"[1-9]\d{3}-\d\d-\d\dT\d\d:\d\d:\d\dZ"
+_STAMP = r"[1-9]\d{3}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\dZ"  # canonical
 _NAME = r"[a-z0-9][a-z0-9_-]{0,63}"
 _WORDS = "yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF|null|Null|NULL|~"
 _PRINTABLE = r"\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff\ufeff\ufffe\uffff"  # (negated) as YAML, narrowed
@@ -199,14 +199,44 @@ def _compiled(name: str):
     return _COMPILED[name]
 
 
+_READ: dict[str, str] = {}  # raw text -> as YAML reads it, for what repeats (reviewers, writers, actions)
+_DAYS: dict[str, bool] = {}  # YYYY-MM-DD -> a real day
+
+
 def _text(raw: str) -> str:
     """RAW as YAML reads it, if it is text YAML reads plainly as written (else ValueError: parse in full)."""
+    known = _READ.get(raw)
+    if known is not None:
+        return known
     if raw[:1] in ("'", '"'):
         if _compiled("text").fullmatch(raw) is None:
             raise ValueError("not a one-line quoted text")
-        return raw[1:-1].replace("''", "'") if raw[0] == "'" else raw[1:-1]
-    if len(raw) >= 1000 or _compiled("text").fullmatch(raw) is None:
+        text = raw[1:-1].replace("''", "'") if raw[0] == "'" else raw[1:-1]
+    elif len(raw) >= 1000 or _compiled("text").fullmatch(raw) is None:
         raise ValueError("not plain text by the codec's rule")
+    else:
+        text = raw
+    if len(raw) < 80:
+        if len(_READ) > 50_000:
+            _READ.clear()
+        _READ[raw] = text
+    return text
+
+
+def _stamp(raw: str | None) -> str | None:
+    """A _STAMP capture (or null) as the model's rule (normalize_ts) gives it: itself, if its day exists."""
+    if raw is None or raw == "null":
+        return None
+    day = _DAYS.get(raw[:10])
+    if day is None:
+        from datetime import date
+
+        try:
+            day = _DAYS[raw[:10]] = bool(date.fromisoformat(raw[:10]))
+        except ValueError:
+            day = _DAYS[raw[:10]] = False
+    if not day:
+        raise ValueError("no such day")
     return raw
 
 
@@ -221,7 +251,6 @@ def _filled(raw: str) -> str:
 def digest(kind: str, data: bytes) -> dict | None:
     """DIGEST[KIND] of an item file in the stable layout, equal to what a full parse and validation give; None
     for a file in any other layout, or one that breaks a rule of the model: the caller parses it in full."""
-    from vmem.model import normalize_ts
     from vmem.store.codec import MAX_BYTES
 
     if len(data) > MAX_BYTES:
@@ -243,9 +272,6 @@ def digest(kind: str, data: bytes) -> dict | None:
     def record(key: str):
         return None if g[key] is None else _compiled(key).fullmatch(g[key]).groups()
 
-    def stamp(raw: str | None) -> str | None:
-        return None if raw is None or raw == "null" else normalize_ts(raw)  # the model's rule: a real date
-
     try:
         item = {"id": g["id"], "kind": kind}
         if kind == "claim":
@@ -258,11 +284,11 @@ def digest(kind: str, data: bytes) -> dict | None:
                 scope=g["scope"], domain=None if g["domain"] == "null" else g["domain"],
                 paths=[_filled(path) for path in entries("paths")], audience=g["audience"],
                 personal=g["personal"] == "true", confidence=round(confidence, 4),
-                verifications=[{"user": _filled(user), "kind": how, "at": stamp(at)}
+                verifications=[{"user": _filled(user), "kind": how, "at": _stamp(at)}
                                for user, how, at in entries("verifications")],
-                created_at=stamp(g["created_at"]), valid_from=stamp(g["valid_from"]), valid_to=stamp(g["valid_to"]),
-                expires_at=stamp(g["expires_at"]),
-                review=None if review is None else {"by": _filled(review[0]), "at": stamp(review[1]),
+                created_at=_stamp(g["created_at"]), valid_from=_stamp(g["valid_from"]),
+                valid_to=_stamp(g["valid_to"]), expires_at=_stamp(g["expires_at"]),
+                review=None if review is None else {"by": _filled(review[0]), "at": _stamp(review[1]),
                                                     "action": _filled(review[2]),
                                                     "reason": None if review[3] == "null" else _text(review[3])})
         else:
@@ -270,12 +296,12 @@ def digest(kind: str, data: bytes) -> dict | None:
             item.update(
                 statement=_filled(g["statement"]),
                 evidence=[{"entity": entity, "writer": _filled(writer), "episode": None if episode == "null"
-                           else episode, "at": stamp(at), "tier": int(tier)}
+                           else episode, "at": _stamp(at), "tier": int(tier)}
                           for entity, writer, episode, at, tier in entries("evidence")],
                 audience=None if g["audience"] == "null" else g["audience"],
-                published=None if published is None else {"by": _filled(published[0]), "at": stamp(published[1])},
-                last_reinforced=stamp(g["last_reinforced"]), valid_from=stamp(g["valid_from"]),
-                valid_to=stamp(g["valid_to"]))
+                published=None if published is None else {"by": _filled(published[0]), "at": _stamp(published[1])},
+                last_reinforced=_stamp(g["last_reinforced"]), valid_from=_stamp(g["valid_from"]),
+                valid_to=_stamp(g["valid_to"]))
     except ValueError:
         return None
     return item
