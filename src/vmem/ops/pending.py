@@ -14,6 +14,7 @@ def awaiting_review(index, qv, who, product=None) -> int:
     are multiplied (the index's blocks, when it has them), or every row."""
     import numpy as np
 
+    from vmem.index.local import dot
     from vmem.ops.recall import codes
 
     if not index.order:
@@ -23,7 +24,7 @@ def awaiting_review(index, qv, who, product=None) -> int:
     if blocks is not None:
         _, cosines, c = blocks.take(entity_code, qv)
     else:
-        cosines, c = (index.vectors @ qv if product is None else product), index.columns
+        cosines, c = (dot(index.vectors, qv) if product is None else product), index.columns
     in_scope = ((c["present"] == 1) & (c["personal"] == 0) & (c["awaiting"] == 1)
                 & ((c["audience"] == 0) | (c["audience"] == group_code))
                 & ((c["knowledge"] == 1) | (c["scope"] == 0) | (c["scope"] == entity_code)))

@@ -100,9 +100,11 @@ def _allowed(index, qv, who: Scope, include_stale: bool, now: float):
     blocks were multiplied)."""
     import numpy as np
 
+    from vmem.index.local import dot
+
     blocks = None if include_stale else index.blocks(now)
     if blocks is None:
-        product = index.vectors @ qv  # every row (BLAS), then mask: cheaper than gathering the allowed rows first
+        product = dot(index.vectors, qv)  # every row, then mask: cheaper than gathering the allowed rows first
         rows = np.flatnonzero(_mask(index, who, include_stale, now))
         return rows, product[rows], product
     rows, values, columns = blocks.take(codes(index, who)[0], qv)
