@@ -181,3 +181,29 @@ def propose_item(item_id: str, statement: str) -> dict:
     return {"id": item_id, "kind": "claim", "statement": statement, "scope": "org", "class": "factual",
             "status": "proposed", "audience": "all", "personal": False, "source": {"type": "analyst",
             "user": "alice@example.com", "episode": None}, "confidence": 0.5, "created_at": now, "valid_from": now}
+
+
+
+def test_sync_pull_stages_waiting_entries_before_git_merges(deferred, tmp_path):
+    """A pre-session `vmem sync --pull` while a write's entries still wait (here a killed writer's: no flusher
+    ran) brings git's index in step with HEAD first, then fast-forwards: everything ends clean."""
+    remote = tmp_path / "remote.git"
+    subprocess.run(["git", "init", "-q", "--bare", "--initial-branch=main", str(remote)], check=True)
+    git(deferred, "remote", "add", "origin", str(remote))
+    assert run(deferred, "propose", "a local fact before the pull", kill_at="stage").returncode == -9
+    assert stage.waiting(deferred.git_dir)
+    git(deferred, "push", "-q", "-u", "origin", "main")
+    other = tmp_path / "other"
+    subprocess.run(["git", "clone", "-q", str(remote), str(other)], check=True)
+    (other / "README.md").write_text((other / "README.md").read_text() + "\nA teammate's note.\n")
+    who = {"GIT_AUTHOR_NAME": "T", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "T",
+           "GIT_COMMITTER_EMAIL": "t@example.com"}
+    subprocess.run(["git", "-C", str(other), "commit", "-qam", "teammate"], check=True, env={**os.environ, **who})
+    subprocess.run(["git", "-C", str(other), "push", "-q"], check=True)
+    done = run(deferred, "sync", "--pull", "--dir", str(tmp_path / "rules"))
+    assert done.returncode == 0 and "git pull failed" not in done.stderr, done.stderr
+    assert "A teammate's note." in (deferred.root / "README.md").read_text()
+    wait_settled(deferred)
+    assert_clean(deferred)
+    assert any(loaded.item["statement"] == "a local fact before the pull"
+               for loaded in deferred.head().files("claim"))

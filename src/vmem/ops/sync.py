@@ -67,8 +67,12 @@ def sync(root: Path, *, target: Path | None = None, targets: list[str] | None = 
 
     warnings = []
     if do_pull:
+        from vmem.store import stage
         from vmem.store.remote import pull
 
+        git_dir = root / ".git"
+        if git_dir.is_dir() and stage.waiting(git_dir):
+            stage.flush(git_dir, root, wait_s=5.0)  # git's index in step with HEAD before git merges into it
         problem = pull(root)
         if problem:
             warnings.append(problem)
