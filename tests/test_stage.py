@@ -207,3 +207,34 @@ def test_sync_pull_stages_waiting_entries_before_git_merges(deferred, tmp_path):
     assert_clean(deferred)
     assert any(loaded.item["statement"] == "a local fact before the pull"
                for loaded in deferred.head().files("claim"))
+
+
+def test_the_indexed_contradiction_check_finds_indexed_twins_and_files_changed_since(store, monkeypatch):
+    """Big-store path of the check, on a small store (thresholds patched): an indexed near-twin is found through
+    BM25, a twin committed after the index was built through the per-store list of files changed since, which
+    is brought forward one commit at a time (and survives losing its cache)."""
+    from vmem.ops import contradictions
+    from vmem.ops.contradictions import at_propose
+    from vmem.ops.propose import propose_claim
+    from vmem.store.cache import cache_file
+
+    monkeypatch.setattr(contradictions, "INDEX_FROM", 1)
+    monkeypatch.setattr(contradictions, "estimated_count", lambda snapshot, kind: 1_000_000)
+    indexed = propose_claim(store, "the orders table lags 5 minutes behind the ledger").item
+    for n in range(3):
+        propose_claim(store, f"unrelated fact number {n} about refunds")
+    assert run(store, "index").returncode == 0
+    later = propose_claim(store, "the invoices export lags 2 hours behind billing").item
+
+    def clashes(text: str) -> set[str]:
+        new = {**indexed, "id": "c-ffffffffffff", "statement": text}
+        found = at_propose(store.head(), new, "alice@example.com", notes := [])
+        assert notes == []  # the index was used: nothing skipped
+        return {pair["a"] if pair["b"] == new["id"] else pair["b"] for pair in found}
+
+    assert clashes("the orders table lags 9 minutes behind the ledger") == {indexed["id"]}
+    assert clashes("the invoices export lags 7 hours behind billing") == {later["id"]}
+    newer = propose_claim(store, "the payments feed lags 3 days behind the bank").item
+    assert clashes("the payments feed lags 8 days behind the bank") == {newer["id"]}  # brought forward
+    cache_file(store.root).with_suffix(".lag-claims").write_bytes(b"\x00damaged")
+    assert clashes("the invoices export lags 7 hours behind billing") == {later["id"]}

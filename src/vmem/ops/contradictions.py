@@ -247,42 +247,11 @@ def _texts(snapshot, kind: str) -> dict[str, str]:
 
 
 MAX_CANDIDATES = 16  # near-twins parsed and judged per proposal (the ones sharing most words)
-INDEX_CANDIDATES = 32  # BM25 hits taken from the local index (when there is one) before the word quorum
+INDEX_CANDIDATES = 16  # BM25 hits taken from the local index (when there is one) before the word quorum
 INDEX_LAG = 2_000  # files changed since the index's commit beyond which the index is not used
-# Below this many indexed items scanning the statement cache is faster than opening the index (10k: 50 vs 100 ms;
-# 100k: the scan alone ~300 ms)
+# Below this many files of a kind scanning the statement cache is faster than opening the index (10k: 50 vs
+# 100 ms; 100k: the scan alone ~300 ms)
 INDEX_FROM = 30_000
-
-
-def _indexed_texts(snapshot, new: dict, mine: list[str]) -> dict[str, str] | None:
-    """path -> statement text of NEW's nearest neighbours by BM25 in the local search index (the one `vmem recall`
-    keeps), plus every file of NEW's kind changed since the index's commit: what a proposal needs to judge, in time
-    that does not grow with the store. None when there is no usable index (then the statement cache is scanned).
-    The index is only a way to find candidates: each one is read from SNAPSHOT and judged as it is there."""
-    try:
-        from vmem.index.local import bm25_hits, open_text_index, recorded
-        from vmem.store.changes import changes_since
-
-        root = Path(snapshot.repo.workdir)
-        info = recorded(root)
-        if info is None or snapshot.commit is None or info["items"] < INDEX_FROM:
-            return None
-        top = model.ITEM_DIRS[new["kind"]]
-        changes = changes_since(snapshot.repo, info["commit"], snapshot.commit, (top,))
-        if changes is None or len(changes) > INDEX_LAG:
-            return None
-        prefix = model.PREFIX[new["kind"]] + "-"
-        ids = [i for i, _ in bm25_hits(open_text_index(root), mine, INDEX_CANDIDATES)]
-        paths = {model.item_path(i) for i in ids if i.startswith(prefix) and model.ITEM_ID.fullmatch(i)}
-        paths |= {name for name, change in changes.items() if change.is_file and name.endswith(".yaml")}
-        out: dict[str, str] = {}
-        for path in paths:
-            found = snapshot.blob(path)
-            if found is not None:
-                out[path] = statement_text(found[1])
-        return out
-    except Exception:  # noqa: BLE001 - a missing, locked or damaged index only means: scan the statement cache
-        return None
 
 
 def estimated_count(snapshot, kind: str) -> int:
@@ -294,11 +263,76 @@ def estimated_count(snapshot, kind: str) -> int:
     return len(shard) * 256 if shard.type_str == "tree" else 0
 
 
+def _since_index(snapshot, base: str, top: str) -> dict[str, str] | None:
+    """path -> blob id of every TOP file changed between the index's commit BASE and SNAPSHOT (a superset: a file
+    changed and changed back stays listed). Kept in a small per-store cache brought forward one commit at a time,
+    so a proposal diffs the last commit only, not everything since the index was last brought up to date (on a
+    1M store each changed shard is a ~100 KB tree to read). None when the index lags by more than INDEX_LAG."""
+    from vmem.store.cache import cache_file, read_cache, write_cache
+    from vmem.store.changes import changes_since
+
+    path = cache_file(Path(snapshot.repo.workdir)).with_suffix(f".lag-{top}")
+    cached = read_cache(path)
+    commit = snapshot.commit_id
+    paths: dict[str, str] | None = None
+    if cached is not None and cached.get("base") == base:
+        if cached.get("head") == commit:
+            return cached["paths"]
+        step = changes_since(snapshot.repo, cached.get("head"), snapshot.commit, (top,))
+        if step is not None:
+            paths = dict(cached["paths"])
+    if paths is None:
+        step, paths = changes_since(snapshot.repo, base, snapshot.commit, (top,)), {}
+        if step is None:
+            return None
+    for name, change in step.items():
+        if change.is_file and name.endswith(".yaml"):
+            paths[name] = change.oid
+        else:
+            paths.pop(name, None)
+    if len(paths) > INDEX_LAG:
+        return None
+    write_cache(path, {"base": base, "head": commit, "paths": paths})
+    return paths
+
+
+def _indexed_texts(snapshot, new: dict, mine: list[str]) -> dict[str, tuple[str, str, bytes]] | None:
+    """path -> (statement text, blob id, bytes) of NEW's nearest neighbours by BM25 in the local search index (the
+    one `vmem recall` keeps), plus every file of NEW's kind changed since the index's commit: what a proposal needs
+    to judge, in time that does not grow with the store. None when there is no usable index (then the statement
+    cache is scanned). The index is only a way to find candidates: each one is read from SNAPSHOT and judged as it
+    is there."""
+    try:
+        from vmem.index.local import bm25_hits, open_text_index, recorded
+
+        root = Path(snapshot.repo.workdir)
+        info = recorded(root, count=False)
+        if info is None or snapshot.commit is None or estimated_count(snapshot, new["kind"]) < INDEX_FROM:
+            return None
+        top = model.ITEM_DIRS[new["kind"]]
+        changed = _since_index(snapshot, info["commit"], top)
+        if changed is None:
+            return None
+        prefix = model.PREFIX[new["kind"]] + "-"
+        ids = [i for i, _ in bm25_hits(open_text_index(root), mine, INDEX_CANDIDATES)]
+        paths = {model.item_path(i) for i in ids if i.startswith(prefix) and model.ITEM_ID.fullmatch(i)}
+        out: dict[str, tuple[str, str, bytes]] = {}
+        for path in paths | set(changed):
+            found = snapshot.blob(path)
+            if found is not None:
+                out[path] = (statement_text(found[1]), found[0], found[1])
+        return out
+    except Exception:  # noqa: BLE001 - a missing, locked or damaged index only means: scan the statement cache
+        return None
+
+
 def at_propose(snapshot, new: dict, viewer: str | None, notes: list[str] | None = None) -> list[dict]:
     """Open items of NEW's kind that contradict it: candidates are the files whose statement holds most of its
     words (from the local search index on a big store, else from the statement cache), and only those are parsed.
     On a big store without a current index the check is skipped, with a note in NOTES, rather than reading every
     file: a proposal's cost does not grow with the store (`vmem contradictions` still scans everything)."""
+    from vmem.store.parse import parse_blob
+
     mine = sorted(_plain(words(new["statement"])), key=len, reverse=True)
     if not mine:
         return []
@@ -306,8 +340,8 @@ def at_propose(snapshot, new: dict, viewer: str | None, notes: list[str] | None 
     # a file that holds none of any (len - quorum + 1) of the words holds at most quorum - 1 of them: one C-level
     # search for the longest few rules out almost every file before any word is counted
     probe = re.compile("|".join(re.escape(w) for w in mine[:len(mine) - quorum + 1]))
-    texts = _indexed_texts(snapshot, new, mine)
-    if texts is None:
+    read = _indexed_texts(snapshot, new, mine)
+    if read is None:
         count = estimated_count(snapshot, new["kind"])
         if count >= INDEX_FROM:
             if notes is not None:
@@ -315,6 +349,8 @@ def at_propose(snapshot, new: dict, viewer: str | None, notes: list[str] | None 
                              "search index; run vmem index once (then each proposal is checked in constant time)")
             return []
         texts = _texts(snapshot, new["kind"])
+    else:
+        texts = {name: text for name, (text, _, _) in read.items()}
     scored: list[tuple[int, str]] = []
     for name, text in texts.items():
         if probe.search(text) is None:
@@ -329,7 +365,11 @@ def at_propose(snapshot, new: dict, viewer: str | None, notes: list[str] | None 
     others = []
     for name in candidates:
         try:
-            item = snapshot.load_file(new["kind"], name)
+            if read is not None:  # bytes already read for the prefilter: parsed from them, not read again
+                _, oid, data = read[name]
+                item = parse_blob(new["kind"], name, oid, data)
+            else:
+                item = snapshot.load_file(new["kind"], name)
         except VmemError:
             continue
         if item is not None:
