@@ -238,3 +238,19 @@ def test_the_indexed_contradiction_check_finds_indexed_twins_and_files_changed_s
     assert clashes("the payments feed lags 8 days behind the bank") == {newer["id"]}  # brought forward
     cache_file(store.root).with_suffix(".lag-claims").write_bytes(b"\x00damaged")
     assert clashes("the invoices export lags 7 hours behind billing") == {later["id"]}
+
+
+def test_the_index_serves_the_check_when_the_store_is_big_even_if_one_kind_is_small(store, monkeypatch):
+    """A 100k store holds ~30k knowledge files: its learnings must take candidates from the index too, not
+    fall back to scanning a statement cache of every knowledge file (the threshold counts the whole store)."""
+    from vmem.ops import contradictions
+    from vmem.ops.propose import propose_claim
+
+    monkeypatch.setattr(contradictions, "estimated_count",
+                        lambda snapshot, kind: {"claim": 25_000, "knowledge": 10_000}[kind])
+    propose_claim(store, "the orders table lags 5 minutes behind the ledger")
+    assert run(store, "index").returncode == 0
+    new = {"id": "k-ffffffffffff", "kind": "knowledge", "statement": "buyers ask for exports weekly"}
+    assert contradictions._indexed_texts(store.head(), new, ["exports", "weekly", "buyers"]) is not None
+    monkeypatch.setattr(contradictions, "estimated_count", lambda snapshot, kind: 10_000)
+    assert contradictions._indexed_texts(store.head(), new, ["exports", "weekly", "buyers"]) is None

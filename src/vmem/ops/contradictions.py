@@ -249,8 +249,8 @@ def _texts(snapshot, kind: str) -> dict[str, str]:
 MAX_CANDIDATES = 16  # near-twins parsed and judged per proposal (the ones sharing most words)
 INDEX_CANDIDATES = 16  # BM25 hits taken from the local index (when there is one) before the word quorum
 INDEX_LAG = 2_000  # files changed since the index's commit beyond which the index is not used
-# Below this many files of a kind scanning the statement cache is faster than opening the index (10k: 50 vs
-# 100 ms; 100k: the scan alone ~300 ms)
+# Below this many items in the store scanning the statement cache is faster than opening the index (10k: 50 vs
+# 100 ms; 100k: the scan alone ~300 ms); from this many files of one kind without an index, the check is skipped
 INDEX_FROM = 30_000
 
 
@@ -307,8 +307,9 @@ def _indexed_texts(snapshot, new: dict, mine: list[str]) -> dict[str, tuple[str,
 
         root = Path(snapshot.repo.workdir)
         info = recorded(root, count=False)
-        if info is None or snapshot.commit is None or estimated_count(snapshot, new["kind"]) < INDEX_FROM:
-            return None
+        total = estimated_count(snapshot, "claim") + estimated_count(snapshot, "knowledge")
+        if info is None or snapshot.commit is None or total < INDEX_FROM:
+            return None  # a small store: its statement cache is faster to scan than the index is to open
         top = model.ITEM_DIRS[new["kind"]]
         changed = _since_index(snapshot, info["commit"], top)
         if changed is None:
