@@ -23,6 +23,15 @@ class Parser(argparse.ArgumentParser):
         raise _Unsure(message)
 
 
+def parser_for(command: str) -> Parser:
+    """A reader for `vmem COMMAND` with the options every write takes (--as, --json, --store)."""
+    p = Parser(prog=f"vmem {command}", add_help=False, allow_abbrev=False)
+    p.add_argument("--as", dest="as_")
+    p.add_argument("--json", dest="as_json", action="store_true")
+    p.add_argument("--store")
+    return p
+
+
 def refuse_as(value: str | None, command: str) -> None:
     if value is not None:
         from vmem.errors import UsageError

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from vmem.cli.fast import Parser, run_fast
+from vmem.cli.fast import Parser, parser_for, run_fast
 
 HEADLINES = {
     "created": "proposed",
@@ -67,7 +67,7 @@ def execute(out, store: Callable, text: str, *, from_: str | None = None, catego
 
 
 def parser() -> Parser:
-    p = Parser(prog="vmem propose", add_help=False, allow_abbrev=False)
+    p = parser_for("propose")
     p.add_argument("text")
     p.add_argument("--from", dest="from_")
     p.add_argument("--category", "-c", dest="category", action="append")
@@ -80,9 +80,6 @@ def parser() -> Parser:
     p.add_argument("--personal", action="store_true")
     p.add_argument("--paths", action="append")
     p.add_argument("--supersedes")
-    p.add_argument("--as", dest="as_")
-    p.add_argument("--json", dest="as_json", action="store_true")
-    p.add_argument("--store")
     return p
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from vmem.cli.fast import Parser, refuse_as, run_fast
+from vmem.cli.fast import Parser, parser_for, refuse_as, run_fast
 
 
 def execute(out, store: Callable, item_id: str, text: str, *, reason: str | None = None, title: str | None = None,
@@ -24,14 +24,11 @@ def execute(out, store: Callable, item_id: str, text: str, *, reason: str | None
 
 
 def parser() -> Parser:
-    p = Parser(prog="vmem supersede", add_help=False, allow_abbrev=False)
+    p = parser_for("supersede")
     p.add_argument("item_id")
     p.add_argument("text")
     p.add_argument("--reason", "-r")
     p.add_argument("--title")
-    p.add_argument("--as", dest="as_")
-    p.add_argument("--json", dest="as_json", action="store_true")
-    p.add_argument("--store")
     return p
 
 
