@@ -629,7 +629,12 @@ def main(argv: list[str] | None = None) -> None:
     readme = BENCH_DIR.parent / "README.md"
     start, end = "<!-- bench_all:start -->", "<!-- bench_all:end -->"
     current = readme.read_text()
-    if start in current and end in current:  # the README carries the same table
+    standard = {int(size) for size in parser.get_default("sizes").split(",")}
+    revisions = {result["revision"] for result in results}
+    if standard - {result["size"] for result in results} or len(revisions) > 1:
+        log(f"README table left alone: it shows one run of every standard size at one revision "
+            f"(saved here: sizes {[r['size'] for r in results]}, revisions {sorted(revisions)})")
+    elif start in current and end in current:  # the README carries the same table
         head, rest = current.split(start, 1)
         readme.write_text(head + start + "\n" + text + rest[rest.index(end):])
     try:
