@@ -342,10 +342,7 @@ class Store:
                     files[path] = found
             _materialize(self, files)
             if edited:
-                from vmem.store import stage
-
-                stage.record(self.git_dir, edited)
-                stage.spawn(self.git_dir, self.root)
+                stage.defer(self.git_dir, self.root, edited)
         for path in lines[1:]:  # a temporary file of a write that was killed before its rename
             (self.root / path).with_name(f".{Path(path).name}.vmem-tmp").unlink(missing_ok=True)
         pending.unlink(missing_ok=True)
@@ -582,15 +579,13 @@ def _materialize(store: Store, files: dict[str, tuple[str, bytes] | None]) -> No
     from vmem.store import stage
 
     git_dir = store.git_dir
+    entries = {path: files[path][0] for path in written}  # type: ignore[index]
     if stage.wanted(git_dir, _config(store.repo, "vmem.indexUpdate")) and _has_git():
-        stage.record(git_dir, {path: files[path][0] for path in written})  # type: ignore[index]
-        _test_kill("stage")
-        stage.spawn(git_dir, store.root)  # one index rewrite for a burst of writes, off this command's clock
+        stage.defer(git_dir, store.root, entries)  # one index rewrite for a burst of writes, off this command's clock
         return
     if not _git_update_index(store, written):
         if (git_dir / "index.lock").exists() and _has_git():  # the user's own git holds the index: stage later
-            stage.record(git_dir, {path: files[path][0] for path in written})  # type: ignore[index]
-            stage.spawn(git_dir, store.root)
+            stage.defer(git_dir, store.root, entries)
             return
         index = store.repo.index
         index.read(False)  # only if it changed on disk: re-reading a 100k-entry index costs ~110 ms

@@ -62,6 +62,13 @@ def record(git_dir: Path, entries: dict[str, str]) -> None:
         os.close(fd)
 
 
+def defer(git_dir: Path, root: Path, entries: dict[str, str]) -> None:
+    """Journal ENTRIES (path -> committed blob) and start a flusher for them; the caller holds the store lock."""
+    record(git_dir, entries)
+    _test_kill("stage")
+    spawn(git_dir, root)
+
+
 def spawn(git_dir: Path, root: Path) -> None:
     """Start a detached flusher: it outlives this process, in its own session, stdin/stdout/stderr on /dev/null
     (os.posix_spawn: no shell, and no `subprocess` import on the write path)."""
