@@ -42,7 +42,7 @@ def wanted(git_dir: Path, setting: str | None) -> bool:
     setting = (setting or "auto").strip().lower()
     if setting == "sync":
         return False
-    if (git_dir / JOURNAL).exists() or (git_dir / BATCH).exists():
+    if waiting(git_dir):
         return True  # entries are waiting: later ones go after them, never past them
     if setting == "deferred":
         return True
@@ -104,23 +104,19 @@ def waiting(git_dir: Path) -> bool:
 
 def orphaned(git_dir: Path) -> bool:
     """Entries waiting with no flusher at work (a killed writer or flusher left them)."""
-    if not waiting(git_dir):
-        return False
-    try:
-        with _Flock(git_dir / STAGE_LOCK, 0.0):
-            return waiting(git_dir)
-    except TimeoutError:
-        return False
+    return waiting(git_dir) and _idle(git_dir, expect_waiting=True)
 
 
 def settled(git_dir: Path) -> bool:
     """Nothing waiting and no flusher at work (for tests and the benchmark: never flushes anything itself)."""
-    if waiting(git_dir):
-        return False
-    lock = _Flock(git_dir / STAGE_LOCK, 0.0)
+    return not waiting(git_dir) and _idle(git_dir, expect_waiting=False)
+
+
+def _idle(git_dir: Path, expect_waiting: bool) -> bool:
+    """No flusher holds the stage lock, and whether entries wait, checked again under it, is EXPECT_WAITING."""
     try:
-        with lock:
-            return not waiting(git_dir)
+        with _Flock(git_dir / STAGE_LOCK, 0.0):
+            return waiting(git_dir) == expect_waiting
     except TimeoutError:
         return False
 
