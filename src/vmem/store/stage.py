@@ -52,9 +52,18 @@ def wanted(git_dir: Path, setting: str | None) -> bool:
         return False
 
 
+def _lines(entries: dict[str, str]) -> str:
+    return "".join(f"{blob}\t{path}\n" for path, blob in entries.items())
+
+
+def _git_env() -> dict[str, str]:
+    """The environment for the flusher and its git: no GIT_DIR/GIT_WORK_TREE/GIT_INDEX_FILE of the caller's."""
+    return {k: v for k, v in os.environ.items() if k not in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE")}
+
+
 def record(git_dir: Path, entries: dict[str, str]) -> None:
     """Journal PATH -> BLOB for the flusher. The caller holds the store lock (one writer appends at a time)."""
-    lines = "".join(f"{blob}\t{path}\n" for path, blob in entries.items())
+    lines = _lines(entries)
     fd = os.open(git_dir / JOURNAL, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
     try:
         os.write(fd, lines.encode("utf-8"))
@@ -72,7 +81,7 @@ def defer(git_dir: Path, root: Path, entries: dict[str, str]) -> None:
 def spawn(git_dir: Path, root: Path) -> None:
     """Start a detached flusher: it outlives this process, in its own session, stdin/stdout/stderr on /dev/null
     (os.posix_spawn: no shell, and no `subprocess` import on the write path)."""
-    env = {k: v for k, v in os.environ.items() if k not in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE")}
+    env = _git_env()
     null = os.devnull
     actions = [(os.POSIX_SPAWN_OPEN, fd, null, os.O_RDWR, 0) for fd in (0, 1, 2)]
     try:
@@ -162,7 +171,7 @@ def _read(path: Path) -> dict[str, str]:
 
 def _write_batch(git_dir: Path, entries: dict[str, str]) -> None:
     tmp = git_dir / (BATCH + ".tmp")
-    tmp.write_text("".join(f"{blob}\t{path}\n" for path, blob in entries.items()), "utf-8")
+    tmp.write_text(_lines(entries), "utf-8")
     os.replace(tmp, git_dir / BATCH)
 
 
@@ -194,7 +203,7 @@ def _stage(root: Path, git_dir: Path, entries: dict[str, str]) -> bool:
             same.append(path)
         else:
             changed.append(f"100644 {blob}\t{path}")
-    env = {k: v for k, v in os.environ.items() if k not in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE")}
+    env = _git_env()
     jobs = [(["update-index", "--add", "-z", "--stdin"], "\0".join(same) + "\0")] if same else []
     if changed:
         jobs.append((["update-index", "-z", "--index-info"], "\0".join(changed) + "\0"))
