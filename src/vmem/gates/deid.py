@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import astuple, dataclass, field, fields
 from datetime import date
 
 # -- normalisation -----------------------------------------------------------------------
@@ -364,6 +364,29 @@ class Lexicon:
     @property
     def max_words(self) -> int:
         return self.lookup()[1]
+
+    def to_plain(self) -> dict:
+        """The lexicon as marshal-able values (tuples, strings, numbers), for the per-store cache."""
+        return {"terms": [astuple(t) for t in self.terms],
+                "person_parts": {k: [astuple(t) for t in v] for k, v in self.person_parts.items()},
+                "domains": [astuple(t) for t in self.domains],
+                "quantities": [(astuple(t), astuple(q)) for t, q in self.quantities],
+                "units": [(text, astuple(q), tuple(sorted(unit))) for (text, q), unit in self.units.items()],
+                "dates": [(astuple(t), day.toordinal()) for t, day in self.dates],
+                "quotes": [(entity, quote, list(words)) for entity, quote, words in self.quotes]}
+
+    @classmethod
+    def from_plain(cls, plain: dict) -> "Lexicon":
+        """The inverse of to_plain; raises (KeyError, TypeError, ValueError) on anything else."""
+        if set(plain) != {f.name for f in fields(cls) if not f.name.startswith("_")}:
+            raise ValueError("the lexicon's fields changed")
+        return cls(terms=[Term(*t) for t in plain["terms"]],
+                   person_parts={k: tuple(Term(*t) for t in v) for k, v in plain["person_parts"].items()},
+                   domains=[Term(*t) for t in plain["domains"]],
+                   quantities=[(Term(*t), Quantity(*q)) for t, q in plain["quantities"]],
+                   units={(text, Quantity(*q)): frozenset(unit) for text, q, unit in plain["units"]},
+                   dates=[(Term(*t), date.fromordinal(day)) for t, day in plain["dates"]],
+                   quotes=[(entity, quote, list(words)) for entity, quote, words in plain["quotes"]])
 
 
 def _squash(words: list[str]) -> str:

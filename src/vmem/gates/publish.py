@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from vmem import model
 from vmem.gates.deid import Lexicon, build_lexicon, check_statement
@@ -56,6 +57,63 @@ def load_inputs(snapshot) -> GateInputs:
         if loaded.item is not None:
             episodes.setdefault(loaded.item["entity"], []).append(loaded.item)
     return GateInputs(snapshot.entities(), episodes, tuple(snapshot.lexicon_problems()))
+
+
+LEXICON_LIBRARIES = ("confusable_homoglyphs", "anyascii", "number_parser")  # what build_lexicon reads names with
+
+
+def screening_lexicon(snapshot) -> Lexicon | LexiconIncomplete:
+    """The de-id lexicon of SNAPSHOT for screening one statement (a proposal, a reviewer's edit), from a per-store
+    cache keyed by the ids of the entities/ and episodes/ trees and by the code and data that build it (this
+    module, the gate, the libraries it normalises names with, the Unicode tables); built and cached on a miss.
+    A lexicon with a file that cannot be read is never cached: its verdict fails closed every time."""
+    from vmem.store.cache import cache_file, read_cache, write_cache
+
+    key = _lexicon_key(snapshot)
+    path = cache_file(Path(snapshot.repo.workdir)).with_suffix(".lexicon")
+    cached = read_cache(path) if key else None
+    if cached is not None and cached.get("key") == key:
+        try:
+            return Lexicon.from_plain(cached["lexicon"])
+        except (KeyError, TypeError, ValueError):
+            pass  # damaged or from another layout: rebuilt below
+    inputs = load_inputs(snapshot)
+    if inputs.problems:
+        return LexiconIncomplete(*inputs.problems[0])
+    lexicon = inputs.lexicon({})
+    if key:
+        write_cache(path, {"key": key, "lexicon": lexicon.to_plain()})
+    return lexicon
+
+
+def screen(statement: str, snapshot):
+    """The de-id verdict on one STATEMENT against SNAPSHOT's customers (the cached lexicon)."""
+    lexicon = screening_lexicon(snapshot)
+    return lexicon if isinstance(lexicon, LexiconIncomplete) else check_statement(statement, lexicon)
+
+
+def _lexicon_key(snapshot) -> str | None:
+    import hashlib
+    import sys
+    import unicodedata
+    from importlib.util import find_spec
+
+    from vmem.gates import deid as deid_module
+
+    parts = [sys.version, unicodedata.unidata_version]
+    for folder in ("entities", "episodes"):
+        entry = snapshot.tree[folder] if snapshot.tree is not None and folder in snapshot.tree else None
+        parts.append(str(entry.id) if entry is not None else "-")
+    try:
+        for source in (__file__, deid_module.__file__):
+            parts.append(hashlib.sha256(Path(source).read_bytes()).hexdigest())
+        for name in LEXICON_LIBRARIES:  # an upgrade replaces the package's files: new size or time
+            spec = find_spec(name)
+            stat = Path(spec.origin).stat() if spec and spec.origin else None
+            parts.append(f"{name}:{stat.st_size}:{stat.st_mtime_ns}" if stat else f"{name}:-")
+    except (OSError, ValueError, ImportError):
+        return None  # no key, no cache: built every time
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()
 
 
 def deid(item: dict, inputs: GateInputs):

@@ -155,9 +155,9 @@ def _learning(tx, statement, canonical, entity, categories, episodes, tier, writ
         tx.message.summary = match["statement"]
         tx.write(match)
         return Proposed("reinforced", match)
-    from vmem.gates.publish import deid, load_inputs
+    from vmem.gates.publish import screen
 
-    screened = deid({"statement": statement, "evidence": evidence}, load_inputs(tx.snapshot))
+    screened = screen(statement, tx.snapshot)
     item = model.validate("knowledge", {
         "id": model.new_id("knowledge"),
         "kind": "knowledge",

@@ -70,10 +70,10 @@ def _commit_edit(store: Store, item_id: str, item: dict, changes: dict) -> dict:
             raise VmemError(f"{item_id} changed while you were editing; nothing written", "run the edit again")
         current.update(changes)
         if current["kind"] == "knowledge":
-            from vmem.gates.publish import deid, load_inputs
+            from vmem.gates.publish import screen
 
             current["canonical"] = canonicalize(current["statement"])
-            screened = deid(current, load_inputs(tx.snapshot))
+            screened = screen(current["statement"], tx.snapshot)
             if not screened.passed:
                 raise SchemaError(f"{item_id} (edited)", f"the edit still identifies a customer: {screened.reason}",
                                   screened.advice)
