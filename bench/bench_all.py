@@ -92,6 +92,7 @@ ROWS = {
     "learning": ("`vmem propose TEXT --from ENTITY -c CAT` (learning)", "git-propose"),
     "supersede": ("`vmem supersede ID TEXT`", "git-supersede"),
     "index-flush": ("git index update a write left to its background flusher (after the command returned)", None),
+    "python-start": ("`python -c pass` on the interpreter vmem runs on: the floor under every command above", None),
     "consolidate": (f"`vmem consolidate` of {PROPOSALS:,} new learnings", "git-consolidate"),
     "sync-warm": ("`vmem sync`, nothing changed", "sync-budget"),
     "sync-commit": ("`vmem sync` right after a new commit", "sync-budget"),
@@ -189,6 +190,9 @@ class Bench:
         if done.returncode not in (0, 1) or (done.returncode == 1 and argv[:2] != ["git", "grep"]):
             raise SystemExit(f"{' '.join(argv[:5])} … failed ({done.returncode}):\n{done.stderr.decode()[-2000:]}")
         return elapsed
+
+    def python_start(self) -> float:
+        return self.run([sys.executable, "-c", "pass"])
 
     def vmem(self, *args: str) -> float:
         return self.run([VMEM, "--store", str(self.root), *args])
@@ -329,7 +333,8 @@ class Bench:
         self.samples["propose-first"].append(propose())
         self.samples["learning-first"].append(learning())
         self.interleave({"propose": propose, "learning": learning, "git-propose": git_propose,
-                         "supersede": supersede, "git-supersede": git_supersede}, self.runs)
+                         "supersede": supersede, "git-supersede": git_supersede, "python-start": self.python_start},
+                        self.runs)
 
     def consolidate(self) -> None:
         entities = sorted(self.store.head().entities())
@@ -421,7 +426,7 @@ class Bench:
             words = grep_words(QUERIES[len(self.samples["git-grep"]) % len(QUERIES)])
             return self.run(["git", "grep", "-i", "-F", "-l", *[a for w in words for a in ("-e", w)]])
 
-        self.interleave({"recall-warm": warm, "git-grep": grep}, max(self.runs, 6))
+        self.interleave({"recall-warm": warm, "git-grep": grep, "python-start": self.python_start}, max(self.runs, 6))
         for _ in range(self.runs):
             self.commit_claims(1)
             self.samples["recall-cold"].append(self.vmem("recall", next(self.queries)))
@@ -482,7 +487,8 @@ def revision() -> str:
 
 def machine() -> str:
     gitv = subprocess.run(["git", "--version"], capture_output=True, text=True).stdout.strip()
-    return f"{os.cpu_count()} CPUs · Python {platform.python_version()} · {gitv} · {platform.machine()}"
+    where = "a virtual environment" if sys.prefix != sys.base_prefix else "no virtual environment"
+    return f"{os.cpu_count()} CPUs · Python {platform.python_version()} ({where}) · {gitv} · {platform.machine()}"
 
 
 # -- the report ---------------------------------------------------------------------------------------
