@@ -95,6 +95,105 @@ def _load(path: str) -> StaticModel:
                         "set index.model in vmem.yaml to a model2vec model directory") from None
 
 
+class QueryModel:
+    """One question's vector in plain Python, read from the same two files: the rows of its WordPiece ids taken
+    from the memory-mapped model.safetensors (no numpy, no safetensors), their mean, unit-normalised. Every recall
+    path embeds its question here, so a one-shot process and a long-lived index give the same vector to the same
+    cosine kernel (vmem.index.local.dot). Only what it reads exactly: an `embeddings` tensor of I8, F16 or F32, an
+    optional `weights` one, a little-endian machine; `table` gives None for anything else (the caller takes the
+    numpy model)."""
+
+    DTYPES = {"I8": ("b", 1), "F16": ("e", 2), "F32": ("f", 4)}
+
+    def __init__(self, path: Path, data, offset: int, header: dict) -> None:
+        self.path = path
+        self._data = data  # the file's bytes (a read-only mmap)
+        self._wordpiece: object = False  # not read yet
+        self._tokenizer = None
+        embeddings = header["embeddings"]
+        self.rows, self.dim = (int(n) for n in embeddings["shape"])
+        self._embeddings = self._tensor(embeddings, offset, self.rows * self.dim)
+        weights = header.get("weights")
+        self._weights = None if weights is None else self._tensor(weights, offset, self.rows)
+
+    def _tensor(self, spec: dict, offset: int, count: int) -> tuple[str, int, int]:
+        code, size = self.DTYPES[spec["dtype"]]
+        start, end = (offset + int(n) for n in spec["data_offsets"])
+        if end - start != count * size or end > len(self._data):
+            raise ValueError("tensor size does not match its shape")
+        return code, size, start
+
+    @staticmethod
+    def table(path: Path) -> "QueryModel | None":
+        import json
+        import mmap
+        import sys
+
+        if sys.byteorder != "little":
+            return None
+        try:
+            with open(path / "model.safetensors", "rb") as handle:
+                data = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+            length = int.from_bytes(data[:8], "little")
+            header = json.loads(data[8:8 + length])
+            return QueryModel(path, data, 8 + length, header)
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            return None
+
+    def _values(self, tensor: tuple[str, int, int], first: int, count: int) -> list[float]:
+        import struct
+
+        code, size, start = tensor
+        chunk = memoryview(self._data)[start + first * size:start + (first + count) * size]
+        if code == "e":  # memoryview has no half-precision cast
+            return list(struct.unpack(f"<{count}e", chunk))
+        return chunk.cast(code).tolist()
+
+    def ids(self, text: str, light: bool) -> list[int] | None:
+        """TEXT's token ids, the first 512, unknown ones dropped (as StaticModel.encode); None when LIGHT and only
+        the `tokenizers` library reads this text or this tokenizer."""
+        if self._wordpiece is False:
+            from vmem import wordpiece
+
+            self._wordpiece = wordpiece.load(self.path / "tokenizer.json")
+        if self._wordpiece is not None and self._wordpiece.supports(text):
+            ids, unknown = self._wordpiece.ids(text), self._wordpiece.vocab.get(self._wordpiece.unknown)
+        elif light:
+            return None
+        else:
+            if self._tokenizer is None:
+                from tokenizers import Tokenizer
+
+                self._tokenizer = Tokenizer.from_file(str(self.path / "tokenizer.json"))
+                self._tokenizer.no_truncation()
+            ids = self._tokenizer.encode(text, add_special_tokens=False).ids
+            unknown = self._tokenizer.token_to_id("[UNK]")
+        return [i for i in ids[:512] if i != unknown]
+
+    def vector(self, ids: list[int]):
+        """The unit-length mean of the rows of IDS as array('f') (all zeros for none)."""
+        import math
+        from array import array
+
+        total = [0.0] * self.dim
+        for token in ids:
+            if not 0 <= token < self.rows:
+                raise ValueError(f"token id {token} is not in the model")
+            row = self._values(self._embeddings, token * self.dim, self.dim)
+            if self._weights is not None:
+                weight = self._values(self._weights, token, 1)[0]
+                row = [v * weight for v in row]
+            total = [a + b for a, b in zip(total, row)]
+        mean = [v / len(ids) for v in total] if ids else total
+        norm = math.sqrt(math.fsum(v * v for v in mean)) or 1.0
+        return array("f", [v / norm for v in mean])
+
+
+@lru_cache(maxsize=2)
+def _query_model(path: str) -> QueryModel | None:
+    return QueryModel.table(Path(path))
+
+
 class Embedder:
     """Unit-length embeddings, so a cosine is a dot product. The model loads on the first call: an index that is
     already up to date never pays for it."""
@@ -102,6 +201,19 @@ class Embedder:
     def __init__(self, path: Path) -> None:
         self.path = path
         self._model: StaticModel | None = None
+
+    def query(self, text: str, light: bool = False):
+        """A question's unit vector as array('f'), by the one function every recall path uses (QueryModel). LIGHT:
+        None rather than import numpy or tokenizers (a one-shot process then takes the full command)."""
+        from array import array
+
+        table = _query_model(str(self.path))
+        ids = table.ids(text, light) if table is not None else None
+        if ids is not None:
+            return table.vector(ids)
+        if light:
+            return None
+        return array("f", self([text])[0].tolist())  # a model QueryModel does not read: the numpy one
 
     @property
     def model(self) -> StaticModel:

@@ -1,7 +1,8 @@
 """The local search index: a disposable cache under the user cache dir, rebuilt from git, caught up incrementally.
 
-Per store it holds a tantivy full-text index, a unit-length embedding per item, and per-item columns for
-filtering (status, scope, audience, validity) as numpy arrays, plus the commit it reflects. Catching up
+Per store it holds a tantivy full-text index, a unit-length embedding per item (vectors.f32), and per-item columns
+for filtering (status, scope, audience, validity; columns.bin, read with or without numpy), plus the commit it
+reflects. Catching up
 diffs that commit's tree against HEAD (git compares subtree ids, so the work is proportional to the change)
 and parses only the changed blobs. A missing, corrupt or outdated index (other model, other schema) is
 rebuilt, never fatal.
@@ -11,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import marshal
-import os
 import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
@@ -22,8 +22,8 @@ from vmem.errors import SchemaError
 if TYPE_CHECKING:  # pygit2 only when the index has to catch up: a current index is read without it
     from vmem.store.repo import Store
 
-SCHEMA_VERSION = 5  # 2: statuses as history attests them (SPEC 12), the lexicon column; 3: served content;
-# 4: attestation token; 5: the awaiting column
+SCHEMA_VERSION = 6  # 2: statuses as history attests them (SPEC 12), the lexicon column; 3: served content;
+# 4: attestation token; 5: the awaiting column; 6: columns.bin (read without numpy) instead of columns.npz
 SERVABLE = {"claim": ("approved", "mandatory"), "knowledge": ("published",)}
 STALE = ("superseded", "expired")
 AWAITING = ("proposed", "candidate", "eligible")  # in review: what recall counts for an uncovered answer
@@ -81,13 +81,25 @@ def bm25_hits(text_index, words: list[str], limit: int) -> list[tuple[str, float
     return [(searcher.doc(address)["id"][0], score) for score, address in found]
 
 
+def products(vectors, qv):
+    """Each row of VECTORS (a float32 matrix: a numpy array or a memoryview cast to [rows, dims]) times QV (float32,
+    e.g. an array('f')), as a buffer of float64: the one cosine kernel of every recall path (simsimd's dot, one
+    thread; 10k x 256 in ~1.6 ms). Not BLAS: OpenBLAS spreads a matrix-vector product over its threads, and on a
+    machine with other work they wait on each other (10k x 256 on 2 busy cores: 8 ms)."""
+    import simsimd
+
+    query = memoryview(qv).cast("B").cast("f", [1, len(qv)])
+    rows = len(vectors)
+    if not rows:
+        return memoryview(b"").cast("d")
+    return memoryview(simsimd.cdist(query, vectors, metric="dot")).cast("B").cast("d")
+
+
 def dot(vectors, qv):
-    """Each row of VECTORS times QV. numpy's einsum, not BLAS: OpenBLAS spreads a matrix-vector product over its
-    threads, and on a machine with other work they wait on each other (10k x 256 on 2 busy cores: 8 ms, against
-    1.3 ms in one thread)."""
+    """products() as a numpy array (float64), for the vectorised paths."""
     import numpy as np
 
-    return np.einsum("ij,j->i", vectors, qv)
+    return np.frombuffer(products(vectors, qv), dtype=np.float64)
 
 
 def _epoch(stamp: str | None) -> float:
@@ -187,6 +199,7 @@ class LocalIndex:
         self._blocks: Blocks | None = None  # built by a long-lived index's second query (see blocks)
         self._awaiting: Blocks | None = None
         self._queries = 0
+        self.light = False  # read without numpy (open_current): columns and vectors are memoryviews
         self.stats = {"parsed": 0, "rebuilt": False}
 
     # -- lifecycle ------------------------------------------------------------------------------------------
@@ -202,15 +215,16 @@ class LocalIndex:
 
     @classmethod
     def open_current(cls, root: Path, commit: str, model_id: str) -> "LocalIndex | None":
-        """The index, opened without the repository (it never catches up), if it reflects COMMIT with this model;
-        else None: the caller opens the store and lets LocalIndex.open catch up."""
+        """The index for one query, opened without the repository (it never catches up) and without numpy (light:
+        columns and vectors are memoryviews), if it reflects COMMIT with this model; else None: the caller opens
+        the store and lets LocalIndex.open catch up (and rebuild whatever is damaged)."""
         index = cls(None, index_dir_for(root), model_id)  # type: ignore[arg-type] - never catches up
-        if not index._load() or index.commit != commit:
+        if not index._load(light=True) or index.commit != commit:
             return None
         return index
 
-    def _load(self) -> bool:
-        import numpy as np
+    def _load(self, light: bool = False) -> bool:
+        from vmem.index import columns
 
         try:
             if not (self.path / "meta.sqlite").is_file():
@@ -223,13 +237,16 @@ class LocalIndex:
             self.entity_names, self.group_names = info["entity_names"], info["group_names"]
             self.lexicon_since = info.get("lexicon_since")
             self._token = info.get("attest_token")
-            with np.load(self.path / "columns.npz") as data:
-                self.columns = {k: data[k] for k in data.files}
-            ids = self.columns.pop("ids")
-            self.order = ids.tolist()
+            read = columns.read_plain if light else columns.read_numpy
+            found = read(self.path / columns.NAME)
+            if found is None:
+                return False
+            self.order, self.columns = found
+            self.light = light
             self._stored_rows, self._dims = len(self.order), info["dims"]
             self.vectors = self._map()
-            if any(len(v) != len(self.order) for v in self.columns.values()):
+            if set(self.columns) != set(COLUMNS + TIMES) or any(len(v) != len(self.order)
+                                                                 for v in self.columns.values()):
                 return False
             self.rows = {item_id: n for n, item_id in enumerate(self.order)}
             self._open_tantivy(create=False)
@@ -238,13 +255,24 @@ class LocalIndex:
             return False
 
     def _map(self):
-        """The vectors, memory-mapped read-only: loading costs nothing and nothing is copied."""
+        """The vectors, memory-mapped read-only: loading costs nothing and nothing is copied. A light index maps
+        them as a memoryview of float32 [rows, dims]; a file of another size is damage (ValueError)."""
+        path = self.path / "vectors.f32"
+        if self._stored_rows and path.stat().st_size != self._stored_rows * self._dims * 4:
+            raise ValueError("vectors.f32 does not match the index")
+        if self.light:
+            import mmap
+
+            if not self._stored_rows:
+                return memoryview(b"").cast("f")
+            with open(path, "rb") as handle:
+                mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+            return memoryview(mapped).cast("f", [self._stored_rows, self._dims])
         import numpy as np
 
         if not self._stored_rows:
             return np.zeros((0, self._dims), dtype=np.float32)
-        return np.memmap(self.path / "vectors.f32", dtype=np.float32, mode="r",
-                         shape=(self._stored_rows, self._dims))
+        return np.memmap(path, dtype=np.float32, mode="r", shape=(self._stored_rows, self._dims))
 
     def _reset(self) -> None:
         import numpy as np
@@ -255,7 +283,7 @@ class LocalIndex:
         self.commit, self.order, self.rows = None, [], {}
         self._token, self.lexicon_since = None, None
         self.entity_names, self.group_names = [], []
-        self._stored_rows, self._pending = 0, {}
+        self._stored_rows, self._pending, self.light = 0, {}, False
         self.vectors = self._map()
         self.columns = {name: np.zeros(0, dtype=np.int32) for name in COLUMNS}
         self.columns.update({name: np.zeros(0) for name in TIMES})
@@ -399,6 +427,8 @@ class LocalIndex:
         """Write what changed: vector rows in place (appending new ones), the small column file, then the commit."""
         import numpy as np
 
+        from vmem.index import columns
+
         self.path.mkdir(parents=True, exist_ok=True)
         vectors_file = self.path / "vectors.f32"
         if self._stored_rows and (not vectors_file.exists()
@@ -419,10 +449,7 @@ class LocalIndex:
                 fresh.astype(np.float32).tofile(handle)
         self._stored_rows, self._pending = len(self.order), {}
         self.vectors = self._map()
-        tmp = self.path / f".columns.npz.tmp{os.getpid()}"
-        with open(tmp, "wb") as handle:
-            np.savez(handle, ids=np.array(self.order, dtype="U14"), **self.columns)
-        os.replace(tmp, self.path / "columns.npz")
+        columns.write(self.path / columns.NAME, self.order, self.columns)
         self.items.set_info({"version": SCHEMA_VERSION, "model": self.model_id, "commit": self.commit,
                              "entity_names": self.entity_names, "group_names": self.group_names,
                              "dims": self._dims, "lexicon_since": self.lexicon_since,
@@ -438,7 +465,7 @@ class LocalIndex:
         import time
 
         self._queries += 1
-        if self._blocks is None and self._queries > 1 and self.order:
+        if self._blocks is None and self._queries > 1 and self.order and not self.light:
             self._blocks = Blocks(self, time.time())
         return self._blocks if self._blocks is not None and now >= self._blocks.built else None
 
@@ -507,4 +534,4 @@ class Blocks:
                     {name: values[start:end] for name, values in self.columns.items()})
         pick = np.concatenate([np.arange(s, e) for s, e in spans]) if spans else np.zeros(0, dtype=np.int64)
         return (self.rows[pick], np.concatenate([dot(self.vectors[s:e], qv) for s, e in spans]) if spans
-                else np.zeros(0, dtype=np.float32), {name: values[pick] for name, values in self.columns.items()})
+                else np.zeros(0), {name: values[pick] for name, values in self.columns.items()})

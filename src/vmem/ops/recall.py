@@ -95,6 +95,36 @@ def _mask(index, scope: Scope, include_stale: bool, now: float, columns: dict | 
     return present & live & audience_ok & scope_ok & (c["personal"] == 0)
 
 
+def _visible(index, scope: Scope, include_stale: bool, now: float):
+    """_mask's rule one row at a time, in plain Python, for a light index (a one-shot recall, no numpy): a function
+    row -> whether the caller may be served it. Term by term the same as _mask (NaN: no bound), and a property test
+    holds the two to it on random columns (tests/test_recall_fast.py)."""
+    c = index.columns
+    present, personal, servable, stale = c["present"], c["personal"], c["servable"], c["stale"]
+    knowledge, scope_of, audience = c["knowledge"], c["scope"], c["audience"]
+    valid_from, valid_to, expires, published = c["valid_from"], c["valid_to"], c["expires"], c["published_seq"]
+    entity_code, group_code = codes(index, scope)
+    since = index.lexicon_since
+
+    def visible(row: int) -> bool:
+        if present[row] != 1 or personal[row] != 0 or audience[row] not in (0, group_code):
+            return False
+        is_knowledge = knowledge[row] == 1
+        if not (is_knowledge or scope_of[row] in (0, entity_code)):
+            return False
+        start, end, expiry = valid_from[row], valid_to[row], expires[row]
+        not_expired = expiry != expiry or expiry > now or is_knowledge  # x != x: NaN, no bound
+        live = (servable[row] == 1 and (start != start or start <= now) and (end != end or end > now)
+                and not_expired)
+        if since is not None and is_knowledge and not published[row] < since:
+            live = False  # the lexicon broke: knowledge published since is held back (SPEC 11)
+        if include_stale:
+            live = live or stale[row] == 1 or (servable[row] == 1 and not not_expired)
+        return live
+
+    return visible
+
+
 def _allowed(index, qv, who: Scope, include_stale: bool, now: float):
     """(the rows the caller may be served, their cosines to QV, every row's cosine or None when only the caller's
     blocks were multiplied)."""
@@ -125,6 +155,62 @@ def _nearest(rows, values, depth: int):
     else:
         best = np.arange(values.size)
     return best[np.lexsort((rows[best], -values[best]))]
+
+
+def _nearest_visible(values: list[float], visible, depth: int) -> list[int]:
+    """_nearest in plain Python over every row's VALUES: the rows of the DEPTH highest values among the VISIBLE
+    ones, best first, equal values by row. Only the best rows are sorted and checked, widening until DEPTH are
+    found or every row has been looked at."""
+    import heapq
+
+    n, want = len(values), 4 * depth
+    while True:
+        if want >= n:
+            candidates = range(n)
+        else:
+            edge = heapq.nlargest(want, values)[-1]  # every row at or above it: a prefix of the full order
+            candidates = [row for row in range(n) if values[row] >= edge]
+        best = []
+        for row in sorted(candidates, key=values.__getitem__, reverse=True):  # stable: equal values by row
+            if visible(row):
+                best.append(row)
+                if len(best) == depth:
+                    return best
+        if want >= n:
+            return best
+        want *= 4
+
+
+def _ranked(index, qv, who: Scope, include_stale: bool, now: float):
+    """(the DEPTH nearest rows WHO may be served, best first; row -> its cosine, or None if WHO may not be served
+    it; every row's cosine, or None when only WHO's blocks were multiplied), vectorised with numpy."""
+    import numpy as np
+
+    rows, values, product = _allowed(index, qv, who, include_stale, now)
+    if rows.size == 0:
+        return [], None, product
+    best = _nearest(rows, values, min(DEPTH, rows.size))
+    position = np.full(len(index.order), -1, dtype=np.int64)  # row -> where it is in ROWS (-1: not allowed)
+    position[rows] = np.arange(rows.size)
+
+    def cosine(row: int) -> float | None:
+        at = position[row]
+        return float(values[at]) if at >= 0 else None
+
+    return rows[best].tolist(), cosine, product
+
+
+def _ranked_visible(index, qv, who: Scope, include_stale: bool, now: float):
+    """_ranked for a light index, in plain Python: the same kernel's cosines, the same rule, the same order."""
+    from vmem.index.local import products
+
+    values = products(index.vectors, qv).tolist()
+    visible = _visible(index, who, include_stale, now)
+
+    def cosine(row: int) -> float | None:
+        return values[row] if visible(row) else None
+
+    return _nearest_visible(values, visible, DEPTH), cosine, values
 
 
 def recall(store: Store, query: str, *, scope: str | None = None, audience: str | None = None,
@@ -172,7 +258,11 @@ def recall_current(root: Path, query: str, *, scope: str | None = None, audience
     index = LocalIndex.open_current(root, commit, info["model"])
     if index is None:
         return None
-    return search(index, query, who, False, k, embedder())
+    embed = embedder()
+    qv = embed.query(query, light=True)  # None: this question needs the tokenizers library
+    if qv is None or (index.order and len(qv) != index._dims):
+        return None
+    return search(index, query, who, False, k, embed, qv)
 
 
 def _entity_committed(root: Path, entity: str) -> bool:
@@ -186,25 +276,23 @@ def _entity_committed(root: Path, entity: str) -> bool:
     return listed.returncode == 0 and listed.stdout.startswith(("100644 blob ", "100755 blob "))
 
 
-def search(index, query: str, who: Scope, include_stale: bool, k: int, embed) -> dict:
-    import numpy as np
-
+def search(index, query: str, who: Scope, include_stale: bool, k: int, embed, qv=None) -> dict:
+    """The answer from an open index: numpy over a long-lived one, plain Python over a light one (a one-shot
+    process); both take the question's vector from embed.query (or QV, computed by it) and the cosines from one
+    kernel, so they give the same answer."""
     now = time.time()
     if not index.order:
         return {"coverage": "uncovered", "results": []}
-    qv = embed([query])[0]
-    rows, values, product = _allowed(index, qv, who, include_stale, now)
-    if rows.size == 0:
+    qv = embed.query(query) if qv is None else qv
+    ranked, cosine, product = (_ranked_visible if index.light else _ranked)(index, qv, who, include_stale, now)
+    if not ranked:
         from vmem.ops.pending import awaiting_review
 
         return {"coverage": "uncovered", "results": [], "awaiting_review": awaiting_review(index, qv, who, product)}
-    best = _nearest(rows, values, min(DEPTH, rows.size))
-    vector_rank = [index.order[r] for r in rows[best].tolist()]
-    position = np.full(len(index.order), -1, dtype=np.int64)  # row -> where it is in ROWS (-1: not allowed)
-    position[rows] = np.arange(rows.size)
-    lexical = [(i, s) for i, s in index.bm25(query, DEPTH) if i in index.rows and position[index.rows[i]] >= 0]
+    vector_rank = [index.order[r] for r in ranked]
+    lexical = [(i, s) for i, s in index.bm25(query, DEPTH) if i in index.rows and cosine(index.rows[i]) is not None]
     candidates = set(vector_rank) | {i for i, _ in lexical}
-    cosine_of = {i: float(values[position[index.rows[i]]]) for i in candidates}
+    cosine_of = {i: cosine(index.rows[i]) for i in candidates}
     result = _fuse(index.items, vector_rank, lexical, cosine_of, k, at=datetime.fromtimestamp(now, timezone.utc),
                    stale_ok=include_stale, query=query)
     if result["coverage"] == "uncovered":  # say so when the answer exists but is still unreviewed (issue 13)
@@ -352,7 +440,7 @@ def _recall_as_of(store: Store, query: str, who: Scope, when: str, include_stale
 
     metas = {i: _meta(items[i]) for i in ids}
     vectors = embed([_text(metas[i]) for i in ids])
-    cosines = vectors @ embed([query])[0]
+    cosines = vectors @ np.frombuffer(embed.query(query), dtype=np.float32)
     order = np.argsort(-cosines)[:DEPTH]
     words = set(re.findall(r"\w+", query.lower()))
     overlap = sorted(((len(words & set(re.findall(r"\w+", _text(metas[i]).lower()))), i) for i in ids),
