@@ -63,7 +63,7 @@ def test_the_plain_scope_rule_is_the_numpy_mask(tmp_path_factory, columns, entit
     ids = [f"c-{n:012x}" for n in range(len(columns["present"]))]
     column_file.write(path, ids, columns)
     numpy_ids, numpy_columns = column_file.read_numpy(path)
-    plain_ids, plain_columns = column_file.read_plain(path)
+    plain_ids, plain_columns = column_file.read_plain(path, len(ids))
     assert numpy_ids == plain_ids == ids
     names, groups = ["acme", "globex", "other"], ["finance", "legal"]
     heavy = _Columns(numpy_columns, names, groups, lexicon_since)
@@ -262,3 +262,16 @@ def test_a_question_only_tokenizers_reads_takes_the_full_command(seeded, vmem, f
     vmem("index")
     assert recall.recall_current(seeded.root, "ARR \U0001FAE8 trials", k=3) is None
     assert recall.recall_current(seeded.root, "ARR trials", k=3) is not None
+
+
+def test_past_light_rows_the_one_shot_reads_the_index_with_numpy_and_answers_alike(seeded, vmem, facts, monkeypatch):
+    from vmem.index import local
+
+    vmem("index")
+    monkeypatch.setattr(recall.time, "time", lambda: NOW)
+    light = recall.recall_current(seeded.root, "ARR trials", k=3)
+    head = seeded.repo.head.target
+    assert LocalIndex.open_current(seeded.root, str(head), str(EMBED.path)).light
+    monkeypatch.setattr(local, "LIGHT_ROWS", 1)
+    assert not LocalIndex.open_current(seeded.root, str(head), str(EMBED.path)).light
+    assert recall.recall_current(seeded.root, "ARR trials", k=3) == light

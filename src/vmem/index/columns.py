@@ -46,14 +46,18 @@ def write(path: Path, ids: list[str], columns: dict) -> None:
 def _read(path: Path, buffer: bytearray | bytes) -> tuple[dict, memoryview]:
     """(header, body) of a columns file's bytes; ValueError when it is not one or is damaged."""
     view = memoryview(buffer)
-    if bytes(view[:8]) != MAGIC:
-        raise ValueError(f"{path} is not a columns file")
-    length = int.from_bytes(view[8:16], "little")
-    header = json.loads(bytes(view[16:16 + length]))
-    body = view[16 + length:]
+    header, start = _header(path, bytes(view[:16]), lambda size: bytes(view[16:16 + size]))
+    body = view[start:]
     if zlib.crc32(body) != header["crc"]:
         raise ValueError(f"{path} is damaged")
     return header, body
+
+
+def _header(path: Path, lead: bytes, read) -> tuple[dict, int]:
+    if lead[:8] != MAGIC:
+        raise ValueError(f"{path} is not a columns file")
+    length = int.from_bytes(lead[8:16], "little")
+    return json.loads(read(length)), 16 + length
 
 
 def _ids(header: dict, body: memoryview) -> list[str]:
@@ -75,12 +79,19 @@ def read_numpy(path: Path) -> tuple[list[str], dict]:
     return _ids(header, body), columns
 
 
-def read_plain(path: Path) -> tuple[list[str], dict] | None:
-    """(ids, {name: memoryview of int or float}) without numpy; None on a big-endian machine (the caller takes
-    the numpy path)."""
+def read_plain(path: Path, max_rows: int) -> tuple[list[str], dict] | None:
+    """(ids, {name: memoryview of int or float}) without numpy; None on a big-endian machine or past MAX_ROWS
+    (where numpy's import costs less than plain Python's per-row work): the caller reads it with numpy."""
     if sys.byteorder != "little":
         return None
-    header, body = _read(path, path.read_bytes())
+    with open(path, "rb") as handle:
+        lead = handle.read(16)
+        text = []
+        header, _ = _header(path, lead, lambda size: text.append(handle.read(size)) or text[0])
+        if header["rows"] > max_rows:
+            return None
+        data = lead + text[0] + handle.read()
+    header, body = _read(path, data)
     rows = header["rows"]
     columns = {}
     for name, (code, at) in header["columns"].items():

@@ -28,6 +28,8 @@ SERVABLE = {"claim": ("approved", "mandatory"), "knowledge": ("published",)}
 STALE = ("superseded", "expired")
 AWAITING = ("proposed", "candidate", "eligible")  # in review: what recall counts for an uncovered answer
 NO_TIME = float("nan")
+LIGHT_ROWS = 200_000  # up to this many rows a one-shot recall reads the index without numpy (its import: ~100 ms);
+# past it, plain Python's per-row work (sorting every cosine, the ids) costs more than the import
 
 Progress = Callable[[int, int], None]
 
@@ -215,9 +217,9 @@ class LocalIndex:
 
     @classmethod
     def open_current(cls, root: Path, commit: str, model_id: str) -> "LocalIndex | None":
-        """The index for one query, opened without the repository (it never catches up) and without numpy (light:
-        columns and vectors are memoryviews), if it reflects COMMIT with this model; else None: the caller opens
-        the store and lets LocalIndex.open catch up (and rebuild whatever is damaged)."""
+        """The index for one query, opened without the repository (it never catches up) and, up to LIGHT_ROWS
+        items, without numpy (light: columns and vectors are memoryviews), if it reflects COMMIT with this model;
+        else None: the caller opens the store and lets LocalIndex.open catch up (and rebuild what is damaged)."""
         index = cls(None, index_dir_for(root), model_id)  # type: ignore[arg-type] - never catches up
         if not index._load(light=True) or index.commit != commit:
             return None
@@ -237,10 +239,9 @@ class LocalIndex:
             self.entity_names, self.group_names = info["entity_names"], info["group_names"]
             self.lexicon_since = info.get("lexicon_since")
             self._token = info.get("attest_token")
-            read = columns.read_plain if light else columns.read_numpy
-            found = read(self.path / columns.NAME)
+            found = columns.read_plain(self.path / columns.NAME, LIGHT_ROWS) if light else None
             if found is None:
-                return False
+                light, found = False, columns.read_numpy(self.path / columns.NAME)
             self.order, self.columns = found
             self.light = light
             self._stored_rows, self._dims = len(self.order), info["dims"]
