@@ -108,6 +108,20 @@ def test_the_question_vector_is_the_models_mean_unit_normalised():
                        atol=1e-6)
 
 
+@settings(max_examples=200, deadline=None)
+@given(text=st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=40)
+       | st.lists(st.sampled_from(["ARR", "renewals", "Meridale's", "[UNK]", "unaffordable", "Ünïcödé", "4-4-5",
+                                   "procurement?", "zzzqqqxx", "[PAD]"]), max_size=8).map(" ".join))
+def test_the_cached_vocabulary_tokenizes_as_tokenizer_json_does(text):
+    """A one-shot process reads the vocabulary from its SQLite copy: the same ids as the parsed tokenizer.json."""
+    from vmem import wordpiece
+
+    path = bundled_model_dir() / "tokenizer.json"
+    parsed, first, stored = wordpiece.load(path), wordpiece.load_cached(path), wordpiece.load_cached(path)
+    assert isinstance(stored.vocab, wordpiece.StoredVocab) and stored.config == parsed.config
+    assert parsed.ids(text) == first.ids(text) == stored.ids(text)
+
+
 @pytest.mark.parametrize("dtype", ["F32", "F16", "F64"])
 def test_a_store_named_model_of_another_dtype_or_with_weights(tmp_path, dtype):
     """F32 and F16 tensors and a `weights` tensor are read as safetensors stores them; a dtype QueryModel does not

@@ -155,7 +155,7 @@ class QueryModel:
         if self._wordpiece is False:
             from vmem import wordpiece
 
-            self._wordpiece = wordpiece.load(self.path / "tokenizer.json")
+            self._wordpiece = wordpiece.load_cached(self.path / "tokenizer.json")
         if self._wordpiece is not None and self._wordpiece.supports(text):
             ids, unknown = self._wordpiece.ids(text), self._wordpiece.vocab.get(self._wordpiece.unknown)
         elif light:

@@ -22,6 +22,7 @@ _ASCII_PUNCT = set("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 class WordPiece:
     def __init__(self, vocab: dict[str, int], unknown: str, prefix: str, max_chars: int, specials: list[str],
                  lowercase: bool, strip_accents: bool, chinese: bool) -> None:
+        self.config = (unknown, prefix, max_chars, specials, lowercase, strip_accents, chinese)
         self.vocab, self.unknown, self.prefix, self.max_chars = vocab, unknown, prefix, max_chars
         self.lowercase, self.strip_accents, self.chinese = lowercase, strip_accents, chinese
         self.specials = re.compile("|".join(map(re.escape, sorted(specials, key=len, reverse=True)))) \
@@ -100,7 +101,13 @@ class WordPiece:
 def load(path: Path) -> WordPiece | None:
     """The tokenizer in PATH (a tokenizer.json) if it is a configuration this module reproduces exactly, else None."""
     try:
-        spec = json.loads(Path(path).read_text(encoding="utf-8"))
+        return _from_spec(json.loads(Path(path).read_text(encoding="utf-8")))
+    except (OSError, ValueError):
+        return None
+
+
+def _from_spec(spec: dict) -> WordPiece | None:
+    try:
         norm, pre, model = spec.get("normalizer") or {}, spec.get("pre_tokenizer") or {}, spec.get("model") or {}
         specials = spec.get("added_tokens") or []
         if (norm.get("type") != "BertNormalizer" or pre != {"type": "BertPreTokenizer"}
@@ -113,5 +120,92 @@ def load(path: Path) -> WordPiece | None:
         return WordPiece(model["vocab"], model["unk_token"], model.get("continuing_subword_prefix") or "##",
                          int(model.get("max_input_chars_per_word") or 100), [t["content"] for t in specials],
                          lowercase, lowercase if strip is None else bool(strip), bool(norm.get("handle_chinese_chars")))
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+    except (ValueError, KeyError, TypeError, AttributeError):
         return None
+
+
+class StoredVocab:
+    """A vocabulary kept in SQLite: a question looks up a few dozen pieces instead of parsing the whole
+    tokenizer.json (~30k entries, ~8 ms) in every one-shot process. Reads like the dict it was written from."""
+
+    def __init__(self, db) -> None:
+        self.db = db
+        self._seen: dict[str, int | None] = {}
+
+    def get(self, token: str, default=None):
+        if token not in self._seen:
+            row = self.db.execute("SELECT id FROM vocab WHERE token = ?", (token,)).fetchone()
+            self._seen[token] = None if row is None else row[0]
+        found = self._seen[token]
+        return default if found is None else found
+
+    def __contains__(self, token: str) -> bool:
+        return self.get(token) is not None
+
+    def __getitem__(self, token: str) -> int:
+        found = self.get(token)
+        if found is None:
+            raise KeyError(token)
+        return found
+
+
+CACHE_VERSION = 1
+
+
+def load_cached(path: Path) -> WordPiece | None:
+    """load(), through a copy of the vocabulary and configuration in the user cache directory, keyed by the file's
+    path, size and modification time (written by the first process that parses it; losing it only costs time)."""
+    import marshal
+    import sqlite3
+
+    cached = _cache_path(Path(path))
+    try:
+        if cached is not None and cached.is_file():
+            db = sqlite3.connect(f"file:{cached}?mode=ro", uri=True)
+            config = db.execute("SELECT value FROM config").fetchone()
+            if config is not None:
+                return WordPiece(StoredVocab(db), *marshal.loads(config[0]))
+            db.close()
+    except (OSError, sqlite3.Error, ValueError, EOFError, TypeError):
+        pass
+    found = load(path)
+    if found is not None and cached is not None:
+        _store(cached, found)
+    return found
+
+
+def _cache_path(path: Path) -> Path | None:
+    import hashlib
+
+    from vmem.store.cache import cache_home
+
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    key = hashlib.sha256(f"{CACHE_VERSION}\0{path.resolve()}\0{stat.st_size}\0{stat.st_mtime_ns}".encode())
+    return cache_home() / "wordpiece" / f"{key.hexdigest()[:16]}.sqlite"
+
+
+def _store(cached: Path, found: WordPiece) -> None:
+    """Write FOUND's vocabulary and configuration to CACHED atomically (a temp file, then os.replace)."""
+    import marshal
+    import os
+    import sqlite3
+
+    tmp = cached.with_name(f".{cached.name}.tmp{os.getpid()}")
+    try:
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        tmp.unlink(missing_ok=True)
+        db = sqlite3.connect(str(tmp))
+        try:
+            db.execute("CREATE TABLE vocab (token TEXT PRIMARY KEY, id INTEGER) WITHOUT ROWID")
+            db.execute("CREATE TABLE config (value BLOB)")
+            db.executemany("INSERT INTO vocab VALUES (?, ?)", found.vocab.items())
+            db.execute("INSERT INTO config VALUES (?)", (marshal.dumps(found.config),))
+            db.commit()
+        finally:
+            db.close()
+        os.replace(tmp, cached)
+    except (OSError, sqlite3.Error):
+        tmp.unlink(missing_ok=True)

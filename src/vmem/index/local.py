@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import marshal
-import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
@@ -276,6 +275,8 @@ class LocalIndex:
         return np.memmap(path, dtype=np.float32, mode="r", shape=(self._stored_rows, self._dims))
 
     def _reset(self) -> None:
+        import shutil
+
         import numpy as np
 
         shutil.rmtree(self.path, ignore_errors=True)
@@ -293,6 +294,8 @@ class LocalIndex:
         self.stats["rebuilt"] = True
 
     def _open_tantivy(self, create: bool) -> None:
+        import shutil
+
         import tantivy
 
         builder = tantivy.SchemaBuilder()
