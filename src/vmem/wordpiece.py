@@ -1,7 +1,8 @@
 """BERT WordPiece tokenization in plain Python, for a one-shot query.
 
 The `tokenizers` library takes ~60 ms to build its tokenizer from tokenizer.json; a fresh `vmem recall` encodes
-one short question, which this does in well under a millisecond after a ~5 ms JSON read. It accepts only the
+one short question, which this does in well under a millisecond, its vocabulary looked up in a SQLite copy that
+the first process to parse tokenizer.json leaves in the user cache (load_cached). It accepts only the
 configuration of the bundled model (BertNormalizer, BertPreTokenizer, WordPiece, special tokens that are not
 normalized) and gives the same ids as `tokenizers` for it on text that `supports` (tests/test_wordpiece.py compares
 them on random text); for anything else the caller uses `tokenizers`.
