@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections import Counter
 import unicodedata
 from dataclasses import astuple, dataclass, field, fields
 from datetime import date
@@ -23,6 +24,9 @@ from datetime import date
 _HANGUL_FILLERS = frozenset("\u115f\u1160\u3164\uffa0")
 _BIDI_OPEN = frozenset("\u202a\u202b\u202d\u202e\u2066\u2067\u2068")  # embeddings, overrides, isolates
 _REVERSING = frozenset("\u202e\u2067")  # right-to-left override / isolate: a Latin run inside displays reversed
+# How a renderer resolves nested controls is its own business: the readings the gate also tries (override only,
+# and none), so a name reversed inside an isolate inside an override is read however it displays
+_BIDI_READINGS = (frozenset("\u202e"), frozenset())
 _BIDI_CLOSE = frozenset("\u202c\u2069")
 
 
@@ -48,14 +52,14 @@ def _confusable_map() -> dict[str, str]:
     return table
 
 
-def _visible(text: str) -> str:
+def _visible(text: str, reversing: frozenset[str] = _REVERSING) -> str:
     """What a reader sees: invisible characters gone, runs inside a right-to-left override put back in order."""
     if text.isascii():
         return text
     out, stack = [], []  # stack of (reversing, start index in out)
     for ch in text:
         if ch in _BIDI_OPEN:
-            stack.append((ch in _REVERSING, len(out)))
+            stack.append((ch in reversing, len(out)))
         elif ch in _BIDI_CLOSE and stack:
             reversing, start = stack.pop()
             if reversing:
@@ -103,9 +107,9 @@ _EXAMPLE_DOMAINS = re.compile(r"@(?:[\w-]+\.)*(?:example\.(?:com|org|net)|[\w-]+
                               re.I)
 
 
-def fold(text: str, transliterate: bool = False) -> str:
+def fold(text: str, transliterate: bool = False, reversing: frozenset[str] = _REVERSING) -> str:
     """Visible-form folding: NFKC, invisibles and bidi controls out, accents off, look-alikes (or sounds) to Latin."""
-    text = _visible(unicodedata.normalize("NFKC", text.translate(_APOSTROPHES)))
+    text = _visible(unicodedata.normalize("NFKC", text.translate(_APOSTROPHES)), reversing)
     text = "".join(ch for ch in unicodedata.normalize("NFKD", text) if not unicodedata.combining(ch))
     return _latin(text, transliterate).translate(_APOSTROPHES)
 
@@ -158,7 +162,7 @@ _MONTHS = {m: i for i, names in enumerate((
 _SCALE = {"k": 1e3, "thousand": 1e3, "m": 1e6, "mm": 1e6, "mn": 1e6, "million": 1e6, "b": 1e9, "bn": 1e9,
           "billion": 1e9}
 _NUMBER = re.compile(
-    r"(?P<cur>[$€£¥])?\s?(?P<num>\d{1,3}(?:[,\u00a0 ]\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
+    r"(?P<cur>[$€£¥])?\s?(?P<num>\d{1,3}(?:[,\u00a0 ']\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
     r"(?:\s?(?P<scale>k|thousand|mm|mn|m|million|bn|b|billion)\b)?(?P<pct>\s?%| percent\b)?",
     re.IGNORECASE)
 _MONTH_RE = "|".join(sorted(_MONTHS, key=len, reverse=True))
@@ -193,8 +197,12 @@ _WHOLE_WORD = (r"(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven
                r"sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred)")
 _SPOKEN_DECIMAL = re.compile(rf"\b({_WHOLE_WORD}(?:[\s-]+(?:and[\s-]+)?{_WHOLE_WORD})*|\d+)[\s-]+point"
                              rf"((?:[\s-]+{_DIGIT})+)\b", re.I)
-# number-parser reads "1.2 million" as "1.2 1000000": a decimal before a scale is one number
-_DECIMAL_SCALE = re.compile(r"\b(\d+\.\d+) (1000|1000000|1000000000)\b")
+# number-parser reads "1.2 million" as "1.2 1000000" (and "12,5 thousand" as "12,5 1000"): a decimal, with a point
+# or a decimal comma, before a scale is one number; so is a whole number and a spoken fraction ("twelve and a
+# half thousand": "12 and a half 1000")
+_DECIMAL_SCALE = re.compile(r"\b(\d+(?:[.,]\d{1,2}(?!\d)|\.\d+)?)(?: and an? (half|quarter|third))? "
+                            r"(1000|1000000|1000000000)\b")
+_FRACTIONS = {"half": 0.5, "quarter": 0.25, "third": 1 / 3}
 
 
 def _decimals(text: str) -> str:
@@ -220,9 +228,14 @@ def _in_digits(text: str) -> str | None:
     try:
         if re.search(r"\bpoint\b", text, re.I):
             text = _decimals(text)
-        return _DECIMAL_SCALE.sub(lambda m: f"{float(m.group(1)) * int(m.group(2)):.0f}", parse(text))
+        return _DECIMAL_SCALE.sub(_scaled, parse(text))
     except Exception:  # a parser bug must not open the gate: the statement is still checked as written
         return None
+
+
+def _scaled(match: re.Match) -> str:
+    whole = float(match.group(1).replace(",", ".")) + _FRACTIONS.get(match.group(2) or "", 0.0)
+    return f"{whole * int(match.group(3)):.0f}"
 
 
 def dates_in(text: str) -> set[date]:
@@ -251,30 +264,41 @@ def quantities_in(text: str, dates: bool = True) -> set[Quantity]:
 
 
 _GROUPED_DOTS = re.compile(r"(?<![\d.,])\d{1,3}(?:\.\d{3})+(?:,\d+)?(?![\d.]\d)")
+# 12,5 thousand / 12,5k / 3,5 %: a decimal comma (the other reading, a list or thousands, is read as well)
+_DECIMAL_COMMA = re.compile(r"(?<![\d.,])(\d+),(\d{1,2})(?![\d])(?:\s?(k|thousand|mm|mn|m|million|bn|b|billion)\b)?"
+                            r"(\s?%| percent\b)?", re.I)
 _CURRENCY = re.compile(r"[$€£¥]|\b(?:usd|eur|gbp|dollars?|euros?|pounds?)\b", re.I)
 
 
 def _numbers(text: str, dates: bool = True) -> list[tuple[Quantity, bool, frozenset[str]]]:
-    """Each number: its value, whether it is money, and the stems of the three words after it (its unit)."""
+    """Each number: its value, whether it is money, and the stems of the three words on either side of it (its
+    unit: "12,500 pallets" and "pallets: 12,500")."""
     folded = fold(text)
     if dates:
         for pattern, _ in _DATE_PATTERNS:
             folded = pattern.sub(" ", folded)
+
+    def unit(match: re.Match) -> frozenset[str]:
+        tail = re.findall(r"[^\W\d_]+", folded[match.end():match.end() + 40])[:3]
+        head = re.findall(r"[^\W\d_]+", folded[max(match.start() - 40, 0):match.start()])[-3:]
+        return frozenset(_stem(w.casefold()) for w in tail + head)
+
     out = []
     for match in _GROUPED_DOTS.finditer(folded):  # 410.000 EUR: European thousands (the other reading follows)
         value = float(match.group(0).replace(".", "").replace(",", "."))
-        tail = folded[match.end():match.end() + 40]
-        unit = frozenset(_stem(w.casefold()) for w in re.findall(r"[^\W\d_]+", tail)[:3])
-        out.append((Quantity(round(value, 6), False), bool(_CURRENCY.match(tail.strip())), unit))
+        out.append((Quantity(round(value, 6), False), bool(_CURRENCY.match(folded[match.end():].strip())),
+                    unit(match)))
+    for match in _DECIMAL_COMMA.finditer(folded):
+        value = float(f"{match.group(1)}.{match.group(2)}") * _SCALE.get((match.group(3) or "").lower(), 1)
+        out.append((Quantity(round(value, 6), bool(match.group(4))),
+                    bool(_CURRENCY.match(folded[match.end():].strip())), unit(match)))
     for match in _NUMBER.finditer(folded):
-        raw = re.sub(r"[,\u00a0 ]", "", match.group("num"))
+        raw = re.sub(r"[,\u00a0 ']", "", match.group("num"))
         value = float(raw)
         if match.group("scale"):
             value *= _SCALE[match.group("scale").lower()]
-        tail = folded[match.end():match.end() + 40]
-        unit = frozenset(_stem(w.casefold()) for w in re.findall(r"[^\W\d_]+", tail)[:3])
-        money = bool(match.group("cur") or _CURRENCY.match(tail.strip()))
-        out.append((Quantity(round(value, 6), bool(match.group("pct"))), money, unit))
+        money = bool(match.group("cur") or _CURRENCY.match(folded[match.end():match.end() + 40].strip()))
+        out.append((Quantity(round(value, 6), bool(match.group("pct"))), money, unit(match)))
     return out
 
 
@@ -315,6 +339,7 @@ class Lexicon:
     _quote_index: tuple | None = field(default=None, repr=False, compare=False)
     _lookup_il: tuple | None = field(default=None, repr=False, compare=False)
     _skeletons: tuple | None = field(default=None, repr=False, compare=False)
+    _person_skeletons: tuple | None = field(default=None, repr=False, compare=False)
 
     def quotes_sharing(self, content: set[str]) -> list[int]:
         """Indexes of the quotes that share at least two content words with CONTENT (an inverted index)."""
@@ -351,6 +376,18 @@ class Lexicon:
                         keys[key] = keys.get(key, ()) + (term,)
             self._skeletons = (len(self.terms), keys)
         return self._skeletons[1]
+
+    def person_skeletons(self) -> dict[tuple[str, ...], tuple[Term, ...]]:
+        """Contacts' full names by the sound-alike keys of their words (two to four words, each key two or more
+        consonant sounds long, so a transliterated name matches and little else)."""
+        if self._person_skeletons is None or self._person_skeletons[0] != len(self.terms):
+            keys: dict[tuple[str, ...], tuple[Term, ...]] = {}
+            for term in self.terms:
+                key = tuple(_skeleton(w) for w in tokens(term.text)) if term.kind == "person" else ()
+                if 2 <= len(key) <= 4 and all(len(k) >= 2 for k in key):
+                    keys[key] = keys.get(key, ()) + (term,)
+            self._person_skeletons = (len(self.terms), keys)
+        return self._person_skeletons[1]
 
     def lookup_il(self) -> dict[str, Term]:
         """Terms keyed with i and l folded together, for readings where 1, |, ! or a palochka may stand for either."""
@@ -478,15 +515,25 @@ def _quote_tokens(text: str) -> list[str]:
 
 
 _LEET = str.maketrans({"4": "a", "@": "a", "3": "e", "0": "o", "5": "s", "$": "s", "7": "t", "8": "b", "9": "g",
-                       "|": "l", "!": "i"})
-_LEETY = re.compile(r"(?<![\w@$|!])(?=[\w@$|!]*[A-Za-z])(?=[\w@$|!]*[\d@$|!])[\w@$|!]+")
+                       "|": "l", "!": "i", "€": "e", "£": "l", "¢": "c"})
+_LEETY = re.compile(r"(?<![\w@$|!€£¢])(?=[\w@$|!€£¢]*[A-Za-z])(?=[\w@$|!€£¢]*[\d@$|!€£¢])[\w@$|!€£¢]+")
+# letters drawn with several signs; replaced before the one-sign table
+_LEET_DRAWN = [(re.compile(re.escape(drawn)), letter) for drawn, letter in (
+    ("|\\/|", "m"), ("/\\/\\", "m"), ("|\\|", "n"), ("|-|", "h"), ("]-[", "h"), ("|<", "k"), ("|{", "k"),
+    ("/\\", "a"), ("\\/", "v"), ("|)", "d"), ("|2", "r"), ("|3", "b"), ("()", "o"), ("[]", "o"))]
 _SPACED = re.compile(r"(?<![\w.])(?:[A-Za-z](?:\s*[.\-_\u00b7]\s*|\s+)){2,}[A-Za-z](?!\w)")
 _SENTENCE_SIGNS = re.compile(r"[.;:!?]")
 
 
 def _deleet(text: str, one: str) -> str:
-    """Digits and signs standing for letters inside a word: L4rkspur, Kestre1, Quint@ra."""
+    """Digits and signs standing for letters inside a word: L4rkspur, Kestre1, Quint@ra, |<estrel, K€strel."""
+    for drawn, letter in _LEET_DRAWN:
+        text = drawn.sub(letter, text)
     return _LEETY.sub(lambda m: m.group(0).translate(_LEET).replace("1", one), text)
+
+
+def _leety(folded: str) -> bool:
+    return bool(_LEETY.search(folded)) or any(drawn.search(folded) for drawn, _ in _LEET_DRAWN)
 
 
 def _collapse(text: str) -> str:
@@ -518,7 +565,9 @@ def _readings(statement: str, folded: str) -> list[tuple[str, str, bool]]:
     if not statement.isascii():
         readings += [("transliterated", fold(statement, transliterate=True), False),
                      ("look-alike", _collapse(folded).translate(_IL), True)]
-    if _LEETY.search(folded):
+        if _BIDI_OPEN.intersection(statement):
+            readings += [("bidi", fold(statement, reversing=r), False) for r in _BIDI_READINGS]
+    if _leety(folded):
         readings.append(("de-leet", _collapse(_deleet(folded, "l")).translate(_IL), True))
     seen, unique = set(), []
     for reading in readings:
@@ -534,22 +583,40 @@ def _skeleton(word: str) -> str:
     Names transliterated into another script and back rarely come out letter for letter ("Тайдвелл" reads
     Taydvell for Tidewell, "Меридейл" Merideyl for Meridale), but their consonants survive.
     """
-    word = word.casefold().replace("qu", "kv").replace("ph", "f").replace("x", "ks")
+    word = word.casefold().replace("dzh", "j").replace("kh", "h").replace("qu", "kv").replace("ph", "f").replace("x", "ks")
     word = word.translate(str.maketrans("cqwjy", "kkvii"))
     key = word[:1] + re.sub(r"[aeiouh]", "", word[1:])
     return re.sub(r"(.)\1+", r"\1", key)
 
 
+# Modern Greek writes d, b and g as these pairs (Ντάλας: Dallas); a letter-by-letter table reads nt, mp, gk
+_GREEK_PAIRS = [("ντ", "d"), ("Ντ", "D"), ("ΝΤ", "D"), ("μπ", "b"), ("Μπ", "B"), ("ΜΠ", "B"), ("γκ", "g"), ("Γκ", "G"),
+                ("ΓΚ", "G")]
+
+
+def _sounded(word: str) -> str:
+    for pair, letter in _GREEK_PAIRS:
+        word = word.replace(pair, letter)
+    return _skeleton(fold(word, transliterate=True))
+
+
 def _sound_hits(statement: str, lexicon: Lexicon) -> list[Hit]:
-    """Words written in another script whose sound-alike key is a one-word name's (rule: transliteration)."""
-    keys = lexicon.skeletons()
+    """Words written in another script whose sound-alike keys are a one-word name's, or a contact's full name's
+    word for word (rule: transliteration)."""
+    keys, people = lexicon.skeletons(), lexicon.person_skeletons()
+    words = re.findall(r"[^\W\d_]+", unicodedata.normalize("NFKC", statement))
+    sounds = [_sounded(word) for word in words]
     hits = []
-    for word in re.findall(r"[^\W\d_]+", unicodedata.normalize("NFKC", statement)):
+    for n, word in enumerate(words):
         if word.isascii():
             continue
-        key = _skeleton(fold(word, transliterate=True))
-        for term in keys.get(key, ()):
+        for term in keys.get(sounds[n], ()):
             hits.append(Hit(term.entity, term.kind, term.text, word, "transliteration (sound-alike)"))
+        for width in range(2, 5):  # a full name with this word in it (Ник Фарр-Джонс)
+            for start in range(max(n - width + 1, 0), min(n, len(words) - width) + 1):
+                for term in people.get(tuple(sounds[start:start + width]), ()):
+                    hits.append(Hit(term.entity, "person", term.text, " ".join(words[start:start + width]),
+                                    "transliteration (sound-alike)"))
     return hits
 
 
@@ -615,6 +682,7 @@ _AUXILIARIES = frozenset({"will", "would", "is", "was", "has", "had"})
 
 def _person_hits(words: list[tuple[str, bool, bool]], lexicon: Lexicon) -> list[Hit]:
     hits = []
+    bare: dict[str, dict[str, str]] = {}  # entity -> contact -> the first name written alone, without a cue
     lower = [w.casefold() for w, _, _ in words]
     parts = lexicon.person_parts
     for index in range(len(lower)):
@@ -640,6 +708,14 @@ def _person_hits(words: list[tuple[str, bool, bool]], lexicon: Lexicon) -> list[
             for part in found_terms if context else ():
                 found = " ".join(w for w in (before, *lower[index:end], after) if w)
                 hits.append(Hit(part.entity, "person", part.text, found, "name-in-context"))
+            if first_name and not context:
+                for part in found_terms:
+                    bare.setdefault(part.entity, {})[part.text] = words[index][0]
+    # one first name alone may be anyone's; two of one customer's contacts named together are that customer
+    for entity, named in bare.items():
+        if len(named) >= 2:
+            hits += [Hit(entity, "person", person, name, "contacts' first names together")
+                     for person, name in named.items()]
     return hits
 
 
@@ -653,6 +729,7 @@ def scan(statement: str, lexicon: Lexicon) -> list[Hit]:
         hits.extend(_name_hits(_words(text), rule, lexicon.lookup_il() if il else by_squash, max_words))
     hits.extend(_person_hits(_words(folded), lexicon))
     hits.extend(_spelled_hits(folded, by_squash))
+    hits.extend(_identifier_hits(folded, lexicon))
     if not statement.isascii():
         hits.extend(_sound_hits(statement, lexicon))
     lowered = folded.casefold()
@@ -698,6 +775,39 @@ def scan(statement: str, lexicon: Lexicon) -> list[Hit]:
     return list(unique.values())
 
 
+_DIGIT_LOOKALIKES = str.maketrans("oOiIl", "00111")
+
+
+def _identifier_key(part: str) -> str:
+    """One part of an identifier as compared: letters standing for digits among digits read as digits (2O26),
+    numbers by value (014 is 14), the rest case-folded."""
+    part = part.casefold()
+    if any(ch.isdigit() for ch in part):
+        part = part.translate(_DIGIT_LOOKALIKES)
+    return str(int(part)) if part.isdigit() else part
+
+
+def _identifier_hits(folded: str, lexicon: Lexicon) -> list[Hit]:
+    """A restricted identifier of three or more parts (SCC-RFP-2026-014) written with its parts in another order,
+    other separators, a leading zero dropped or letters for digits: every part, within a window of the part count
+    plus two words."""
+    words = [_identifier_key(w) for w in _TOKEN.findall(folded)]
+    hits = []
+    for term in lexicon.terms:
+        if term.kind != "restricted" or not _IDENTIFIER.fullmatch(term.text.strip()):
+            continue
+        parts = [_identifier_key(p) for p in re.split(r"[-_/.]", term.text.strip()) if p]
+        if len(parts) < 3:
+            continue
+        needed, width = Counter(parts), len(parts) + 2
+        for start in range(len(words)):
+            if words[start] in needed and not needed - Counter(words[start:start + width]):
+                hits.append(Hit(term.entity, "restricted", term.text, " ".join(words[start:start + width]),
+                                "identifier parts"))
+                break
+    return hits
+
+
 def _fmt(quantity: Quantity) -> str:
     text = f"{quantity.value:,.2f}".rstrip("0").rstrip(".")
     return text + ("%" if quantity.percent else "")
@@ -724,6 +834,7 @@ def _reuses(said: list[str], quoted: list[str]) -> str | None:
     """Which reuse rule a statement meets for one quote: a verbatim run, shared word triples, shared content words."""
     if not said or not quoted:
         return None
+    said = _spelled_as(said, quoted)
     if len(quoted) < _QUOTE_RUN:
         needle = " ".join(quoted)
         return "verbatim quote" if f" {needle} " in f" {' '.join(said)} " else None
@@ -745,6 +856,35 @@ def _reuses(said: list[str], quoted: list[str]) -> str | None:
     if len(content) >= _QUOTE_CONTENT_MIN and len(content & set(_content(said))) / len(content) >= _QUOTE_CONTENT_SHARE:
         return "content-word overlap"
     return None
+
+
+def _spelled_as(said: list[str], quoted: list[str]) -> list[str]:
+    """SAID with each misspelt word of the quote taken as the quote's (one slip in a word of four or more letters,
+    two in one of eight or more: "scaner", "trak", "untill"), so a quote retyped with typos is still the quote."""
+    vocabulary = set(quoted)
+    out = []
+    for word in said:
+        if word not in vocabulary and len(word) >= 3:
+            word = next((q for q in quoted if len(q) >= 4 and _within(word, q, 2 if len(q) >= 8 else 1)), word)
+        out.append(word)
+    return out
+
+
+def _within(a: str, b: str, limit: int) -> bool:
+    """Whether A becomes B in at most LIMIT single-letter edits (insert, delete, replace, swap of neighbours)."""
+    if abs(len(a) - len(b)) > limit:
+        return False
+    previous2, previous = None, list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        current = [i] + [0] * len(b)
+        for j, cb in enumerate(b, 1):
+            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb))
+            if previous2 is not None and i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
+                current[j] = min(current[j], previous2[j - 2] + 1)
+        if min(current) > limit:
+            return False
+        previous2, previous = previous, current
+    return previous[-1] <= limit
 
 
 @dataclass(frozen=True)
