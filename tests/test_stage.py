@@ -254,3 +254,71 @@ def test_the_index_serves_the_check_when_the_store_is_big_even_if_one_kind_is_sm
     assert contradictions._indexed_texts(store.head(), new, ["exports", "weekly", "buyers"]) is not None
     monkeypatch.setattr(contradictions, "estimated_count", lambda snapshot, kind: 10_000)
     assert contradictions._indexed_texts(store.head(), new, ["exports", "weekly", "buyers"]) is None
+
+
+# -- a hand `git commit` while entries wait (the pre-commit guard) -----------------------------------------------
+
+
+def _waiting_proposal(store, text: str) -> str:
+    """A proposal committed whose index update still waits (its writer killed before starting the flusher)."""
+    assert run(store, "propose", text, kill_at="stage").returncode == -9
+    assert stage.waiting(store.git_dir)
+    (path,) = [loaded.path for loaded in store.head().files("claim") if loaded.item["statement"] == text]
+    return path
+
+
+@pytest.mark.parametrize("command", [["commit", "-q", "-m", "notes"], ["commit", "-q", "-a", "-m", "notes"]])
+def test_a_hand_commit_while_an_entry_waits_does_not_delete_it(deferred, command):
+    (deferred.root / "NOTES.md").write_text("our notes\n")
+    git(deferred, "add", "NOTES.md")
+    git(deferred, "commit", "-q", "-m", "notes file")
+    path = _waiting_proposal(deferred, "the refunds table lags by a day")
+    assert "vmem-stage-guard" in (deferred.git_dir / "hooks" / "pre-commit").read_text()
+    (deferred.root / "NOTES.md").write_text("our notes, revised\n")
+    if "-a" not in command:
+        git(deferred, "add", "NOTES.md")
+    git(deferred, *command)
+    assert path in git(deferred, "ls-tree", "-r", "--name-only", "HEAD").split()  # not recorded as deleted
+    assert git(deferred, "diff", "--name-status", "HEAD~1", "HEAD") == "M\tNOTES.md\n"
+    assert stage.flush(deferred.git_dir, deferred.root)
+    assert_clean(deferred)
+
+
+def test_without_the_guard_that_commit_would_have_deleted_it(deferred):
+    """The attack the guard answers, shown without it (--no-verify skips hooks)."""
+    path = _waiting_proposal(deferred, "the refunds table lags by two days")
+    git(deferred, "commit", "-q", "--no-verify", "-a", "--allow-empty", "-m", "hand commit")
+    assert path not in git(deferred, "ls-tree", "-r", "--name-only", "HEAD").split()
+
+
+def test_the_guard_stages_only_what_head_holds(deferred):
+    path = _waiting_proposal(deferred, "the orders feed lags by an hour")
+    with open(deferred.git_dir / stage.JOURNAL, "a") as journal:  # an entry HEAD does not hold (another branch's)
+        journal.write(f"{'e' * 40}\tclaims/ee/c-ee0000000000.yaml\n")
+    (deferred.root / "NOTES.md").write_text("notes\n")
+    git(deferred, "add", "NOTES.md")
+    git(deferred, "commit", "-q", "-m", "notes")
+    names = git(deferred, "ls-tree", "-r", "--name-only", "HEAD").split()
+    assert path in names and "claims/ee/c-ee0000000000.yaml" not in names
+
+
+def test_the_guard_never_replaces_a_users_hook_or_writes_under_core_hookspath(deferred, tmp_path):
+    hooks = deferred.git_dir / "hooks"
+    hooks.mkdir(exist_ok=True)
+    (hooks / "pre-commit").write_text("#!/bin/sh\nexit 0\n")
+    propose(deferred, "a fact with the user's own hook in place")
+    assert (hooks / "pre-commit").read_text() == "#!/bin/sh\nexit 0\n"
+    (hooks / "pre-commit").unlink()
+    git(deferred, "config", "core.hooksPath", str(tmp_path / "elsewhere"))
+    propose(deferred, "a fact with hooks kept elsewhere")
+    assert not (hooks / "pre-commit").exists() and not (tmp_path / "elsewhere").exists()
+    wait_settled(deferred)
+
+
+def test_a_guard_whose_python_is_gone_lets_commits_through(deferred):
+    _waiting_proposal(deferred, "a fact before vmem was uninstalled")
+    hook = deferred.git_dir / "hooks" / "pre-commit"
+    hook.write_text(hook.read_text().replace("py=", "py=/nonexistent/python #", 1))
+    (deferred.root / "NOTES.md").write_text("notes\n")
+    git(deferred, "add", "NOTES.md")
+    git(deferred, "commit", "-q", "-m", "notes")  # the commit goes through

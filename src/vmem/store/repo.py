@@ -342,7 +342,7 @@ class Store:
                     files[path] = found
             _materialize(self, files)
             if edited:
-                stage.defer(self.git_dir, self.root, edited)
+                _defer(self, edited)
         for path in lines[1:]:  # a temporary file of a write that was killed before its rename
             (self.root / path).with_name(f".{Path(path).name}.vmem-tmp").unlink(missing_ok=True)
         pending.unlink(missing_ok=True)
@@ -581,17 +581,24 @@ def _materialize(store: Store, files: dict[str, tuple[str, bytes] | None]) -> No
     git_dir = store.git_dir
     entries = {path: files[path][0] for path in written}  # type: ignore[index]
     if stage.wanted(git_dir, _config(store.repo, "vmem.indexUpdate")) and _has_git():
-        stage.defer(git_dir, store.root, entries)  # one index rewrite for a burst of writes, off this command's clock
+        _defer(store, entries)  # one index rewrite for a burst of writes, off this command's clock
         return
     if not _git_update_index(store, written):
         if (git_dir / "index.lock").exists() and _has_git():  # the user's own git holds the index: stage later
-            stage.defer(git_dir, store.root, entries)
+            _defer(store, entries)
             return
         index = store.repo.index
         index.read(False)  # only if it changed on disk: re-reading a 100k-entry index costs ~110 ms
         for path in written:
             index.add(path)
         index.write()
+
+
+def _defer(store: Store, entries: dict[str, str]) -> None:
+    """Leave ENTRIES (path -> committed blob) to the background flusher (vmem.store.stage)."""
+    from vmem.store import stage
+
+    stage.defer(store.git_dir, store.root, entries, _config(store.repo, "core.hooksPath"))
 
 
 def _has_git() -> bool:

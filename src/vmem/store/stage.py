@@ -14,8 +14,10 @@ What stays true while an entry waits (usually well under a second):
   committed blob (`--index-info`), so the edit shows as an unstaged change, exactly as after a synchronous write;
 - `vmem check` flushes first; a killed writer or flusher leaves its journal or batch, and the next vmem write (or
   check) finishes it.
-What git shows meanwhile: the new file as "deleted" in the index and untracked in the work tree. A hand
-`git commit` in that window would record the deletion; `git status` run after the flusher finishes is clean.
+What git shows meanwhile: the new file as "deleted" in the index and untracked in the work tree; `git status`
+run after the flusher finishes is clean. A hand `git commit` in that window would record the deletion, so the
+first deferred write installs a pre-commit guard (.git/hooks/pre-commit, only where no hook of the user's is and
+core.hooksPath is not set) that stages the waiting entries HEAD holds into the index git is about to commit.
 
 Standard library only: the flusher runs as `python -I -S stage.py GIT_DIR ROOT` (no site-packages, ~15 ms).
 """
@@ -31,6 +33,7 @@ from pathlib import Path
 JOURNAL = "vmem-stage"  # in .git: "blob\tpath" lines committed but not yet staged (appended under the store lock)
 BATCH = "vmem-stage.flushing"  # what a flusher has taken from the journal; left behind if it was killed
 STAGE_LOCK = "vmem-stage.lock"  # one flusher at a time
+GUARD_MARK = "vmem-stage-guard"  # in the pre-commit hook vmem writes: a hook without it is the user's
 STORE_LOCK = "vmem.lock"  # the store lock (vmem.store.repo.LOCK_FILE): held briefly to take the journal
 DEFER_FROM_BYTES = 2 << 20  # auto: defer once the index file is this big (~20k entries; ~15 ms to rewrite)
 LOCK_WAIT_S = 60.0
@@ -71,11 +74,79 @@ def record(git_dir: Path, entries: dict[str, str]) -> None:
         os.close(fd)
 
 
-def defer(git_dir: Path, root: Path, entries: dict[str, str]) -> None:
-    """Journal ENTRIES (path -> committed blob) and start a flusher for them; the caller holds the store lock."""
+def defer(git_dir: Path, root: Path, entries: dict[str, str], hooks_path: str | None = None) -> None:
+    """Journal ENTRIES (path -> committed blob) and start a flusher for them; the caller holds the store lock.
+    HOOKS_PATH is `git config core.hooksPath` (then no guard is installed: those hooks are managed elsewhere)."""
+    guard(git_dir, hooks_path)
     record(git_dir, entries)
     _test_kill("stage")
     spawn(git_dir, root)
+
+
+def guard(git_dir: Path, hooks_path: str | None) -> None:
+    """Install (or bring up to date) the pre-commit guard, unless core.hooksPath is set or a pre-commit hook that
+    vmem did not write is there (a symlink counts as the user's). Never fails a write."""
+    hook = git_dir / "hooks" / "pre-commit"
+    if hooks_path or hook.is_symlink():
+        return
+    script = _guard_script()
+    try:
+        current = hook.read_text("utf-8") if hook.exists() else None
+    except (OSError, UnicodeDecodeError):
+        return
+    if current == script or (current is not None and GUARD_MARK not in current):
+        return
+    try:
+        hook.parent.mkdir(exist_ok=True)
+        tmp = hook.with_name(f".pre-commit.{os.getpid()}.tmp")
+        tmp.write_text(script, "utf-8")
+        os.chmod(tmp, 0o755)
+        os.replace(tmp, hook)
+    except OSError:
+        pass
+
+
+def _guard_script() -> str:
+    import shlex
+
+    return ("#!/bin/sh\n"
+            f"# {GUARD_MARK}: written by vmem (vmem.store.stage); delete this file to go without it.\n"
+            "# On a big store a vmem write stages its files in git's index in the background, within a second or so;\n"
+            "# a commit made before that would record them as deleted. This stages them first, as HEAD holds them.\n"
+            f"py={shlex.quote(sys.executable)}\n"
+            f"stage={shlex.quote(str(Path(__file__).resolve()))}\n"
+            '[ -x "$py" ] && [ -f "$stage" ] || exit 0\n'
+            '"$py" -I -S "$stage" --pre-commit "$(git rev-parse --absolute-git-dir)" "$(pwd)" || true\n'
+            "exit 0\n")
+
+
+def into_commit(git_dir: Path, root: Path) -> None:
+    """The pre-commit guard's work: every waiting entry that HEAD holds, as HEAD holds it, into the index git is
+    about to commit (GIT_INDEX_FILE, as git sets it for the hook). Takes no vmem lock (a flusher may be waiting for
+    git's index) and changes nothing else; an entry HEAD does not hold (another branch checked out since) is left."""
+    import shutil
+    import subprocess
+
+    entries = _read(git_dir / BATCH)
+    entries.update(_read(git_dir / JOURNAL))
+    git = shutil.which("git")
+    if not entries or git is None:
+        return
+    paths = sorted(entries)
+    listed = subprocess.run([git, "cat-file", "--batch-check=%(objectname) %(objecttype)"], cwd=root,
+                            input="".join(f"HEAD:{path}\n" for path in paths).encode("utf-8"), capture_output=True,
+                            timeout=60)
+    held = [f"100644 {entries[path]}\t{path}" for path, line in zip(paths, listed.stdout.decode().splitlines())
+            if line == f"{entries[path]} blob"]
+    if not held or listed.returncode != 0:
+        return
+    deadline = time.monotonic() + 5.0
+    while True:  # a flusher may hold git's index for a moment
+        done = subprocess.run([git, "update-index", "-z", "--index-info"], cwd=root, capture_output=True,
+                              input=("\0".join(held) + "\0").encode("utf-8"), timeout=60)
+        if done.returncode == 0 or b"index.lock" not in done.stderr or time.monotonic() >= deadline:
+            return
+        time.sleep(0.05)
 
 
 def spawn(git_dir: Path, root: Path) -> None:
@@ -254,8 +325,14 @@ def _test_kill(stage: str) -> None:
 
 
 def main(argv: list[str]) -> int:
+    if argv[:1] == ["--pre-commit"] and len(argv) == 3:
+        try:
+            into_commit(Path(argv[1]), Path(argv[2]))
+        except Exception:  # noqa: BLE001 - the guard never stops a commit
+            pass
+        return 0
     if len(argv) != 2:
-        print("usage: stage.py GIT_DIR WORK_TREE", file=sys.stderr)
+        print("usage: stage.py GIT_DIR WORK_TREE | stage.py --pre-commit GIT_DIR WORK_TREE", file=sys.stderr)
         return 2
     return 0 if flush(Path(argv[0]), Path(argv[1])) else 1
 
