@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import functools
 import re
-from collections import Counter
 import unicodedata
+from collections import Counter
 from dataclasses import astuple, dataclass, field, fields
 from datetime import date
 
