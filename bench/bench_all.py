@@ -275,15 +275,16 @@ class Bench:
                  f"consolidate {self.samples['consolidate-once'][0]:.1f} s")
 
     def proposed_claims(self, count: int) -> list[str]:
-        """COUNT random proposed claims (approved ones need a reviewer to supersede), read shard by shard in random
-        order until enough are found: a 1M store is never parsed whole for this."""
+        """COUNT random proposed claims that are not personal (approved ones need a reviewer to supersede, another
+        person's personal claim is as if absent), read shard by shard in random order until enough are found: a 1M
+        store is never parsed whole for this."""
         snapshot, found = self.store.head(), []
         shards = [f"claims/{n:02x}" for n in range(256)]
         self.rng.shuffle(shards)
         for shard in shards:
             for path, _ in sorted(snapshot.walk(shard)):
                 item = snapshot.load_file("claim", path)
-                if item and item["status"] == "proposed":
+                if item and item["status"] == "proposed" and not item.get("personal"):  # another's: as if absent
                     found.append(item["id"])
                     break
             if len(found) >= count:
