@@ -322,3 +322,31 @@ def test_a_guard_whose_python_is_gone_lets_commits_through(deferred):
     (deferred.root / "NOTES.md").write_text("notes\n")
     git(deferred, "add", "NOTES.md")
     git(deferred, "commit", "-q", "-m", "notes")  # the commit goes through
+
+
+def test_a_git_command_that_put_the_old_index_back_is_repaired_by_the_guard(deferred):
+    """git reads the index, then locks and writes it: a `git status` or `git commit` that read it before a flush
+    and wrote it after puts the old index back (seen at 1M). The entries staged last are kept, and the guard
+    re-stages those whose work-tree file still holds the committed blob."""
+    item = propose(deferred, "the invoices table drops voided rows")
+    path = f"claims/{item['id'][2:4]}/{item['id']}.yaml"
+    wait_settled(deferred)
+    git(deferred, "update-index", "--force-remove", "--", path)  # the flush undone, the file still in place
+    (deferred.root / "NOTES.md").write_text("notes\n")
+    git(deferred, "add", "NOTES.md")
+    git(deferred, "commit", "-q", "-m", "notes")
+    assert path in git(deferred, "ls-tree", "-r", "--name-only", "HEAD").split()
+    assert_clean(deferred)
+
+
+def test_the_guard_leaves_a_recent_file_the_user_deleted_or_changed(deferred):
+    first = propose(deferred, "the invoices table drops voided rows")
+    second = propose(deferred, "the payouts table lags by a day")
+    wait_settled(deferred)
+    gone, changed = (f"claims/{i['id'][2:4]}/{i['id']}.yaml" for i in (first, second))
+    git(deferred, "rm", "-q", "--", gone)
+    (deferred.root / changed).write_text((deferred.root / changed).read_text().replace("a day", "two days"))
+    git(deferred, "add", "--", changed)
+    git(deferred, "commit", "-q", "-m", "hand changes")
+    changes = git(deferred, "diff", "--name-status", "HEAD~1", "HEAD").splitlines()
+    assert sorted(changes) == sorted([f"D\t{gone}", f"M\t{changed}"])

@@ -15,9 +15,11 @@ What stays true while an entry waits (usually well under a second):
 - `vmem check` flushes first; a killed writer or flusher leaves its journal or batch, and the next vmem write (or
   check) finishes it.
 What git shows meanwhile: the new file as "deleted" in the index and untracked in the work tree; `git status`
-run after the flusher finishes is clean. A hand `git commit` in that window would record the deletion, so the
-first deferred write installs a pre-commit guard (.git/hooks/pre-commit, only where no hook of the user's is and
-core.hooksPath is not set) that stages the waiting entries HEAD holds into the index git is about to commit.
+run after the flusher finishes is clean. A hand `git commit` in that window would record the deletion, and so
+could any git command that read the index before a flush and wrote it after (git reads, then locks, then writes:
+the flush is lost). So the first deferred write installs a pre-commit guard (.git/hooks/pre-commit, only where no
+hook of the user's is and core.hooksPath is not set) that stages into the index git is about to commit the
+waiting entries HEAD holds and the last DONE_KEEP staged ones whose work-tree file still holds the committed blob.
 
 Standard library only: the flusher runs as `python -I -S stage.py GIT_DIR ROOT` (no site-packages, ~15 ms).
 """
@@ -32,6 +34,8 @@ from pathlib import Path
 
 JOURNAL = "vmem-stage"  # in .git: "blob\tpath" lines committed but not yet staged (appended under the store lock)
 BATCH = "vmem-stage.flushing"  # what a flusher has taken from the journal; left behind if it was killed
+DONE = "vmem-stage.done"  # the last entries staged (for the pre-commit guard: a git command can undo a flush)
+DONE_KEEP = 1024
 STAGE_LOCK = "vmem-stage.lock"  # one flusher at a time
 GUARD_MARK = "vmem-stage-guard"  # in the pre-commit hook vmem writes: a hook without it is the user's
 STORE_LOCK = "vmem.lock"  # the store lock (vmem.store.repo.LOCK_FILE): held briefly to take the journal
@@ -122,12 +126,15 @@ def _guard_script() -> str:
 
 def into_commit(git_dir: Path, root: Path) -> None:
     """The pre-commit guard's work: every waiting entry that HEAD holds, as HEAD holds it, into the index git is
-    about to commit (GIT_INDEX_FILE, as git sets it for the hook). Takes no vmem lock (a flusher may be waiting for
-    git's index) and changes nothing else; an entry HEAD does not hold (another branch checked out since) is left."""
+    about to commit (GIT_INDEX_FILE, as git sets it for the hook), and so is every recently staged one whose
+    work-tree file still holds that blob (a git command that overlapped the flush may have put the old index back;
+    a file the user deleted or changed is the user's). Takes no vmem lock (a flusher may be waiting for git's
+    index) and changes nothing else; an entry HEAD does not hold (another branch checked out since) is left."""
     import shutil
     import subprocess
 
-    entries = _read(git_dir / BATCH)
+    done = {path: blob for path, blob in _read(git_dir / DONE).items() if _holds(root / path, blob)}
+    entries = {**done, **_read(git_dir / BATCH)}
     entries.update(_read(git_dir / JOURNAL))
     git = shutil.which("git")
     if not entries or git is None:
@@ -147,6 +154,13 @@ def into_commit(git_dir: Path, root: Path) -> None:
         if done.returncode == 0 or b"index.lock" not in done.stderr or time.monotonic() >= deadline:
             return
         time.sleep(0.05)
+
+
+def _holds(full: Path, blob: str) -> bool:
+    try:
+        return not full.is_symlink() and _blob_id(full.read_bytes(), len(blob)) == blob
+    except OSError:
+        return False
 
 
 def spawn(git_dir: Path, root: Path) -> None:
@@ -219,6 +233,7 @@ def flush(git_dir: Path, root: Path, wait_s: float = LOCK_WAIT_S) -> bool:
                 _test_kill("flush")
                 if not _stage(root, git_dir, entries):
                     return False
+                _remember(git_dir, entries)
                 (git_dir / BATCH).unlink(missing_ok=True)
     except TimeoutError:
         return False
@@ -238,6 +253,15 @@ def _read(path: Path) -> dict[str, str]:
                 and parts[0] != ".git" and "\0" not in name):
             entries[name] = blob
     return entries
+
+
+def _remember(git_dir: Path, entries: dict[str, str]) -> None:
+    """Keep the last DONE_KEEP staged entries: a git command that read the index before this flush and writes it
+    after (git reads, then locks, then writes) puts the old index back, and the guard re-stages them."""
+    kept = {**_read(git_dir / DONE), **entries}
+    tmp = git_dir / (DONE + ".tmp")
+    tmp.write_text(_lines(dict(list(kept.items())[-DONE_KEEP:])), "utf-8")
+    os.replace(tmp, git_dir / DONE)
 
 
 def _write_batch(git_dir: Path, entries: dict[str, str]) -> None:
@@ -265,12 +289,7 @@ def _stage(root: Path, git_dir: Path, entries: dict[str, str]) -> bool:
     same: list[str] = []
     changed: list[str] = []
     for path, blob in sorted(entries.items()):
-        full = root / path
-        try:
-            data = None if full.is_symlink() else full.read_bytes()
-        except OSError:
-            data = None
-        if data is not None and _blob_id(data, len(blob)) == blob:
+        if _holds(root / path, blob):
             same.append(path)
         else:
             changed.append(f"100644 {blob}\t{path}")
