@@ -56,13 +56,8 @@ def run_fast(argv: list[str], reader: argparse.ArgumentParser, body: Callable) -
     as_json, store_path = args.pop("as_json"), args.pop("store") or os.environ.get("VMEM_STORE")
     out = Output(as_json)
 
-    def store():
-        from vmem.store.discover import open_store
-
-        return open_store(store_path)
-
     try:
-        return body(out, store, **args)
+        return lite_first(body, out, store_path, **args)
     except VmemError as exc:
         if os.environ.get("VMEM_DEBUG"):
             raise
@@ -70,3 +65,24 @@ def run_fast(argv: list[str], reader: argparse.ArgumentParser, body: Callable) -
         return exc.exit_code
     finally:
         sys.stdout.flush()
+
+
+def lite_first(body: Callable, out, store_path: str | None, *args, **kwargs) -> int:
+    """BODY(out, store, *args, **kwargs) on a store opened through vmem.store.lite (no pygit2 import); when that meets
+    something only pygit2 does (vmem.store.lite.Unsupported, raised before any commit), the same BODY again on
+    pygit2. VMEM_NO_LITE=1 skips the first try."""
+    from vmem.store.discover import open_store
+    from vmem.store.lite import Unsupported
+
+    opened: list = []
+
+    def store(lite: bool = True):
+        opened.append(open_store(store_path, lite=lite and not os.environ.get("VMEM_NO_LITE")))
+        return opened[-1]
+
+    try:
+        return body(out, store, *args, **kwargs)
+    except Unsupported:
+        if any(getattr(s.repo, "moved", False) for s in opened):
+            raise  # a commit was made: running again would make it twice (never expected; a bug if seen)
+        return body(out, lambda: store(lite=False), *args, **kwargs)

@@ -52,8 +52,14 @@ def execute(out, store: Callable, text: str, *, from_: str | None = None, catego
     from vmem.ops.card import viewer_of
     from vmem.ops.contradictions import at_propose
 
-    found = [] if result.action in ("previously_rejected", "unchanged") else \
-        at_propose(opened.head(), result.item, viewer_of(opened), result.notes)
+    from vmem.store.lite import Unsupported
+
+    try:
+        found = [] if result.action in ("previously_rejected", "unchanged") else \
+            at_propose(opened.head(), result.item, viewer_of(opened), result.notes)
+    except Unsupported:  # after the commit: only this check runs again, on pygit2
+        opened = opened.full()
+        found = at_propose(opened.head(), result.item, viewer_of(opened), result.notes)
     clashes = [{"id": p["b"] if p["a"] == result.item["id"] else p["a"], "reason": p["reason"], "rules": p["rules"],
                 "statement": p["b_statement"] if p["a"] == result.item["id"] else p["a_statement"]} for p in found]
     out.result({"action": result.action, "item": result.item, "commit": result.commit, "contradictions": clashes})

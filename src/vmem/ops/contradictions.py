@@ -318,7 +318,10 @@ def _indexed_texts(snapshot, new: dict, mine: list[str]) -> dict[str, tuple[str,
         ids = [i for i, _ in bm25_hits(open_text_index(root), mine, INDEX_CANDIDATES)]
         paths = {model.item_path(i) for i in ids if i.startswith(prefix) and model.ITEM_ID.fullmatch(i)}
         out: dict[str, tuple[str, str, bytes]] = {}
-        for path in paths | set(changed):
+        for path, oid in changed.items():  # brought forward to SNAPSHOT's commit: the file there is this blob
+            data = snapshot.repo[oid].data
+            out[path] = (statement_text(data), oid, data)
+        for path in paths - set(changed):
             found = snapshot.blob(path)
             if found is not None:
                 out[path] = (statement_text(found[1]), found[0], found[1])

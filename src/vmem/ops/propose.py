@@ -122,12 +122,10 @@ def _on_behalf_of(tx, as_: str | None) -> None:
     trailer; the writer vmem records and every gate counts is still the committer, so one person is one writer."""
     if not as_:
         return
-    import pygit2
-
     from vmem.store.repo import parse_person
 
     name, email = parse_person(as_)
-    tx.author = pygit2.Signature(name, email)
+    tx.author = tx.store.signature(name, email)
     tx.message.extra["On-Behalf-Of"] = f"{name} <{email}>"
 
 

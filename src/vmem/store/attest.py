@@ -22,9 +22,7 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
-from typing import Callable
-
-import pygit2
+from typing import TYPE_CHECKING, Callable
 
 from vmem import model
 from vmem.errors import SchemaError
@@ -34,6 +32,9 @@ from vmem.store.cache import cache_file
 from vmem.store.changes import Change, tree_changes
 from vmem.store.message import parse as parse_message
 from vmem.store.parse import parse_blob
+
+if TYPE_CHECKING:
+    import pygit2
 
 FORMAT = 3  # 3: evidence lineage; 2: served content (the blob a reviewer attested) and content changes made without one
 TOPS = ("claims", "knowledge", "entities", "episodes", POLICY_FILE)
@@ -328,7 +329,12 @@ def attestation(repo: pygit2.Repository, root: Path, commit: str | None = None) 
     into the past (recall --as-of) is replayed in memory and leaves the store alone."""
     if repo.head_is_unborn:
         return State()
-    head = repo.head.peel(pygit2.Commit) if commit is None else repo[commit].peel(pygit2.Commit)
+    if getattr(repo, "lite", False) is True:
+        head = repo.head_commit() if commit is None else repo.commit(commit)
+    else:
+        import pygit2
+
+        head = repo.head.peel(pygit2.Commit) if commit is None else repo[commit].peel(pygit2.Commit)
     if commit is not None and head.id != repo.head.target:
         return _walk(repo, head, None, root)  # the past: replayed in memory
     try:
@@ -357,7 +363,12 @@ def _walk(repo: pygit2.Repository, head: pygit2.Commit, start: State | None, roo
     commits = _range(repo, head, start.commit) if start is not None and start.commit else None
     if commits is None:
         start = None  # replayed from the first commit: stored as a new epoch
-        commits = list(repo.walk(head.id, pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.REVERSE))
+        if getattr(repo, "lite", False) is True:
+            commits = repo.linear_range(head, None)
+        else:
+            import pygit2
+
+            commits = list(repo.walk(head.id, pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.REVERSE))
     states: dict[str, State] = {start.commit: start} if start is not None else {}
     need: dict[str, int] = {}
     for commit in commits:
@@ -375,6 +386,12 @@ def _walk(repo: pygit2.Repository, head: pygit2.Commit, start: State | None, roo
 
 def _range(repo: pygit2.Repository, head: pygit2.Commit, since: str) -> list[pygit2.Commit] | None:
     """The commits after SINCE up to HEAD, oldest first, if each one's parents are among them or SINCE."""
+    if getattr(repo, "lite", False) is True:
+        if repo.commit_or_none(since) is None:
+            return None
+        return repo.linear_range(head, since) or None  # empty: HEAD is SINCE's ancestor; replay from the start
+    import pygit2
+
     try:
         repo[since].peel(pygit2.Commit)
     except (KeyError, ValueError, TypeError, pygit2.GitError):

@@ -7,11 +7,12 @@ Git compares subtree ids, so the work is proportional to the change, not to the 
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-import pygit2
+if TYPE_CHECKING:
+    import pygit2
 
-FILE_MODES = (pygit2.GIT_FILEMODE_BLOB, pygit2.GIT_FILEMODE_BLOB_EXECUTABLE)
+FILE_MODES = (0o100644, 0o100755)  # pygit2.GIT_FILEMODE_BLOB, GIT_FILEMODE_BLOB_EXECUTABLE
 
 
 class Change(NamedTuple):
@@ -89,6 +90,11 @@ def changes_since(repo: pygit2.Repository, since: str | None, head: pygit2.Commi
     """What changed under TOPS from commit SINCE to HEAD; None when SINCE is unknown here (rebuild from HEAD)."""
     if not since:
         return None
+    if getattr(repo, "lite", False) is True:
+        old = repo.commit_or_none(since)
+        return None if old is None else tree_changes(old.tree, head.tree, tops)
+    import pygit2
+
     try:
         old = repo[since].peel(pygit2.Commit)
     except (KeyError, ValueError, TypeError, pygit2.GitError):

@@ -35,7 +35,7 @@ def find_store_root(explicit: str | os.PathLike | None = None) -> Path:
                         "create one with: vmem init, or point at one with --store PATH or VMEM_STORE")
 
 
-def open_store(explicit: str | os.PathLike | None = None):
-    from vmem.store.repo import Store  # pygit2: only for commands that read git objects
+def open_store(explicit: str | os.PathLike | None = None, lite: bool = False):
+    from vmem.store.repo import Store  # pygit2: only for commands that read git objects (or lite: none)
 
-    return Store.open(find_store_root(explicit))
+    return Store.open(find_store_root(explicit), lite=lite)

@@ -9,17 +9,19 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Callable, Iterator
-
-import pygit2
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from vmem import model
 from vmem.errors import DirtyWorkTree, ItemNotFound, SchemaError, StoreNotFound, UsageError, VmemError
 from vmem.policy import POLICY_FILE, load_policy
 from vmem.store import codec
+from vmem.store.lite import FILEMODE_LINK, Unsupported, hash_file
 from vmem.store.lock import StoreLock
 from vmem.store.message import Message
 from vmem.store.parse import _PARSED, parse_blob  # noqa: F401 - re-exported
+
+if TYPE_CHECKING:
+    import pygit2
 
 PENDING_FILE = "vmem-pending"  # in .git: a commit whose files may not be in the work tree yet
 LOCK_FILE = "vmem.lock"
@@ -59,7 +61,7 @@ class Snapshot:
             entry = self.tree[path]
         except KeyError:
             return None
-        if entry.type_str != "blob" or entry.filemode == pygit2.GIT_FILEMODE_LINK:
+        if entry.type_str != "blob" or entry.filemode == FILEMODE_LINK:
             return None  # symlinks inside the store are never followed
         return str(entry.id), self.repo[entry.id].data
 
@@ -119,7 +121,7 @@ class Snapshot:
                 path = f"{prefix}/{entry.name}"
                 if entry.type_str == "tree":
                     stack.append((path, entry))
-                elif entry.type_str == "blob" and entry.filemode != pygit2.GIT_FILEMODE_LINK:
+                elif entry.type_str == "blob" and entry.filemode != FILEMODE_LINK:
                     yield path, entry
 
     def files(self, kind: str, may_match: Callable[[bytes], bool] | None = None) -> Iterator[Loaded]:
@@ -199,7 +201,9 @@ class Store:
         self._acting: pygit2.Signature | None = None
 
     @classmethod
-    def open(cls, root: Path) -> "Store":
+    def open(cls, root: Path, lite: bool = False) -> "Store":
+        """The store at ROOT. LITE: read and commit through vmem.store.lite (no pygit2) where the repository
+        allows it; a command that meets something lite does not do gets Unsupported before anything is written."""
         root = Path(root).absolute()
         if (root / POLICY_FILE).is_symlink():
             raise SchemaError(POLICY_FILE, "is a symlink; vmem never follows symlinks inside a store",
@@ -208,6 +212,15 @@ class Store:
         if not (root / POLICY_FILE).is_file():
             raise StoreNotFound(f"no vmem store at {root} (no {POLICY_FILE})",
                                 "create one with: vmem init, or point at one with --store PATH")
+        if lite:
+            from vmem.store import lite as objects
+
+            try:
+                return cls(root, objects.Repository(root))
+            except Unsupported:
+                pass  # e.g. .git is a file (a worktree), no git executable, SHA-256: pygit2 opens it
+        import pygit2
+
         try:
             repo = pygit2.Repository(str(root), pygit2.enums.RepositoryOpenFlag.NO_SEARCH)
         except pygit2.GitError:
@@ -216,6 +229,15 @@ class Store:
         if repo.is_bare or repo.workdir is None:
             raise StoreNotFound(f"{root} is a bare repository", "clone it first: git clone URL DIR")
         return cls(root, repo)
+
+    @property
+    def lite(self) -> bool:
+        """Read and written without pygit2 (vmem.store.lite)."""
+        return getattr(self.repo, "lite", False) is True
+
+    def full(self) -> "Store":
+        """This store opened on pygit2 (itself when it already is)."""
+        return self if not self.lite else Store.open(self.root)
 
     @property
     def git_dir(self) -> Path:
@@ -239,12 +261,20 @@ class Store:
         return self._policy
 
     def head(self) -> Snapshot:
+        if self.lite:
+            return Snapshot(self.repo, self.repo.head_commit())
+        import pygit2
+
         if self.repo.head_is_unborn:
             return Snapshot(self.repo, None)
         return Snapshot(self.repo, self.repo.head.peel(pygit2.Commit))
 
     def as_of(self, when: datetime) -> Snapshot:
         """The tree at the last commit made at or before WHEN (transaction time)."""
+        import pygit2
+
+        if self.lite:
+            raise Unsupported("a look into the past walks history with pygit2")
         if self.repo.head_is_unborn:
             raise ItemNotFound("the store has no commits yet", "propose something first")
         limit = when.timestamp()
@@ -267,6 +297,10 @@ class Store:
     def acting_as(self, person: str) -> Iterator[None]:
         """In-process callers (the demo, tests) act as another person, author and committer alike, as if that
         person ran vmem in their own clone. Faces never expose this: on the command line the committer is git's."""
+        import pygit2
+
+        if self.lite:
+            raise Unsupported("acting as another person is for in-process callers on pygit2")
         previous = self._acting
         self._acting = pygit2.Signature(*parse_person(person))
         try:
@@ -289,10 +323,20 @@ class Store:
                             f"git -C {self.root} config user.email you@example.com "
                             "(or GIT_COMMITTER_NAME / GIT_COMMITTER_EMAIL in the environment)")
         try:
-            return pygit2.Signature(name, email)
-        except (ValueError, pygit2.GitError) as exc:
+            return self.signature(name, email)
+        except Exception as exc:  # noqa: BLE001 - pygit2.GitError or ValueError: the identity is not valid
             raise VmemError(f"the git identity {name} <{email}> is not valid ({exc})",
                             "fix user.name / user.email (or GIT_COMMITTER_*) for this store") from None
+
+    def signature(self, name: str, email: str):
+        """A signature for now (pygit2's, or vmem.store.lite's on a lite store); ValueError if not valid."""
+        if self.lite:
+            from vmem.store.lite import Signature
+
+            return Signature(name, email)
+        import pygit2
+
+        return pygit2.Signature(name, email)
 
     def attestation(self, snapshot: Snapshot | None = None):
         """What history attests at SNAPSHOT's commit (default HEAD): statuses, reviewers, lexicon (SPEC 12)."""
@@ -306,6 +350,10 @@ class Store:
 
     def history(self, paths: list[str]) -> Iterator[tuple[pygit2.Commit, str, str | None]]:
         """(commit, path, blob id after it) for each commit that changed one of PATHS, newest first."""
+        import pygit2
+
+        if self.lite:
+            raise Unsupported("history walks with pygit2")
         if self.repo.head_is_unborn:
             return
         order = pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.TIME
@@ -352,7 +400,7 @@ def _hand_edited(full: Path, committed: str, before: Snapshot | None, path: str)
     """The work-tree file holds neither the killed write's bytes nor what was there before it."""
     if full.is_symlink() or not full.exists():
         return False
-    now = str(pygit2.hashfile(str(full)))
+    now = hash_file(full)
     if now == committed:
         return False
     previous = before.blob(path) if before is not None else None
@@ -360,6 +408,10 @@ def _hand_edited(full: Path, committed: str, before: Snapshot | None, path: str)
 
 
 def _config(repo: pygit2.Repository, key: str) -> str | None:
+    if getattr(repo, "lite", False) is True:
+        return repo.config.get(key) or None
+    import pygit2
+
     try:
         value = repo.config[key]
     except (KeyError, pygit2.GitError):
@@ -439,6 +491,10 @@ class Transaction:
         store, repo = self.store, self.store.repo
         _refuse_symlinks(store, self._writes)
         _refuse_dirty(store, self.snapshot, self._writes)
+        if store.lite:
+            return self._commit_lite()
+        import pygit2  # noqa: F401 - the pygit2 path
+
         blobs = {path: repo.create_blob(text.encode("utf-8")) for path, text in self._writes.items()}
         base_tree = self.snapshot.tree
         tree_id = _build_tree(repo, base_tree, blobs)
@@ -460,6 +516,38 @@ class Transaction:
         self.commit_id = str(commit_id)
         _test_kill("files")
         _materialize(store, {path: (str(blobs[path]), text.encode("utf-8")) for path, text in self._writes.items()})
+        _test_kill("journal")
+        pending.unlink(missing_ok=True)
+
+
+    def _commit_lite(self) -> None:
+        """The same commit, made through vmem.store.lite: objects written loose, HEAD moved by `git update-ref`
+        only if it is still the snapshot's commit. Everything that could need pygit2 happens before HEAD moves."""
+        store, repo = self.store, self.store.repo
+        if _signing(store):
+            raise Unsupported("signed commits are made with pygit2")
+        committer = store.identity()
+        author = self.author or store.author()
+        data = {path: text.encode("utf-8") for path, text in self._writes.items()}
+        blobs = {path: repo.write("blob", raw) for path, raw in data.items()}
+        base_tree = self.snapshot.tree
+        tree_id = repo.write_tree(base_tree, blobs)
+        if base_tree is not None and tree_id == base_tree.id:
+            return
+        parent = self.snapshot.commit_id
+        message = self.message.render()
+        commit_id = repo.write_commit(tree_id, [parent] if parent else [], author, committer, message)
+        _test_kill("commit")
+        pending = store.git_dir / PENDING_FILE
+        pending.write_text("\n".join([str(commit_id), *self._writes]) + "\n")
+        _test_kill("ref")
+        if not repo.update_head(commit_id, parent, message.splitlines()[0]):
+            pending.unlink(missing_ok=True)
+            raise VmemError("the store's HEAD moved while vmem was writing (a commit made meanwhile); nothing was "
+                            "written", "run the command again")
+        self.commit_id = str(commit_id)
+        _test_kill("files")
+        _materialize(store, {path: (str(blobs[path]), raw) for path, raw in data.items()})
         _test_kill("journal")
         pending.unlink(missing_ok=True)
 
@@ -504,6 +592,7 @@ def _test_kill(stage: str) -> None:
 
 
 def _set_head(repo: pygit2.Repository, commit_id: pygit2.Oid, log: str) -> None:
+    """Move HEAD's branch to COMMIT_ID (pygit2's path, under the store lock)."""
     if repo.head_is_unborn:
         branch = repo.references["HEAD"].target  # e.g. refs/heads/main
         repo.references.create(branch, commit_id, force=True, message=log)
@@ -534,7 +623,7 @@ def _refuse_dirty(store: Store, snapshot: Snapshot, writes: dict[str, str]) -> N
         if not full.exists() or full.is_symlink():
             continue
         committed = snapshot.blob(path)
-        if committed is None or str(pygit2.hashfile(str(full))) != committed[0]:
+        if committed is None or hash_file(full) != committed[0]:
             raise DirtyWorkTree(f"{path} has uncommitted changes; vmem will not overwrite them",
                                 f"commit them (git -C {store.root} commit {path}) or discard them "
                                 f"(git -C {store.root} checkout -- {path})")
@@ -542,6 +631,8 @@ def _refuse_dirty(store: Store, snapshot: Snapshot, writes: dict[str, str]) -> N
 
 def _build_tree(repo: pygit2.Repository, base: pygit2.Tree | None, changes: dict[str, pygit2.Oid]) -> pygit2.Oid:
     """Rewrite only the subtrees on the changed paths (a 100k-item store rewrites three small trees)."""
+    import pygit2
+
     here: dict[str, pygit2.Oid] = {}
     below: dict[str, dict[str, pygit2.Oid]] = defaultdict(dict)
     for path, oid in changes.items():
@@ -584,7 +675,8 @@ def _materialize(store: Store, files: dict[str, tuple[str, bytes] | None]) -> No
         _defer(store, entries)  # one index rewrite for a burst of writes, off this command's clock
         return
     if not _git_update_index(store, written):
-        if (git_dir / "index.lock").exists() and _has_git():  # the user's own git holds the index: stage later
+        if ((git_dir / "index.lock").exists() or store.lite) and _has_git():  # the user's git holds the index
+            _defer(store, entries)  # (or lite, which has no index of its own): stage later
             _defer(store, entries)
             return
         index = store.repo.index

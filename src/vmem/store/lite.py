@@ -1,0 +1,527 @@
+"""A git object layer without pygit2, for the commonest writes (`vmem propose`, `vmem supersede`).
+
+Importing pygit2 costs ~90 ms of a proposal's ~150 ms on this kind of machine, while the commit itself reads three
+small trees and writes four objects. This module does exactly that much with git's own tools and the standard
+library:
+
+- objects are read through one `git cat-file --batch` co-process (packs, deltas, alternates: git's own reader);
+- new objects are written as loose objects (zlib + SHA-1), byte for byte what libgit2 writes for the same input;
+- HEAD moves with one `git update-ref` that checks the old value, so a commit made by anyone else in between is
+  never overwritten (git does the locking, the reflog and packed refs);
+- configuration comes from one `git config --list`, with git's own precedence and includes.
+
+It offers the small part of pygit2's object model that the write path, the caches it brings forward (canonical
+map, statement cache, attestation) and the gates use: `Repository[oid]`, trees that look up paths and iterate
+entries, blobs with `.data`, commits with `.tree`, `.parents`, `.message`, `.committer`. Anything it does not do
+raises `Unsupported` *before* a commit is made, and the caller runs the same command again on pygit2
+(`vmem.cli.fast.run_fast`); a test holds both paths to the same commits.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import time
+import zlib
+from pathlib import Path
+
+FILEMODE_TREE = 0o040000
+FILEMODE_BLOB = 0o100644
+FILEMODE_EXECUTABLE = 0o100755
+FILEMODE_LINK = 0o120000
+FILEMODE_COMMIT = 0o160000
+_NO_OID = "0" * 40
+_GIT_ENV_DROPPED = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_COMMON_DIR",
+                    "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_NAMESPACE")
+
+
+class Unsupported(Exception):
+    """This repository or request needs pygit2 (nothing has been written when this is raised)."""
+
+
+class Oid(str):
+    """A 40-hex object id; `.raw` gives its 20 bytes (pygit2's Oid compares and prints the same way)."""
+
+    __slots__ = ()
+
+    @property
+    def raw(self) -> bytes:
+        return bytes.fromhex(self)
+
+    @property
+    def hex(self) -> str:  # type: ignore[override]
+        return str.__str__(self)
+
+    def __str__(self) -> str:
+        return str.__str__(self)
+
+
+class Signature:
+    """Who and when, as git writes it (`Name <email> seconds +hhmm`); pygit2.Signature's fields."""
+
+    __slots__ = ("name", "email", "time", "offset")
+
+    def __init__(self, name: str, email: str, when: int | None = None, offset: int | None = None) -> None:
+        name, email = name.strip(), email.strip()
+        if not name or not email or any(c in name + email for c in "<>\n"):
+            raise ValueError("a name and an e-mail address without <, > or a line break")
+        now = int(time.time()) if when is None else when
+        self.name, self.email, self.time = name, email, now
+        self.offset = time.localtime(now).tm_gmtoff // 60 if offset is None else offset
+
+    def raw(self) -> bytes:
+        sign = "-" if self.offset < 0 else "+"
+        hours, minutes = divmod(abs(self.offset), 60)
+        return f"{self.name} <{self.email}> {self.time} {sign}{hours:02d}{minutes:02d}".encode("utf-8")
+
+    @classmethod
+    def parse(cls, line: bytes) -> "Signature":
+        head, _, rest = line.rpartition(b"> ")
+        name, _, email = head.partition(b" <")
+        stamp, _, zone = rest.partition(b" ")
+        try:
+            sign = -1 if zone[:1] == b"-" else 1
+            offset = sign * (int(zone[1:3]) * 60 + int(zone[3:5]))
+            when = int(stamp)
+        except ValueError:
+            when, offset = 0, 0
+        made = cls.__new__(cls)
+        made.name, made.email = name.decode("utf-8", "replace"), email.decode("utf-8", "replace")
+        made.time, made.offset = when, offset
+        return made
+
+
+class _Object:
+    """An object, or a tree entry (then with .name and .filemode); its content is read on first use."""
+
+    type_str = ""
+
+    def __init__(self, repo: "Repository", oid: str, name: str | None = None, filemode: int | None = None,
+                 raw: bytes | None = None) -> None:
+        self._repo, self.id, self.name, self.filemode, self._raw = repo, Oid(oid), name, filemode, raw
+
+    def read_raw(self) -> bytes:
+        if self._raw is None:
+            kind, self._raw = self._repo.read(self.id)
+            if kind != self.type_str:
+                raise Unsupported(f"{self.id} is a {kind}, not a {self.type_str}")
+        return self._raw
+
+
+class Blob(_Object):
+    type_str = "blob"
+
+    @property
+    def data(self) -> bytes:
+        return self.read_raw()
+
+
+class Tree(_Object):
+    type_str = "tree"
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._entries: dict[str, tuple[int, str]] | None = None
+
+    def entries(self) -> dict[bytes, tuple[bytes, bytes]]:
+        """raw name -> (raw mode, raw id), in the tree's own order (parsed once per tree id and process; the
+        conversions wait until an entry is used: a shard of a big store has thousands)."""
+        if self._entries is None:
+            cache = self._repo._trees
+            found = cache.get(self.id)
+            if found is None:
+                found = cache[self.id] = {name: (mode, oid) for mode, name, oid in _ENTRY.findall(self.read_raw())}
+            self._entries = found
+        return self._entries
+
+    def _child(self, name: bytes) -> _Object:
+        raw_mode, oid = self.entries()[name]
+        mode = int(raw_mode, 8)
+        kind = Tree if mode == FILEMODE_TREE else Commit if mode == FILEMODE_COMMIT else Blob
+        return kind(self._repo, oid.hex(), name.decode("utf-8", "surrogateescape"), mode)
+
+    def __getitem__(self, path: str) -> _Object:
+        node: _Object = self
+        for part in path.split("/"):
+            key = part.encode("utf-8", "surrogateescape")
+            if not isinstance(node, Tree) or key not in node.entries():
+                raise KeyError(path)
+            node = node._child(key)
+        return node
+
+    def __contains__(self, path: str) -> bool:
+        try:
+            self[path]
+        except KeyError:
+            return False
+        return True
+
+    def __iter__(self):
+        return (self._child(name) for name in self.entries())
+
+    def __len__(self) -> int:
+        return len(self.entries())
+
+
+class Commit(_Object):
+    type_str = "commit"
+
+    def _fields(self) -> tuple[dict[bytes, list[bytes]], bytes]:
+        raw = self.read_raw()
+        head, _, message = raw.partition(b"\n\n")
+        fields: dict[bytes, list[bytes]] = {}
+        for line in head.split(b"\n"):
+            if line.startswith(b" "):
+                continue  # a continuation line (a signature's body)
+            key, _, value = line.partition(b" ")
+            fields.setdefault(key, []).append(value)
+        return fields, message
+
+    @property
+    def tree_id(self) -> Oid:
+        return Oid(self._fields()[0][b"tree"][0].decode("ascii"))
+
+    @property
+    def tree(self) -> Tree:
+        return Tree(self._repo, self.tree_id)
+
+    @property
+    def parent_ids(self) -> list[Oid]:
+        return [Oid(p.decode("ascii")) for p in self._fields()[0].get(b"parent", [])]
+
+    @property
+    def parents(self) -> list["Commit"]:
+        return [self._repo.commit(p) for p in self.parent_ids]
+
+    @property
+    def message(self) -> str:
+        fields, message = self._fields()
+        encoding = (fields.get(b"encoding") or [b"utf-8"])[0].decode("ascii", "replace")
+        try:
+            return message.decode(encoding, "replace")
+        except LookupError:
+            return message.decode("utf-8", "replace")
+
+    @property
+    def author(self) -> Signature:
+        return Signature.parse(self._fields()[0][b"author"][0])
+
+    @property
+    def committer(self) -> Signature:
+        return Signature.parse(self._fields()[0][b"committer"][0])
+
+    @property
+    def commit_time(self) -> int:
+        return self.committer.time
+
+    def peel(self, _kind=None) -> "Commit":
+        return self
+
+
+class _Head:
+    def __init__(self, target: Oid) -> None:
+        self.target = target
+
+
+_ENTRY = re.compile(rb"(\d+) ([^\0]*)\0(.{20})", re.S)
+
+
+def parse_tree(raw: bytes) -> list[tuple[int, bytes, bytes]]:
+    """(mode, name, 20-byte id) for each entry of a raw tree object (one C-level findall)."""
+    return [(int(mode, 8), name, oid) for mode, name, oid in _ENTRY.findall(raw)]
+
+
+def _sort_key(entry: tuple[int, bytes, bytes]) -> bytes:
+    return entry[1] + b"/" if entry[0] == FILEMODE_TREE else entry[1]  # git orders a tree as NAME/
+
+
+def _canonical_mode(mode: int) -> int:
+    """The modes git (and libgit2's tree builder) write, whatever an old tool left in a tree."""
+    if mode & 0o170000 == FILEMODE_TREE:
+        return FILEMODE_TREE
+    if mode & 0o170000 == 0o100000:
+        return FILEMODE_EXECUTABLE if mode & 0o111 else FILEMODE_BLOB
+    return mode
+
+
+def serialize_tree(entries: list[tuple[int, bytes, bytes]]) -> bytes:
+    return b"".join(b"%o %s\0%s" % (_canonical_mode(mode), name, oid) for mode, name, oid in
+                    sorted(entries, key=_sort_key))
+
+
+def hash_object(kind: str, data: bytes) -> str:
+    return hashlib.sha1(b"%s %d\0" % (kind.encode("ascii"), len(data)) + data).hexdigest()
+
+
+def hash_file(path: str | os.PathLike) -> str:
+    """The blob id of a work-tree file's bytes (no filters), as `git hash-object --no-filters` gives it."""
+    with open(path, "rb") as f:
+        return hash_object("blob", f.read())
+
+
+def git_executable() -> str | None:
+    return shutil.which("git")
+
+
+def git_env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in _GIT_ENV_DROPPED}
+    env["GIT_NO_REPLACE_OBJECTS"] = "1"  # libgit2 ignores replace refs; so must we, to read the same objects
+    return env
+
+
+class Repository:
+    """A non-bare repository whose .git is a folder, read and written without pygit2."""
+
+    lite = True
+
+    def __init__(self, root: Path) -> None:
+        git = git_executable()
+        gitdir = Path(root) / ".git"
+        if git is None or not gitdir.is_dir() or gitdir.is_symlink() or not (gitdir / "HEAD").is_file():
+            raise Unsupported("no git executable, or .git is not a plain folder")
+        self._git, self.root = git, Path(root)
+        self.path = str(gitdir) + os.sep
+        self.workdir = str(root) + os.sep
+        self.is_bare = False
+        self._batch: subprocess.Popen | None = None
+        self._config: _Config | None = None
+        self._commits: dict[str, Commit] = {}
+        self._trees: dict[str, dict[bytes, tuple[bytes, bytes]]] = {}
+        self._head_id: Oid | None | bool = False  # False: not read yet
+        self.moved = False  # HEAD moved by this process: a command must not be run again on pygit2
+        if self.config.get("extensions.objectformat", "sha1").lower() != "sha1":
+            raise Unsupported("not a SHA-1 repository")
+
+    # -- configuration -----------------------------------------------------------------------------
+
+    @property
+    def config(self) -> "_Config":
+        if self._config is None:
+            done = subprocess.run([self._git, "-C", str(self.root), "config", "--list", "-z"], env=git_env(),
+                                  stdin=subprocess.DEVNULL, capture_output=True, timeout=60)
+            if done.returncode not in (0, 1):
+                raise Unsupported("git config failed")
+            found: dict[str, str] = {}
+            for record in done.stdout.split(b"\0"):
+                if record:
+                    key, _, value = record.partition(b"\n")
+                    found[key.decode("utf-8", "replace")] = value.decode("utf-8", "replace")  # the last one wins
+            self._config = _Config(found)
+        return self._config
+
+    # -- reading -----------------------------------------------------------------------------------
+
+    def _process(self) -> subprocess.Popen:
+        if self._batch is None:
+            self._batch = subprocess.Popen([self._git, "-C", str(self.root), "cat-file", "--batch"], env=git_env(),
+                                           stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                           stderr=subprocess.DEVNULL)
+        return self._batch
+
+    def read(self, spec: str) -> tuple[str, bytes]:
+        """(type, content) of the object SPEC names; KeyError when there is none."""
+        return self.lookup(spec)[1:]
+
+    def lookup(self, spec: str) -> tuple[Oid, str, bytes]:
+        """(id, type, content) of the object SPEC (an id, or any revision git reads) names; KeyError if none."""
+        if not spec or any(c in spec for c in "\n\r\0"):
+            raise KeyError(spec)
+        process = self._process()
+        try:
+            process.stdin.write(spec.encode("utf-8", "surrogateescape") + b"\n")  # type: ignore[union-attr]
+            process.stdin.flush()  # type: ignore[union-attr]
+            header = process.stdout.readline()  # type: ignore[union-attr]
+        except (OSError, ValueError) as exc:
+            raise Unsupported(f"git cat-file stopped ({exc})") from None
+        parts = header.split()
+        if len(parts) == 2 and parts[1] in (b"missing", b"ambiguous"):
+            raise KeyError(spec)
+        if len(parts) != 3:
+            raise Unsupported(f"git cat-file answered {header[:80]!r}")
+        size = int(parts[2])
+        body = process.stdout.read(size + 1)  # type: ignore[union-attr]
+        if len(body) != size + 1:
+            raise Unsupported("git cat-file stopped mid-object")
+        return Oid(parts[0].decode("ascii")), parts[1].decode("ascii"), body[:size]
+
+    def __getitem__(self, oid) -> _Object:
+        found, kind, raw = self.lookup(str(oid))
+        made = {"blob": Blob, "tree": Tree, "commit": Commit}.get(kind)
+        if made is None:
+            raise Unsupported(f"{oid} is a {kind}")
+        return made(self, found, raw=raw)
+
+    def get(self, oid, default=None):
+        try:
+            return self[oid]
+        except KeyError:
+            return default
+
+    def commit(self, oid) -> Commit:
+        if str(oid) in self._commits:
+            return self._commits[str(oid)]
+        found = self[oid]
+        if not isinstance(found, Commit):
+            raise KeyError(str(oid))
+        return found
+
+    def commit_or_none(self, oid) -> Commit | None:
+        try:
+            return self.commit(oid)
+        except (KeyError, ValueError):
+            return None
+
+    # -- references --------------------------------------------------------------------------------
+
+    def head_branch(self) -> str | None:
+        """The branch HEAD names (refs/heads/…), or None when HEAD is detached."""
+        text = (Path(self.path) / "HEAD").read_text(encoding="utf-8", errors="replace").strip()
+        return text[5:].strip() if text.startswith("ref:") else None
+
+    def head_id(self) -> Oid | None:
+        """HEAD's commit id, None while the branch is unborn."""
+        try:
+            found, kind, raw = self.lookup("HEAD")
+        except KeyError:
+            if self.head_branch() is None:
+                raise Unsupported("HEAD is detached and unreadable") from None
+            return None  # an unborn branch
+        if kind != "commit":
+            raise Unsupported("HEAD is not a commit")
+        self._commits[found] = Commit(self, found, raw=raw)
+        return found
+
+    def _head(self) -> Oid | None:
+        if self._head_id is False:
+            self._head_id = self.head_id()
+        return self._head_id  # type: ignore[return-value]
+
+    @property
+    def head_is_unborn(self) -> bool:
+        return self._head() is None
+
+    @property
+    def head(self) -> _Head:
+        found = self._head()
+        if found is None:
+            raise Unsupported("HEAD is unborn")
+        return _Head(found)
+
+    def head_commit(self) -> Commit | None:
+        found = self._head()
+        return None if found is None else self.commit(found)
+
+    def linear_range(self, head: Commit, since: str | None, limit: int = 10_000) -> list[Commit] | None:
+        """The commits after SINCE (None: from the first commit) up to HEAD, oldest first, when history between
+        them is a straight line. None when SINCE is not on that line; Unsupported at a merge or past LIMIT."""
+        out: list[Commit] = []
+        commit: Commit | None = head
+        while commit is not None and str(commit.id) != since:
+            parents = commit.parent_ids
+            if len(parents) > 1 or len(out) >= limit:
+                raise Unsupported("a merge commit or a long history: the topological walk is pygit2's")
+            out.append(commit)
+            commit = self.commit(parents[0]) if parents else None
+        if commit is None and since is not None:
+            return None
+        return out[::-1]
+
+    def update_head(self, new: str, old: str | None, message: str) -> bool:
+        """Move HEAD (its branch) from OLD to NEW with git's locking and reflog; False when HEAD is no longer OLD
+        (someone committed meanwhile): nothing moved."""
+        done = subprocess.run([self._git, "-C", str(self.root), "update-ref", "-m", message, "HEAD", new,
+                               old or _NO_OID], env=git_env(), stdin=subprocess.DEVNULL, capture_output=True,
+                              timeout=60)
+        if done.returncode == 0:
+            self._head_id = Oid(new)
+            self.moved = True
+        return done.returncode == 0
+
+    # -- writing -----------------------------------------------------------------------------------
+
+    def write(self, kind: str, data: bytes) -> Oid:
+        """Store an object as a loose object (what libgit2 does for one object); its id."""
+        oid = hash_object(kind, data)
+        folder = Path(self.path) / "objects" / oid[:2]
+        final = folder / oid[2:]
+        if final.exists():
+            return Oid(oid)
+        folder.mkdir(exist_ok=True)
+        tmp = folder / f"tmp_obj_{os.getpid()}_{oid[2:10]}"
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o444)
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(zlib.compress(b"%s %d\0" % (kind.encode("ascii"), len(data)) + data, 1))
+            os.replace(tmp, final)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
+        return Oid(oid)
+
+    def write_tree(self, base: Tree | None, changes: dict[str, str]) -> Oid:
+        """BASE with each path in CHANGES (path -> blob id) set to that blob: only the trees on those paths are
+        read and written, as vmem.store.repo._build_tree does with pygit2's TreeBuilder."""
+        here: dict[bytes, bytes] = {}
+        below: dict[str, dict[str, str]] = {}
+        for path, oid in changes.items():
+            head, _, rest = path.partition("/")
+            if rest:
+                below.setdefault(head, {})[rest] = oid
+            else:
+                here[head.encode("utf-8", "surrogateescape")] = bytes.fromhex(oid)
+        entries = {name: (mode, oid) for mode, name, oid in parse_tree(base.read_raw())} if base is not None else {}
+        for name, oid in here.items():
+            entries[name] = (FILEMODE_BLOB, oid)
+        for name, sub in below.items():
+            key = name.encode("utf-8", "surrogateescape")
+            current = entries.get(key)
+            subtree = Tree(self, current[1].hex()) if current is not None and current[0] == FILEMODE_TREE else None
+            entries[key] = (FILEMODE_TREE, self.write_tree(subtree, sub).raw)
+        return self.write("tree", serialize_tree([(mode, name, oid) for name, (mode, oid) in entries.items()]))
+
+    def write_commit(self, tree: str, parents: list[str], author: Signature, committer: Signature,
+                     message: str) -> Oid:
+        """A commit object as libgit2's git_commit_create writes it (no encoding header: UTF-8)."""
+        lines = [b"tree " + str(tree).encode("ascii")]
+        lines += [b"parent " + str(p).encode("ascii") for p in parents]
+        lines += [b"author " + author.raw(), b"committer " + committer.raw()]
+        return self.write("commit", b"\n".join(lines) + b"\n\n" + message.encode("utf-8"))
+
+    def close(self) -> None:
+        if self._batch is not None:
+            try:
+                self._batch.stdin.close()  # type: ignore[union-attr]
+                self._batch.wait(timeout=5)
+            except (OSError, subprocess.SubprocessError):
+                self._batch.kill()
+            self._batch = None
+
+    def __getattr__(self, name: str):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise Unsupported(f"Repository.{name} needs pygit2")
+
+
+class _Config:
+    """Lookups by git's key rules: section and variable names ignore case, a subsection does not."""
+
+    def __init__(self, values: dict[str, str]) -> None:
+        self._values = values
+
+    @staticmethod
+    def _key(key: str) -> str:
+        first, _, rest = key.partition(".")
+        middle, _, last = rest.rpartition(".")
+        return ".".join(p for p in (first.lower(), middle, last.lower()) if p)
+
+    def __getitem__(self, key: str) -> str:
+        return self._values[self._key(key)]
+
+    def get(self, key: str, default=None):
+        return self._values.get(self._key(key), default)
+
+    def __contains__(self, key: str) -> bool:
+        return self._key(key) in self._values

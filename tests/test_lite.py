@@ -1,0 +1,174 @@
+"""The pygit2-free write path (vmem.store.lite): the same objects as pygit2, HEAD never moved over someone else's
+commit, a fall back to pygit2 before anything is written, and the three commonest writes without pygit2."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pygit2
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from conftest import assert_clean, commit_count, git
+from vmem.errors import VmemError
+from vmem.ops.propose import propose_claim
+from vmem.store import lite
+from vmem.store.repo import PENDING_FILE, Store, _build_tree
+
+
+def test_a_commit_is_byte_for_byte_what_pygit2_writes(store):
+    repo = store.repo
+    tree = repo.head.peel(pygit2.Commit).tree.id
+    parent = repo.head.target
+    for offset in (0, 60, -300, 330, -570):
+        message = "vmem: propose c-0123456789ab: ünïcode…\n\nVmem-Action: propose\n"
+        theirs = repo.create_commit_string(pygit2.Signature("Ann Analyst", "ann@example.com", 1_790_000_000, offset),
+                                           pygit2.Signature("Rita", "rita@example.com", 1_790_000_123, offset),
+                                           message, tree, [parent])
+        ours = lite.Repository(store.root).write_commit(
+            str(tree), [str(parent)], lite.Signature("Ann Analyst", "ann@example.com", 1_790_000_000, offset),
+            lite.Signature("Rita", "rita@example.com", 1_790_000_123, offset), message)
+        assert repo[ours].read_raw() == theirs.encode("utf-8")
+
+
+NAMES = st.sampled_from(["a", "a.b", "a-b", "a0", "b", "ab", "é", "Z", "a.yaml", "c-0123456789ab.yaml"])
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(changes=st.lists(st.tuples(st.lists(NAMES, min_size=1, max_size=3), st.binary(max_size=40)), min_size=1,
+                        max_size=6))
+def test_trees_are_the_ones_pygit2_builds(store, changes):
+    """Paths that sort differently as files and as folders (a, a.b, a-b, a/...), unicode names, new folders and
+    existing ones: the tree lite writes has the id of pygit2's TreeBuilder result."""
+    repo, objects = store.repo, lite.Repository(store.root)
+    base = repo.head.peel(pygit2.Commit).tree
+    writes: dict[str, bytes] = {}
+    for parts, data in changes:
+        path = "/".join(parts)
+        if any(p == path or p.startswith(path + "/") or path.startswith(p + "/") for p in writes):
+            continue  # a file and a folder of one name cannot both exist
+        if any(path.startswith(top + "/") or path == top for top in ("claims", "vmem.yaml")):
+            continue
+        writes[path] = data
+    theirs = _build_tree(repo, base, {p: repo.create_blob(d) for p, d in writes.items()})
+    ours = objects.write_tree(objects[str(base.id)], {p: objects.write("blob", d) for p, d in writes.items()})
+    assert str(theirs) == str(ours)
+    objects.close()
+
+
+def test_lite_store_reads_what_pygit2_reads(seeded):
+    full, light = seeded, Store.open(seeded.root, lite=True)
+    assert light.lite and not full.lite
+    a, b = full.head(), light.head()
+    assert a.commit_id == b.commit_id
+    for kind in ("entity", "episode"):
+        assert [(x.path, x.oid, x.item) for x in a.files(kind)] == [(x.path, x.oid, x.item) for x in b.files(kind)]
+    assert full.identity().email == light.identity().email
+
+
+def test_head_moved_meanwhile_is_never_overwritten(store):
+    """A commit made by someone else between vmem's read and its ref update: vmem refuses, the other commit
+    stays, nothing of vmem's is left in the work tree."""
+    light = Store.open(store.root, lite=True)
+    before = commit_count(store)
+    with pytest.raises(VmemError, match="HEAD moved"):
+        with light.transaction("propose", summary="lost race") as tx:
+            tx.write_file("claims/00/c-00aaaaaaaaaa.yaml", {"note": "vmem's"})
+            git(store, "commit", "-q", "--allow-empty", "-m", "someone else's commit")
+    assert commit_count(store) == before + 1
+    assert git(store, "log", "-1", "--format=%s").strip() == "someone else's commit"
+    assert not (store.root / "claims/00/c-00aaaaaaaaaa.yaml").exists()
+    assert not (store.git_dir / PENDING_FILE).exists()
+
+
+def test_a_worktree_is_opened_with_pygit2(store, tmp_path):
+    git(store, "worktree", "add", "-q", str(tmp_path / "wt"))
+    assert not Store.open(tmp_path / "wt", lite=True).lite  # .git is a file there
+
+
+BLOCK_PYGIT2 = """
+import sys
+class Block:
+    def find_spec(self, name, path=None, target=None):
+        if name == "pygit2" or name.startswith("pygit2."):
+            raise ImportError("pygit2 imported on the lite path")
+sys.meta_path.insert(0, Block())
+sys.argv = ["vmem", *sys.argv[1:]]
+from vmem.cli.entry import main
+main()
+"""
+
+
+def _run(store, *args: str, block: bool = True) -> subprocess.CompletedProcess:
+    env = {**os.environ, "VMEM_STORE": str(store.root)}
+    argv = [sys.executable, "-c", BLOCK_PYGIT2, *args] if block else [sys.executable, "-m", "vmem", *args]
+    return subprocess.run(argv, env=env, capture_output=True, text=True)
+
+
+def _settle(store) -> None:
+    from vmem.store import stage
+
+    import time
+
+    deadline = time.monotonic() + 30
+    while not stage.settled(store.git_dir):
+        assert time.monotonic() < deadline
+        time.sleep(0.02)
+
+
+def test_propose_learning_and_supersede_never_import_pygit2(seeded):
+    """The three writes an analyst waits for run without pygit2 and leave git clean and consistent."""
+    done = _run(seeded, "propose", "The orders feed lags by a day on Mondays", "--domain", "finance", "--json")
+    assert done.returncode == 0, done.stderr
+    claim = json.loads(done.stdout)["data"]["item"]
+    entity = next(x.item for x in seeded.head().files("entity") if x.item)["id"]
+    done = _run(seeded, "propose", "Teams that reconcile weekly report fewer billing disputes", "--from", entity,
+                "-c", "industry:healthcare", "--json")
+    assert done.returncode == 0, done.stderr
+    learning = json.loads(done.stdout)["data"]["item"]
+    done = _run(seeded, "supersede", claim["id"], "The orders feed lags by two days on Mondays", "-r", "measured",
+                "--json")
+    assert done.returncode == 0, done.stderr
+    new = json.loads(done.stdout)["data"]["item"]
+    _settle(seeded)
+    assert_clean(seeded)
+    assert git(seeded, "diff") == ""
+    subprocess.run(["git", "-C", str(seeded.root), "fsck", "--no-dangling", "--strict"], check=True,
+                   capture_output=True)
+    head = Store.open(seeded.root).head()  # read back with pygit2
+    assert head.item(claim["id"])["status"] == "superseded"
+    assert head.item(new["id"])["supersedes"] == claim["id"]
+    assert head.item(learning["id"])["status"] in ("candidate", "quarantined")
+    assert git(seeded, "reflog", "-1", "--format=%gs").startswith("vmem: supersede")
+
+
+def test_a_merge_in_history_falls_back_to_pygit2_and_writes_once(store):
+    """Attestation across a merge is pygit2's walk: lite gives up before committing and the command runs again on
+    pygit2 - one commit, not two."""
+    first = propose_claim(store, "the refunds table is rebuilt nightly").item
+    git(store, "checkout", "-q", "-b", "side")
+    git(store, "commit", "-q", "--allow-empty", "-m", "side work")
+    git(store, "checkout", "-q", "main")
+    git(store, "commit", "-q", "--allow-empty", "-m", "main work")
+    git(store, "merge", "-q", "--no-ff", "-m", "merge side", "side")
+    before = commit_count(store)
+    done = _run(store, "supersede", first["id"], "the refunds table is rebuilt hourly", "--json", block=False)
+    assert done.returncode == 0, done.stderr
+    assert commit_count(store) == before + 1
+    _settle(store)
+    assert_clean(store)
+
+
+def test_a_hand_edit_between_lite_proposals_is_refused_not_overwritten(store):
+    done = _run(store, "propose", "the churn metric excludes trials", "--json")
+    item = json.loads(done.stdout)["data"]["item"]
+    _settle(store)
+    path = store.root / "claims" / item["id"][2:4] / f"{item['id']}.yaml"
+    path.write_text(path.read_text() + "# my note\n")
+    done = _run(store, "supersede", item["id"], "the churn metric excludes trials and pilots")
+    assert done.returncode == 1 and "uncommitted changes" in done.stderr
+    assert path.read_text().endswith("# my note\n")
