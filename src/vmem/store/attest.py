@@ -223,6 +223,9 @@ class AttestDB:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.db = sqlite3.connect(str(path), timeout=10, isolation_level=None)
         self.db.execute("PRAGMA journal_mode=WAL")
+        # A cache: a commit need not reach the disk before the command goes on (no fsync per write; WAL keeps the
+        # file consistent, and a file lost or damaged by a power cut is rebuilt from git, like any damaged cache)
+        self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value BLOB)")
         self.db.execute("CREATE TABLE IF NOT EXISTS items (path TEXT PRIMARY KEY, row BLOB, flagged INTEGER)")
         self.db.execute("CREATE TABLE IF NOT EXISTS journal (seq INTEGER, path TEXT)")
