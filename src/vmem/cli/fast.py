@@ -23,9 +23,17 @@ class Parser(argparse.ArgumentParser):
         raise _Unsure(message)
 
 
+class _Formatter(argparse.HelpFormatter):
+    """A fixed width: argparse asks for one on every add_argument, and finding the terminal's imports shutil (and
+    its archive modules, ~4 ms) on the write path; these parsers never print help anyway."""
+
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24, width: int = 80) -> None:
+        super().__init__(prog, indent_increment, max_help_position, width)
+
+
 def parser_for(command: str) -> Parser:
     """A reader for `vmem COMMAND` with the options every write takes (--as, --json, --store)."""
-    p = Parser(prog=f"vmem {command}", add_help=False, allow_abbrev=False)
+    p = Parser(prog=f"vmem {command}", add_help=False, allow_abbrev=False, formatter_class=_Formatter)
     p.add_argument("--as", dest="as_")
     p.add_argument("--json", dest="as_json", action="store_true")
     p.add_argument("--store")

@@ -22,10 +22,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import shutil
-import subprocess
 import time
-import zlib
 from pathlib import Path
 
 FILEMODE_TREE = 0o040000
@@ -263,7 +260,67 @@ def hash_file(path: str | os.PathLike) -> str:
 
 
 def git_executable() -> str | None:
-    return shutil.which("git")
+    """`git` on PATH (shutil.which's rule, without importing shutil and its archive modules on the write path)."""
+    for folder in os.environ.get("PATH", os.defpath).split(os.pathsep):
+        candidate = os.path.join(folder or os.curdir, "git")
+        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
+class _Process:
+    """A child started with os.posix_spawn (no shell; no `subprocess` import on the write path: ~5 ms), its
+    stdin and stdout as pipes when asked for; stderr goes to /dev/null."""
+
+    def __init__(self, argv: list[str], stdin: bool = False, stdout: bool = True) -> None:
+        actions = [(os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0)]
+        mine = []
+        if stdin:
+            read, write = os.pipe()
+            actions.append((os.POSIX_SPAWN_DUP2, read, 0))
+            mine.append(read)
+            self.stdin = open(write, "wb")
+        else:
+            actions.append((os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0))
+            self.stdin = None
+        if stdout:
+            read, write = os.pipe()
+            actions.append((os.POSIX_SPAWN_DUP2, write, 1))
+            mine.append(write)
+            self.stdout = open(read, "rb")
+        else:
+            actions.append((os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0))
+            self.stdout = None
+        try:
+            self.pid = os.posix_spawn(argv[0], argv, git_env(), file_actions=actions)
+        finally:
+            for fd in mine:  # the child's ends
+                os.close(fd)
+        self.returncode: int | None = None
+
+    def wait(self) -> int:
+        if self.returncode is None:
+            self.returncode = os.waitstatus_to_exitcode(os.waitpid(self.pid, 0)[1])
+        return self.returncode
+
+    def close(self) -> None:
+        for stream in (self.stdin, self.stdout):
+            if stream is not None:
+                try:
+                    stream.close()
+                except OSError:
+                    pass
+        self.wait()
+
+
+def _run(argv: list[str]) -> tuple[int, bytes]:
+    """Run ARGV to its end: (exit code, stdout)."""
+    process = _Process(argv)
+    try:
+        out = process.stdout.read()  # type: ignore[union-attr]
+    finally:
+        process.close()
+    return process.returncode or 0, out
 
 
 def git_env() -> dict[str, str]:
@@ -286,7 +343,7 @@ class Repository:
         self.path = str(gitdir) + os.sep
         self.workdir = str(root) + os.sep
         self.is_bare = False
-        self._batch: subprocess.Popen | None = None
+        self._batch: _Process | None = None
         self._config: _Config | None = None
         self._commits: dict[str, Commit] = {}
         self._trees: dict[str, dict[bytes, tuple[bytes, bytes]]] = {}
@@ -300,12 +357,11 @@ class Repository:
     @property
     def config(self) -> "_Config":
         if self._config is None:
-            done = subprocess.run([self._git, "-C", str(self.root), "config", "--list", "-z"], env=git_env(),
-                                  stdin=subprocess.DEVNULL, capture_output=True, timeout=60)
-            if done.returncode not in (0, 1):
+            code, out = _run([self._git, "-C", str(self.root), "config", "--list", "-z"])
+            if code not in (0, 1):
                 raise Unsupported("git config failed")
             found: dict[str, str] = {}
-            for record in done.stdout.split(b"\0"):
+            for record in out.split(b"\0"):
                 if record:
                     key, _, value = record.partition(b"\n")
                     found[key.decode("utf-8", "replace")] = value.decode("utf-8", "replace")  # the last one wins
@@ -314,11 +370,9 @@ class Repository:
 
     # -- reading -----------------------------------------------------------------------------------
 
-    def _process(self) -> subprocess.Popen:
+    def _process(self) -> _Process:
         if self._batch is None:
-            self._batch = subprocess.Popen([self._git, "-C", str(self.root), "cat-file", "--batch"], env=git_env(),
-                                           stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                           stderr=subprocess.DEVNULL)
+            self._batch = _Process([self._git, "-C", str(self.root), "cat-file", "--batch"], stdin=True)
         return self._batch
 
     def read(self, spec: str) -> tuple[str, bytes]:
@@ -432,13 +486,11 @@ class Repository:
     def update_head(self, new: str, old: str | None, message: str) -> bool:
         """Move HEAD (its branch) from OLD to NEW with git's locking and reflog; False when HEAD is no longer OLD
         (someone committed meanwhile): nothing moved."""
-        done = subprocess.run([self._git, "-C", str(self.root), "update-ref", "-m", message, "HEAD", new,
-                               old or _NO_OID], env=git_env(), stdin=subprocess.DEVNULL, capture_output=True,
-                              timeout=60)
-        if done.returncode == 0:
+        code, _ = _run([self._git, "-C", str(self.root), "update-ref", "-m", message, "HEAD", new, old or _NO_OID])
+        if code == 0:
             self._head_id = Oid(new)
             self.moved = True
-        return done.returncode == 0
+        return code == 0
 
     # -- writing -----------------------------------------------------------------------------------
 
@@ -453,6 +505,8 @@ class Repository:
         tmp = folder / f"tmp_obj_{os.getpid()}_{oid[2:10]}"
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o444)
         try:
+            import zlib
+
             with os.fdopen(fd, "wb") as f:
                 f.write(zlib.compress(b"%s %d\0" % (kind.encode("ascii"), len(data)) + data, 1))
             os.replace(tmp, final)
@@ -492,11 +546,7 @@ class Repository:
 
     def close(self) -> None:
         if self._batch is not None:
-            try:
-                self._batch.stdin.close()  # type: ignore[union-attr]
-                self._batch.wait(timeout=5)
-            except (OSError, subprocess.SubprocessError):
-                self._batch.kill()
+            self._batch.close()
             self._batch = None
 
     def __getattr__(self, name: str):

@@ -694,9 +694,9 @@ def _defer(store: Store, entries: dict[str, str]) -> None:
 
 
 def _has_git() -> bool:
-    import shutil
+    from vmem.store.lite import git_executable
 
-    return shutil.which("git") is not None
+    return git_executable() is not None
 
 
 def _git_update_index(store: Store, paths: list[str]) -> bool:
