@@ -401,6 +401,29 @@ class Repository:
             raise Unsupported("git cat-file stopped mid-object")
         return Oid(parts[0].decode("ascii")), parts[1].decode("ascii"), body[:size]
 
+    def prefetch(self, objects: list) -> None:
+        """Read the content of OBJECTS (not yet read) in pipelined batches: a walk over a shard of thousands of
+        files costs one round trip per batch instead of one per file. A batch's requests (512 x 41 bytes) fit in
+        the pipe's buffer, so writing them never waits for git to be read."""
+        todo = [o for o in objects if o._raw is None]
+        process = self._process()
+        for start in range(0, len(todo), 512):
+            batch = todo[start:start + 512]
+            try:
+                process.stdin.write(b"".join(str(o.id).encode("ascii") + b"\n" for o in batch))  # type: ignore
+                process.stdin.flush()  # type: ignore[union-attr]
+                for o in batch:
+                    parts = process.stdout.readline().split()  # type: ignore[union-attr]
+                    if len(parts) != 3:
+                        raise Unsupported(f"git cat-file answered {parts!r} for {o.id}")
+                    size = int(parts[2])
+                    body = process.stdout.read(size + 1)  # type: ignore[union-attr]
+                    if len(body) != size + 1 or parts[1].decode("ascii") != o.type_str:
+                        raise Unsupported(f"git cat-file gave no {o.type_str} for {o.id}")
+                    o._raw = body[:size]
+            except (OSError, ValueError) as exc:
+                raise Unsupported(f"git cat-file stopped ({exc})") from None
+
     def __getitem__(self, oid) -> _Object:
         found, kind, raw = self.lookup(str(oid))
         made = {"blob": Blob, "tree": Tree, "commit": Commit}.get(kind)

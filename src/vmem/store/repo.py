@@ -115,8 +115,12 @@ class Snapshot:
         if root.type_str != "tree":
             return
         stack = [(top, root)]
+        lite = getattr(self.repo, "lite", False) is True
         while stack:
             prefix, tree = stack.pop()
+            if lite:  # every caller reads the files: one pipelined read per tree, not one round trip per file
+                tree = list(tree)
+                self.repo.prefetch([e for e in tree if e.type_str == "blob" and e.name.endswith(".yaml")])
             for entry in tree:
                 path = f"{prefix}/{entry.name}"
                 if entry.type_str == "tree":
