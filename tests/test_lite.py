@@ -90,6 +90,14 @@ def test_a_worktree_is_opened_with_pygit2(store, tmp_path):
     assert not Store.open(tmp_path / "wt", lite=True).lite  # .git is a file there
 
 
+def test_without_git_or_posix_spawn_the_store_opens_with_pygit2(store, monkeypatch):
+    monkeypatch.delattr(os, "posix_spawn")
+    assert not Store.open(store.root, lite=True).lite
+    monkeypatch.undo()
+    monkeypatch.setenv("PATH", "/nonexistent")
+    assert not Store.open(store.root, lite=True).lite
+
+
 BLOCK_PYGIT2 = """
 import sys
 class Block:

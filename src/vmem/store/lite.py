@@ -339,6 +339,8 @@ class Repository:
         gitdir = Path(root) / ".git"
         if git is None or not gitdir.is_dir() or gitdir.is_symlink() or not (gitdir / "HEAD").is_file():
             raise Unsupported("no git executable, or .git is not a plain folder")
+        if not hasattr(os, "posix_spawn"):
+            raise Unsupported("no os.posix_spawn on this platform")
         self._git, self.root = git, Path(root)
         self.path = str(gitdir) + os.sep
         self.workdir = str(root) + os.sep
