@@ -385,46 +385,47 @@ class Repository:
         """(id, type, content) of the object SPEC (an id, or any revision git reads) names; KeyError if none."""
         if not spec or any(c in spec for c in "\n\r\0"):
             raise KeyError(spec)
+        found = self._ask([spec.encode("utf-8", "surrogateescape")])[0]
+        if found is None:
+            raise KeyError(spec)
+        return found
+
+    def _ask(self, specs: list[bytes]) -> list[tuple[Oid, str, bytes] | None]:
+        """Send SPECS to the cat-file co-process at once and read its answers in order: (id, type, content), or
+        None for one git does not have. Anything else it says (or its end) is Unsupported."""
         process = self._process()
+        out: list[tuple[Oid, str, bytes] | None] = []
         try:
-            process.stdin.write(spec.encode("utf-8", "surrogateescape") + b"\n")  # type: ignore[union-attr]
+            process.stdin.write(b"".join(spec + b"\n" for spec in specs))  # type: ignore[union-attr]
             process.stdin.flush()  # type: ignore[union-attr]
-            header = process.stdout.readline()  # type: ignore[union-attr]
+            for _ in specs:
+                header = process.stdout.readline()  # type: ignore[union-attr]
+                parts = header.split()
+                if len(parts) == 2 and parts[1] in (b"missing", b"ambiguous"):
+                    out.append(None)
+                    continue
+                if len(parts) != 3:
+                    raise Unsupported(f"git cat-file answered {header[:80]!r}")
+                size = int(parts[2])
+                body = process.stdout.read(size + 1)  # type: ignore[union-attr]
+                if len(body) != size + 1:
+                    raise Unsupported("git cat-file stopped mid-object")
+                out.append((Oid(parts[0].decode("ascii")), parts[1].decode("ascii"), body[:size]))
         except (OSError, ValueError) as exc:
             raise Unsupported(f"git cat-file stopped ({exc})") from None
-        parts = header.split()
-        if len(parts) == 2 and parts[1] in (b"missing", b"ambiguous"):
-            raise KeyError(spec)
-        if len(parts) != 3:
-            raise Unsupported(f"git cat-file answered {header[:80]!r}")
-        size = int(parts[2])
-        body = process.stdout.read(size + 1)  # type: ignore[union-attr]
-        if len(body) != size + 1:
-            raise Unsupported("git cat-file stopped mid-object")
-        return Oid(parts[0].decode("ascii")), parts[1].decode("ascii"), body[:size]
+        return out
 
     def prefetch(self, objects: list) -> None:
         """Read the content of OBJECTS (not yet read) in pipelined batches: a walk over a shard of thousands of
         files costs one round trip per batch instead of one per file. A batch's requests (512 x 41 bytes) fit in
         the pipe's buffer, so writing them never waits for git to be read."""
         todo = [o for o in objects if o._raw is None]
-        process = self._process()
         for start in range(0, len(todo), 512):
             batch = todo[start:start + 512]
-            try:
-                process.stdin.write(b"".join(str(o.id).encode("ascii") + b"\n" for o in batch))  # type: ignore
-                process.stdin.flush()  # type: ignore[union-attr]
-                for o in batch:
-                    parts = process.stdout.readline().split()  # type: ignore[union-attr]
-                    if len(parts) != 3:
-                        raise Unsupported(f"git cat-file answered {parts!r} for {o.id}")
-                    size = int(parts[2])
-                    body = process.stdout.read(size + 1)  # type: ignore[union-attr]
-                    if len(body) != size + 1 or parts[1].decode("ascii") != o.type_str:
-                        raise Unsupported(f"git cat-file gave no {o.type_str} for {o.id}")
-                    o._raw = body[:size]
-            except (OSError, ValueError) as exc:
-                raise Unsupported(f"git cat-file stopped ({exc})") from None
+            for o, found in zip(batch, self._ask([str(o.id).encode("ascii") for o in batch])):
+                if found is None or found[1] != o.type_str:
+                    raise Unsupported(f"git cat-file gave no {o.type_str} for {o.id}")
+                o._raw = found[2]
 
     def __getitem__(self, oid) -> _Object:
         found, kind, raw = self.lookup(str(oid))
@@ -432,12 +433,6 @@ class Repository:
         if made is None:
             raise Unsupported(f"{oid} is a {kind}")
         return made(self, found, raw=raw)
-
-    def get(self, oid, default=None):
-        try:
-            return self[oid]
-        except KeyError:
-            return default
 
     def commit(self, oid) -> Commit:
         if str(oid) in self._commits:
@@ -493,19 +488,19 @@ class Repository:
         found = self._head()
         return None if found is None else self.commit(found)
 
-    def linear_range(self, head: Commit, since: str | None, limit: int = 10_000) -> list[Commit] | None:
-        """The commits after SINCE (None: from the first commit) up to HEAD, oldest first, when history between
-        them is a straight line. None when SINCE is not on that line; Unsupported at a merge or past LIMIT."""
+    def linear_range(self, head: Commit, since: str, limit: int = 10_000) -> list[Commit] | None:
+        """The commits after SINCE up to HEAD, oldest first, when history between them is a straight line. None
+        when SINCE is not on that line; Unsupported at a merge or past LIMIT (pygit2's topological walk)."""
         out: list[Commit] = []
-        commit: Commit | None = head
-        while commit is not None and str(commit.id) != since:
+        commit = head
+        while str(commit.id) != since:
             parents = commit.parent_ids
             if len(parents) > 1 or len(out) >= limit:
                 raise Unsupported("a merge commit or a long history: the topological walk is pygit2's")
+            if not parents:
+                return None
             out.append(commit)
-            commit = self.commit(parents[0]) if parents else None
-        if commit is None and since is not None:
-            return None
+            commit = self.commit(parents[0])
         return out[::-1]
 
     def update_head(self, new: str, old: str | None, message: str) -> bool:
