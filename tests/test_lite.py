@@ -85,6 +85,31 @@ def test_head_moved_meanwhile_is_never_overwritten(store):
     assert not (store.git_dir / PENDING_FILE).exists()
 
 
+def test_a_locked_branch_is_reported_as_such_and_nothing_is_written(store):
+    light = Store.open(store.root, lite=True)
+    branch = git(store, "symbolic-ref", "HEAD").strip()
+    lock = store.git_dir / f"{branch}.lock"
+    lock.write_text("")  # a git that is updating the branch
+    before = commit_count(store)
+    with pytest.raises(VmemError, match="could not move HEAD"):
+        with light.transaction("propose", summary="locked") as tx:
+            tx.write_file("claims/00/c-00bbbbbbbbbb.yaml", {"note": "vmem's"})
+    lock.unlink()
+    assert commit_count(store) == before and not (store.root / "claims/00/c-00bbbbbbbbbb.yaml").exists()
+
+
+def test_replace_refs_from_a_teammate_do_not_change_what_vmem_reads(seeded):
+    """`git replace` swaps what git shows for an object (and replace refs travel with a fetch); libgit2 and so
+    pygit2 ignore them, and lite must too, or a teammate could make a reviewed item read as something else."""
+    entity = next(x for x in seeded.head().files("entity") if x.item)
+    forged = subprocess.run(["git", "-C", str(seeded.root), "hash-object", "-w", "--stdin"],
+                            input=b"id: forged\nname: Forged\n", capture_output=True, check=True).stdout.decode().strip()
+    git(seeded, "replace", entity.oid, forged)
+    light = Store.open(seeded.root, lite=True)
+    found = light.head().blob(entity.path)
+    assert found is not None and found[0] == entity.oid and b"forged" not in found[1]
+
+
 def test_a_worktree_is_opened_with_pygit2(store, tmp_path):
     git(store, "worktree", "add", "-q", str(tmp_path / "wt"))
     assert not Store.open(tmp_path / "wt", lite=True).lite  # .git is a file there

@@ -547,8 +547,11 @@ class Transaction:
         _test_kill("ref")
         if not repo.update_head(commit_id, parent, message.splitlines()[0]):
             pending.unlink(missing_ok=True)
-            raise VmemError("the store's HEAD moved while vmem was writing (a commit made meanwhile); nothing was "
-                            "written", "run the command again")
+            if repo.head_id() != parent:
+                raise VmemError("the store's HEAD moved while vmem was writing (a commit made meanwhile); nothing "
+                                "was written", "run the command again")
+            raise VmemError("git could not move HEAD (another git command holds its lock?); nothing was written",
+                            f"run the command again when it is done (a stale lock: {store.git_dir}/refs/heads/*.lock)")
         self.commit_id = str(commit_id)
         _test_kill("files")
         _materialize(store, {path: (str(blobs[path]), raw) for path, raw in data.items()})
