@@ -155,8 +155,8 @@ def test_fast_writer_quotes_what_ruamel_can_never_write_plain(text):
 
 
 def _yaml_load(text):
-    import yaml
-    return yaml.load(text, Loader=codec._SafeLoader)
+    yaml, loader, _ = codec._yaml_loader()
+    return yaml.load(text, Loader=loader)
 
 
 def _same(a, b):
@@ -253,3 +253,75 @@ def test_line_finder_names_nested_keys():
     assert [find("knowledge"), find("knowledge.k_min"), find("knowledge.blocker.threshold"),
             find("knowledge.judge.timeout_s"), find("sync.dir")] == [2, 3, 5, 7, 9]
     assert find("knowledge.nope") is None and find("sync.dir.x") is None and find("k_min") is None
+
+
+YAML11_EDGES = ["", "~", "null", "Null", "NULL", "nULL", "y", "Y", "n", "N", "yes", "YES", "yEs", "on", "Off", "oFF",
+                "true", "TRUE", "tRUE", "0", "-0", "+0", "00", "0b101", "-0b1_0", "0b", "0o17", "017", "019", "0x1F",
+                "0xg", "1_000", "_1", "1__", "12:30", "1:60", "190:20:30", "-1:5", "1.0", "1.", ".5", "-.5", "1e5",
+                "1.0e5", "1.0e+5", "1.5e-3", "1:30.5", ".inf", "-.Inf", "+.INF", ".NaN", ".nan", "-.nan", ".", "-",
+                "+", "2026-03-14", "2026-3-14", "2026-03-14T10:00:00", "2026-3-4 1:02:03.5 +01:00", "2026-03-14t10:00:00Z",
+                "2026-03-14 10:00:00 Z", "2026-03-14T10:00", "12026-03-14", "<<", "<", "=", "==", "!", "&", "*", "!x",
+                "yes\n", "1\n", "\n", "true ", " true", "1 ", "١٢", "²", "1.0\n"]
+
+
+@pytest.mark.parametrize("text", YAML11_EDGES)
+def test_yaml11_resolution_equals_pyyaml_on_its_edges(text):
+    """The writer decides quoting without importing PyYAML: its table of YAML 1.1's implicit types must read
+    every plain scalar as PyYAML's resolver does (a difference would write a value another reader takes as a
+    number, a boolean or a date, or quote one that needs none)."""
+    import yaml
+
+    resolver = yaml.resolver.Resolver()
+    expected = resolver.resolve(yaml.ScalarNode, text, (True, False)) != "tag:yaml.org,2002:str"
+    assert codec._resolves_to_non_str(text) == expected
+
+
+@settings(max_examples=3000)
+@given(st.one_of(st.text("0123456789_:.-+eEbxoaAfFinINtTyYsSlLuUrRZ \t\n<=!&*~", max_size=24), WORDS,
+                 st.from_regex(r"[-+]?[0-9_]{1,4}(:[0-9]{1,2}){0,2}(\.[0-9_]{0,3})?([eE][-+]?[0-9]{1,2})?", fullmatch=True),
+                 st.from_regex(r"[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}([Tt ][0-9]{1,2}:[0-9]{2}:[0-9]{2}(\.[0-9]*)?"
+                               r"( ?(Z|[-+][0-9]{1,2}(:[0-9]{2})?))?)?", fullmatch=True)))
+def test_yaml11_resolution_equals_pyyaml(text):
+    import yaml
+
+    resolver = yaml.resolver.Resolver()
+    expected = resolver.resolve(yaml.ScalarNode, text, (True, False)) != "tag:yaml.org,2002:str"
+    assert codec._resolves_to_non_str(text) == expected
+
+
+def test_a_write_and_a_read_of_the_stable_layout_do_not_import_pyyaml():
+    """PyYAML is imported only for a file outside the stable layout (its import is ~13 ms of every write)."""
+    import subprocess
+    import sys
+
+    code = ("import sys\nfrom vmem.store import codec\nfrom vmem import model\n"
+            "item = {'id': 'c-0123456789ab', 'statement': 'The orders feed lags 2 days', 'status': 'proposed',"
+            " 'categories': ['industry:retail'], 'confidence': 0.7, 'valid_to': None}\n"
+            "assert codec.load(codec.dump(item), 'x') == item\n"
+            "print('yaml' in sys.modules)\n"
+            "codec.load('a: [1, 2]\\n', 'y')\nprint('yaml' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["False", "True"]
+
+
+def test_a_file_outside_the_stable_layout_is_parsed_once_per_content(tmp_path, monkeypatch):
+    """The commented policy and hand-written entities are read from a cache keyed by their blob id; a cache file
+    that does not hold the very same text (stale, damaged or planted) is never taken for it."""
+    import marshal
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    text = "# a comment\nname: Acme  # and another\nrestricted:\n- $4.7M deal\n"
+    blob = "ab" * 20
+    assert codec._load_fast(text) is None
+    assert codec.load(text, "entities/acme.yaml", blob) == {"name": "Acme", "restricted": ["$4.7M deal"]}
+    cached = codec._parsed_file(blob)
+    assert cached.is_file()
+    cached.write_bytes(marshal.dumps((text.replace("Acme", "Evil"), {"name": "Evil", "restricted": []})))
+    assert codec.load(text, "entities/acme.yaml", blob)["name"] == "Acme"  # planted for other text: ignored
+    cached.write_bytes(marshal.dumps((text, {"name": "Acme", "restricted": ["$4.7M deal"]})))
+    assert codec.load(text, "entities/acme.yaml", blob)["restricted"] == ["$4.7M deal"]
+    cached.write_bytes(b"\x00garbage")
+    assert codec.load(text, "entities/acme.yaml", blob)["name"] == "Acme"  # damaged: parsed again
+    with pytest.raises(SchemaError, match="duplicate key"):
+        codec.load("a: 1\na: 2\n", "x.yaml", "cd" * 20)  # errors are never cached
+    assert codec._parsed_file("../../etc/passwd") is None  # only a hex id ever becomes a path

@@ -60,6 +60,77 @@ def test_trees_are_the_ones_pygit2_builds(store, changes):
     objects.close()
 
 
+HOSTILE_NAMES = st.one_of(
+    st.sampled_from(["c-0123456789ab.yaml", "100644 c-0123456789ab.yaml", "x 100644 c-0123456789ab.yaml",
+                     "40000 c-0123456789ab.yaml", "0", "1 1", "c-0123456789ab.yaml 1", " ", "a\u00e9"]),
+    st.text(st.sampled_from("ac-01 9.y\u00e9"), min_size=1, max_size=12))
+ENTRIES = st.dictionaries(HOSTILE_NAMES, st.tuples(st.sampled_from([0o100644, 0o100755, 0o40000, 0o120000]),
+                                                   st.binary(min_size=20, max_size=20)), max_size=12)
+
+
+def _raw_tree(entries: dict) -> bytes:
+    return b"".join(b"%o %s\0%s" % (mode, name.encode(), oid) for name, (mode, oid) in entries.items())
+
+
+@settings(max_examples=300, deadline=None)
+@given(ENTRIES, HOSTILE_NAMES)
+def test_a_tree_searched_for_one_name_answers_as_the_parsed_tree(entries, other):
+    """The search that spares a big shard its parse: names that contain another entry's whole text (mode and
+    all), ids that contain NULs, spaces and digits, absent names. Any disagreement with the parse would let a
+    crafted tree show vmem another file than git shows."""
+    raw = _raw_tree(entries)
+    parsed = {name: (mode, oid) for mode, name, oid in lite._ENTRY.findall(raw)}
+    for name in [*entries, other]:
+        assert lite.find_entry(raw, name.encode()) == parsed.get(name.encode())
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(base=ENTRIES, updates=st.dictionaries(HOSTILE_NAMES, st.binary(min_size=20, max_size=20), min_size=1,
+                                              max_size=4), shuffle=st.booleans())
+def test_a_tree_edited_in_place_is_the_tree_built_anew(store, base, updates, shuffle):
+    """Editing a canonical tree's bytes in place (a write to a shard of thousands of files) gives the bytes the
+    full rebuild gives; a tree that is not canonical (out of order here) is rebuilt, never spliced."""
+    objects = lite.Repository(store.root)
+    ordered = sorted(base.items(), key=lambda kv: kv[0].encode() + (b"/" if kv[1][0] == 0o40000 else b""))
+    if shuffle:
+        ordered = ordered[::-1]
+    raw = _raw_tree(dict(ordered))
+    tree = lite.Tree(objects, lite.hash_object("tree", raw), raw=raw)
+    here = {name.encode(): oid for name, oid in updates.items()}
+    spliced = objects._spliced(tree, here, {})
+    entries = {name: (mode, oid) for mode, name, oid in lite.parse_tree(raw)}
+    entries.update({name: (lite.FILEMODE_BLOB, oid) for name, oid in here.items()})
+    rebuilt = lite.serialize_tree([(mode, name, oid) for name, (mode, oid) in entries.items()])
+    canonical = not shuffle or len(ordered) < 2
+    becomes_file = any(base.get(name, (0,))[0] == 0o40000 for name in updates)  # a folder replaced by a file
+    if canonical and not becomes_file:
+        assert spliced == rebuilt
+    else:
+        assert spliced is None
+    objects.close()
+
+
+@settings(max_examples=200, deadline=None)
+@given(ENTRIES, ENTRIES)
+def test_a_diff_of_raw_entries_finds_what_the_full_parse_finds(before, after):
+    """tree_changes compares two big trees by their raw entries (sets, in C) and parses only the ones that
+    differ: the same changes as comparing the parsed trees."""
+    from vmem.store import changes
+
+    class Raw:
+        def __init__(self, raw):
+            self._raw, self.id = raw, type("Id", (), {"raw": b"x" * 20})()
+
+        def read_raw(self):
+            return self._raw
+
+    a, b = Raw(_raw_tree(before)), Raw(_raw_tree(after))
+    was, now = changes._entries(a), changes._entries(b)
+    expected = {n: (was.get(n), now.get(n)) for n in was.keys() | now.keys() if was.get(n) != now.get(n)}
+    d_was, d_now = changes._differing(a, b)
+    assert {n: (d_was.get(n), d_now.get(n)) for n in d_was.keys() | d_now.keys()} == expected
+
+
 def test_lite_store_reads_what_pygit2_reads(seeded):
     full, light = seeded, Store.open(seeded.root, lite=True)
     assert light.lite and not full.lite

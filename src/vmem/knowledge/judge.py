@@ -23,7 +23,6 @@ from dataclasses import dataclass
 
 from vmem.knowledge.detectors import category_conflict, named_differences
 from vmem.knowledge.parsing import parse
-from vmem.process import run_bounded
 from vmem.text import canonicalize
 
 
@@ -85,6 +84,8 @@ def judge_command(command: list[str], a: dict, b: dict, timeout_s: float) -> Ver
 
     if not isinstance(command, list) or not command or not all(isinstance(part, str) for part in command):
         return refuse("is not a non-empty list of strings")
+    from vmem.process import run_bounded  # subprocess, signal, threading: only when a judge command is set
+
     done = run_bounded(command, input=json.dumps({"a": a, "b": b}), timeout_s=timeout_s, max_output=MAX_ANSWER_BYTES)
     if done.outcome == "timeout":
         return refuse(f"timed out after {timeout_s:g}s")

@@ -6,8 +6,6 @@ import io
 import re
 from typing import Any
 
-import yaml
-
 from vmem.errors import SchemaError
 
 MAX_BYTES = 1 << 20  # an item is a few hundred bytes; a megabyte is already hostile
@@ -15,61 +13,69 @@ MAX_NODES = 50_000  # bounds alias expansion ("billion laughs") and absurd nesti
 MAX_DEPTH = 32
 
 _TIMESTAMP_TAG = "tag:yaml.org,2002:timestamp"
-
-
-class _DuplicateKey(yaml.YAMLError):
-    def __init__(self, key: Any, line: int, first: int) -> None:
-        super().__init__(f"duplicate key {key!r}")
-        self.key, self.line, self.first = key, line, first
-
-
 _MERGE_TAGS = frozenset({"tag:yaml.org,2002:merge", "tag:yaml.org,2002:value"})  # `<<` and `=` keys
+_loader = None
 
 
-class _SafeLoader(yaml.CSafeLoader if yaml.__with_libyaml__ else yaml.SafeLoader):  # type: ignore[misc]
-    """libyaml's safe loader, but timestamps stay text (vmem normalises them itself) and a key may appear only once
-    in a mapping: PyYAML keeps the last value silently, so a second `status:` line would override the first."""
+def _yaml_loader():
+    """PyYAML's safe loader, built on first use: files in the stable layout are read without it (below), so a
+    write or a sync never imports PyYAML (~13 ms, most of it compiling its reader's character class)."""
+    global _loader
+    if _loader is not None:
+        return _loader
+    import yaml
 
-    def construct_mapping(self, node, deep=False):  # noqa: ANN001 - PyYAML's signature
-        """PyYAML's loop, once, with a duplicate check (as fast as PyYAML's own, which loops twice)."""
-        if not isinstance(node, yaml.MappingNode):
-            return super().construct_mapping(node, deep=deep)  # PyYAML's error
-        mapping: dict = {}
-        first: dict = {}  # key -> its key node, for the line
-        for key_node, value_node in node.value:
-            if key_node.tag in _MERGE_TAGS:
-                return self._construct_merged(node, deep)
-            key = self.construct_object(key_node, deep=deep)
-            try:
-                seen = first.setdefault(key, key_node)
-            except TypeError:
-                raise yaml.constructor.ConstructorError("while constructing a mapping", node.start_mark,
-                                                        "found unhashable key", key_node.start_mark) from None
-            if seen is not key_node:
-                raise _DuplicateKey(key, key_node.start_mark.line + 1, seen.start_mark.line + 1)
-            mapping[key] = self.construct_object(value_node, deep=deep)
-        return mapping
+    class DuplicateKey(yaml.YAMLError):
+        def __init__(self, key: Any, line: int, first: int) -> None:
+            super().__init__(f"duplicate key {key!r}")
+            self.key, self.line, self.first = key, line, first
 
-    def _construct_merged(self, node, deep):  # noqa: ANN001
-        """A mapping with `<<: *base`: its own keys may override merged ones, as YAML intends, but not each other."""
-        first: dict = {}
-        for key_node, _ in node.value:
-            if key_node.tag in _MERGE_TAGS:
-                continue
-            key = self.construct_object(key_node, deep=deep)  # memoised: PyYAML reuses it below
-            try:
-                seen = first.setdefault(key, key_node)
-            except TypeError:
-                break  # PyYAML reports it
-            if seen is not key_node:
-                raise _DuplicateKey(key, key_node.start_mark.line + 1, seen.start_mark.line + 1)
-        return super().construct_mapping(node, deep=deep)
+    class SafeLoader(yaml.CSafeLoader if yaml.__with_libyaml__ else yaml.SafeLoader):  # type: ignore[misc]
+        """libyaml's safe loader, but timestamps stay text (vmem normalises them itself) and a key may appear only
+        once in a mapping: PyYAML keeps the last value silently, so a second `status:` line would override the
+        first."""
 
+        def construct_mapping(self, node, deep=False):  # noqa: ANN001 - PyYAML's signature
+            """PyYAML's loop, once, with a duplicate check (as fast as PyYAML's own, which loops twice)."""
+            if not isinstance(node, yaml.MappingNode):
+                return super().construct_mapping(node, deep=deep)  # PyYAML's error
+            mapping: dict = {}
+            first: dict = {}  # key -> its key node, for the line
+            for key_node, value_node in node.value:
+                if key_node.tag in _MERGE_TAGS:
+                    return self._construct_merged(node, deep)
+                key = self.construct_object(key_node, deep=deep)
+                try:
+                    seen = first.setdefault(key, key_node)
+                except TypeError:
+                    raise yaml.constructor.ConstructorError("while constructing a mapping", node.start_mark,
+                                                            "found unhashable key", key_node.start_mark) from None
+                if seen is not key_node:
+                    raise DuplicateKey(key, key_node.start_mark.line + 1, seen.start_mark.line + 1)
+                mapping[key] = self.construct_object(value_node, deep=deep)
+            return mapping
 
-_SafeLoader.yaml_implicit_resolvers = {
-    first: [r for r in resolvers if r[0] != _TIMESTAMP_TAG]
-    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
-}
+        def _construct_merged(self, node, deep):  # noqa: ANN001
+            """A mapping with `<<: *base`: its own keys may override merged ones, as YAML intends, not each other."""
+            first: dict = {}
+            for key_node, _ in node.value:
+                if key_node.tag in _MERGE_TAGS:
+                    continue
+                key = self.construct_object(key_node, deep=deep)  # memoised: PyYAML reuses it below
+                try:
+                    seen = first.setdefault(key, key_node)
+                except TypeError:
+                    break  # PyYAML reports it
+                if seen is not key_node:
+                    raise DuplicateKey(key, key_node.start_mark.line + 1, seen.start_mark.line + 1)
+            return super().construct_mapping(node, deep=deep)
+
+    SafeLoader.yaml_implicit_resolvers = {
+        first: [r for r in resolvers if r[0] != _TIMESTAMP_TAG]
+        for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+    }
+    _loader = (yaml, SafeLoader, DuplicateKey)
+    return _loader
 
 
 def decode(data: bytes, path: str) -> str:
@@ -86,18 +92,74 @@ def decode(data: bytes, path: str) -> str:
                           line=line) from None
 
 
-def load(data: bytes | str, path: str) -> Any:
-    """Parse one store file safely: size-bounded, no object tags, bounded aliases, text timestamps."""
+def load(data: bytes | str, path: str, blob: str | None = None) -> Any:
+    """Parse one store file safely: size-bounded, no object tags, bounded aliases, text timestamps.
+
+    BLOB, the git id of the file's content, lets a file outside the stable layout (the commented policy, a
+    hand-written entity) be read from a small cache of parsed content instead of importing PyYAML again."""
     text = decode(data, path) if isinstance(data, bytes) else data
     if len(text) > MAX_BYTES:
         raise SchemaError(path, f"file is larger than {MAX_BYTES:,} bytes", "an item holds one statement")
     value = _load_fast(text)
+    if value is None and blob is not None:
+        value = _parsed(blob, text)
     if value is not None:
         _check_bounds(value, path)  # the same size and depth bounds as for YAML
         return value
+    value = _load_yaml(text, path)
+    if blob is not None:
+        _remember(blob, text, value)
+    return value
+
+
+_PARSED_DIR = "parsed"  # under vmem's cache directory: one marshal file per blob id (content-addressed)
+
+
+def _parsed_file(blob: str):
+    if not re.fullmatch(r"[0-9a-f]{40}|[0-9a-f]{64}", blob):
+        return None
+    from vmem.store.cache import cache_home
+
+    return cache_home() / _PARSED_DIR / blob[:2] / f"{blob}.marshal"
+
+
+def _parsed(blob: str, text: str) -> Any:
+    """The YAML loader's result for TEXT as cached under its blob id; None when not cached (or not for this text:
+    the text is kept with the value, so a stale or planted file is never taken for another content)."""
+    import marshal
+
+    path = _parsed_file(blob)
     try:
-        value = yaml.load(text, Loader=_SafeLoader)  # noqa: S506 - a safe loader subclass
-    except _DuplicateKey as exc:
+        cached = marshal.loads(path.read_bytes()) if path is not None else None
+    except (OSError, EOFError, ValueError, TypeError):
+        return None
+    if isinstance(cached, tuple) and len(cached) == 2 and cached[0] == text and isinstance(cached[1], dict):
+        return cached[1]
+    return None
+
+
+def _remember(blob: str, text: str, value: Any) -> None:
+    import marshal
+    import os
+
+    path = _parsed_file(blob)
+    if path is None or not isinstance(value, dict):
+        return
+    try:
+        payload = marshal.dumps((text, value))
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+        tmp.write_bytes(payload)
+        os.replace(tmp, path)
+    except (OSError, ValueError):
+        pass  # a cache: not writing it only costs the next reader a parse
+
+
+def _load_yaml(text: str, path: str) -> Any:
+    yaml, loader, duplicate = _yaml_loader()
+    try:
+        value = yaml.load(text, Loader=loader)  # noqa: S506 - a safe loader subclass
+    except duplicate as exc:
         raise SchemaError(path, f"duplicate key {exc.key!r} (first at line {exc.first})",
                           "keep one of the two lines: a key may appear only once", line=exc.line) from None
     except yaml.YAMLError as exc:
@@ -163,12 +225,24 @@ def line_finder(text: str):
 
 def _resolves_to_non_str(text: str) -> bool:
     """Would a YAML 1.1 reader (PyYAML, libyaml users, older tools) read this plain scalar as non-text?"""
-    if text[:1] not in _RESOLVER.yaml_implicit_resolvers:  # resolvers are keyed by first character
-        return False
-    return _RESOLVER.resolve(yaml.ScalarNode, text, (True, False)) != "tag:yaml.org,2002:str"
+    return not text or _NON_TEXT.match(text) is not None
 
 
-_RESOLVER = yaml.resolver.Resolver()
+# The plain scalars YAML 1.1's implicit types take (yaml.org/type: bool, null, int, float, timestamp, merge, value)
+# and the indicators PyYAML's resolver also claims, as PyYAML reads them ("$" included: it allows a final newline).
+# Here rather than PyYAML's resolver so that a write does not import PyYAML; tests hold the two equal.
+_NON_TEXT = re.compile(r"""(?x)(?:
+    yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF
+  | ~|null|Null|NULL
+  | [-+]?0b[0-1_]+ | [-+]?0[0-7_]+ | [-+]?(?:0|[1-9][0-9_]*) | [-+]?0x[0-9a-fA-F_]+
+  | [-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+
+  | [-+]?[0-9][0-9_]*\.[0-9_]*(?:[eE][-+][0-9]+)? | \.[0-9][0-9_]*(?:[eE][-+][0-9]+)?
+  | [-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]* | [-+]?\.(?:inf|Inf|INF) | \.(?:nan|NaN|NAN)
+  | [0-9]{4}-[0-9]{2}-[0-9]{2}
+  | [0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:[Tt]|[\ \t]+)[0-9]{1,2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]*)?
+    (?:[\ \t]*(?:Z|[-+][0-9]{1,2}(?::[0-9]{2})?))?
+  | << | = | ! | & | \*
+)$""")
 
 
 _CANONICAL_TS = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z\Z")  # \Z: `$` also matches before a final "\n"

@@ -134,8 +134,17 @@ class Tree(_Object):
             self._entries = found
         return self._entries
 
-    def _child(self, name: bytes) -> _Object:
-        raw_mode, oid = self.entries()[name]
+    def _entry(self, name: bytes) -> tuple[bytes, bytes] | None:
+        """NAME's (raw mode, raw id), or None. A tree read for a lookup or two is searched, not parsed: parsing a
+        shard of a 1M store (~2,800 entries, ~130 KB) costs ~2.5 ms, a search ~0.3 ms (see find_entry)."""
+        if self._entries is None and self.id not in self._repo._trees:
+            seen = self._repo._lookups[self.id] = self._repo._lookups.get(self.id, 0) + 1
+            if seen <= 4:
+                return find_entry(self.read_raw(), name)
+        return self.entries().get(name)
+
+    def _child(self, name: bytes, entry: tuple[bytes, bytes] | None = None) -> _Object:
+        raw_mode, oid = entry or self.entries()[name]
         mode = int(raw_mode, 8)
         kind = Tree if mode == FILEMODE_TREE else Commit if mode == FILEMODE_COMMIT else Blob
         return kind(self._repo, oid.hex(), name.decode("utf-8", "surrogateescape"), mode)
@@ -144,9 +153,10 @@ class Tree(_Object):
         node: _Object = self
         for part in path.split("/"):
             key = part.encode("utf-8", "surrogateescape")
-            if not isinstance(node, Tree) or key not in node.entries():
+            entry = node._entry(key) if isinstance(node, Tree) else None
+            if entry is None:
                 raise KeyError(path)
-            node = node._child(key)
+            node = node._child(key, entry)
         return node
 
     def __contains__(self, path: str) -> bool:
@@ -160,6 +170,8 @@ class Tree(_Object):
         return (self._child(name) for name in self.entries())
 
     def __len__(self) -> int:
+        if self._entries is None and self.id not in self._repo._trees:
+            return len(_WHOLE_ENTRY.findall(self.read_raw()))  # a count needs no dictionary of names
         return len(self.entries())
 
 
@@ -226,9 +238,28 @@ class _Head:
 _ENTRY = re.compile(rb"(\d+) ([^\0]*)\0(.{20})", re.S)
 
 
+_WHOLE_ENTRY = re.compile(rb"\d+ [^\0]*\0.{20}", re.S)
+
+
+def find_entry(raw: bytes, name: bytes) -> tuple[bytes, bytes] | None:
+    """(raw mode, raw id) of the entry NAME in a raw tree object, or None, without parsing the other entries.
+
+    A name is absent when " NAME\0" is nowhere in the bytes. Where it is, the match must start at an entry: a
+    pattern anchored at the tree's start steps over whole entries (mode, name, NUL, 20 id bytes: every step is
+    forced, a name holds no NUL) and takes the first whose name is NAME, so bytes inside another name or inside
+    an id can never be taken for it. All in C."""
+    if b" " + name + b"\0" not in raw:
+        return None
+    found = re.compile(rb"(?:[^\0]*\0.{20})*?(\d+) " + re.escape(name) + rb"\0(.{20})", re.S).match(raw)
+    return (found.group(1), found.group(2)) if found is not None else None
+
+
 def parse_tree(raw: bytes) -> list[tuple[int, bytes, bytes]]:
     """(mode, name, 20-byte id) for each entry of a raw tree object (one C-level findall)."""
     return [(int(mode, 8), name, oid) for mode, name, oid in _ENTRY.findall(raw)]
+
+
+_CANONICAL_MODES = frozenset({b"100644", b"100755", b"40000", b"120000", b"160000"})
 
 
 def _sort_key(entry: tuple[int, bytes, bytes]) -> bytes:
@@ -349,6 +380,7 @@ class Repository:
         self._config: _Config | None = None
         self._commits: dict[str, Commit] = {}
         self._trees: dict[str, dict[bytes, tuple[bytes, bytes]]] = {}
+        self._lookups: dict[str, int] = {}  # tree id -> names looked up in it (searched, then parsed)
         self._head_id: Oid | None | bool = False  # False: not read yet
         self.moved = False  # HEAD moved by this process: a command must not be run again on pygit2
         if self.config.get("extensions.objectformat", "sha1").lower() != "sha1":
@@ -546,6 +578,10 @@ class Repository:
                 below.setdefault(head, {})[rest] = oid
             else:
                 here[head.encode("utf-8", "surrogateescape")] = bytes.fromhex(oid)
+        if base is not None and len(here) + len(below) <= 8:
+            built = self._spliced(base, here, below)
+            if built is not None:
+                return self.write("tree", built)
         entries = {name: (mode, oid) for mode, name, oid in parse_tree(base.read_raw())} if base is not None else {}
         for name, oid in here.items():
             entries[name] = (FILEMODE_BLOB, oid)
@@ -555,6 +591,45 @@ class Repository:
             subtree = Tree(self, current[1].hex()) if current is not None and current[0] == FILEMODE_TREE else None
             entries[key] = (FILEMODE_TREE, self.write_tree(subtree, sub).raw)
         return self.write("tree", serialize_tree([(mode, name, oid) for name, (mode, oid) in entries.items()]))
+
+    def _spliced(self, base: Tree, here: dict[bytes, bytes], below: dict[str, dict[str, str]]) -> bytes | None:
+        """BASE's bytes with the few entries of a write replaced or inserted in place, when BASE is canonical (its
+        entries in git's order, git's modes, every byte an entry); None otherwise, and write_tree rebuilds the
+        tree from its parsed entries (which also canonicalises it). A shard of a 1M store holds ~2,800 entries:
+        this keeps them as bytes instead of parsing, sorting and formatting each one again."""
+        import bisect
+
+        raw = base.read_raw()
+        parts = _WHOLE_ENTRY.findall(raw)
+        if b"".join(parts) != raw:
+            return None
+        keys = []
+        for part in parts:
+            mode, _, rest = part.partition(b" ")
+            if mode not in _CANONICAL_MODES:
+                return None
+            keys.append(rest[:-21] + b"/" if mode == b"40000" else rest[:-21])
+        if any(keys[n] >= keys[n + 1] for n in range(len(keys) - 1)):
+            return None
+        updates: dict[bytes, tuple[int, bytes]] = {name: (FILEMODE_BLOB, oid) for name, oid in here.items()}
+        for name, sub in below.items():
+            key = name.encode("utf-8", "surrogateescape")
+            at = bisect.bisect_left(keys, key + b"/")
+            subtree = Tree(self, parts[at][-20:].hex()) if at < len(keys) and keys[at] == key + b"/" else None
+            updates[key] = (FILEMODE_TREE, self.write_tree(subtree, sub).raw)
+        for name, (mode, oid) in updates.items():
+            other = bisect.bisect_left(keys, name if mode == FILEMODE_TREE else name + b"/")
+            if other < len(keys) and keys[other] == (name if mode == FILEMODE_TREE else name + b"/"):
+                return None  # a file becomes a folder or the other way round: rebuilt in full
+            key = name + b"/" if mode == FILEMODE_TREE else name
+            entry = b"%o %s\0%s" % (mode, name, oid)
+            at = bisect.bisect_left(keys, key)
+            if at < len(keys) and keys[at] == key:
+                parts[at] = entry
+            else:
+                keys.insert(at, key)
+                parts.insert(at, entry)
+        return b"".join(parts)
 
     def write_commit(self, tree: str, parents: list[str], author: Signature, committer: Signature,
                      message: str) -> Oid:

@@ -13,7 +13,7 @@ def parse_blob(kind: str, path: str, oid: str, data: bytes) -> dict:
     cached = _PARSED.get(key)
     if cached is None:
         text = codec.decode(data, path)
-        cached = model.validate(kind, codec.load(text, path), path, codec.line_finder(text))
+        cached = model.validate(kind, codec.load(text, path, oid), path, codec.line_finder(text))
         if len(_PARSED) > 200_000:
             _PARSED.clear()
         _PARSED[key] = cached

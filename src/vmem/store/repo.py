@@ -261,7 +261,8 @@ class Store:
                                   "replace it with the file itself")
             data = found[1] if found else (self.root / POLICY_FILE).read_bytes()
             text = codec.decode(data, POLICY_FILE)
-            self._policy = load_policy(codec.load(text, POLICY_FILE), POLICY_FILE, codec.line_finder(text))
+            self._policy = load_policy(codec.load(text, POLICY_FILE, str(found[0]) if found else None), POLICY_FILE,
+                                       codec.line_finder(text))
         return self._policy
 
     def head(self) -> Snapshot:
