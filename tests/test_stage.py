@@ -11,6 +11,7 @@ import os
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -350,3 +351,23 @@ def test_the_guard_leaves_a_recent_file_the_user_deleted_or_changed(deferred):
     git(deferred, "commit", "-q", "-m", "hand changes")
     changes = git(deferred, "diff", "--name-status", "HEAD~1", "HEAD").splitlines()
     assert sorted(changes) == sorted([f"D\t{gone}", f"M\t{changed}"])
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads process states from /proc")
+def test_a_long_lived_process_collects_its_ended_flushers(deferred):
+    """`vmem mcp` writes many times in one process: each write collects the flushers that have ended since the last
+    one (no reaper thread), so zombies never pile up."""
+    stage.spawn(deferred.git_dir, deferred.root)
+    first = list(stage._SPAWNED)
+    assert len(first) == 1
+    deadline = time.monotonic() + 30
+    while Path(f"/proc/{first[0]}/stat").exists() and " Z " not in Path(f"/proc/{first[0]}/stat").read_text():
+        assert time.monotonic() < deadline, "the flusher did not end"
+        time.sleep(0.02)
+    stage.spawn(deferred.git_dir, deferred.root)  # collects the first, which has ended
+    assert first[0] not in stage._SPAWNED
+    assert not Path(f"/proc/{first[0]}").exists()  # reaped: no zombie left
+    while stage._SPAWNED:  # the second, once it ends
+        assert time.monotonic() < deadline + 30, "the second flusher did not end"
+        time.sleep(0.02)
+        stage._reap()

@@ -14,8 +14,8 @@ import functools
 import re
 import unicodedata
 from collections import Counter
-from dataclasses import astuple, dataclass, field, fields
 from datetime import date
+from typing import NamedTuple
 
 # -- normalisation -----------------------------------------------------------------------
 
@@ -178,8 +178,7 @@ _DATE_PATTERNS = [
 ]
 
 
-@dataclass(frozen=True)
-class Quantity:
+class Quantity(NamedTuple):
     value: float
     percent: bool
 
@@ -316,30 +315,43 @@ def _distinctive(quantity: Quantity, text: str) -> bool:
 # -- the lexicon ---------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Term:
+class Term(NamedTuple):
     entity: str
     kind: str  # name | alias | person | domain | restricted
     text: str
     squashed: str  # tokens joined with no separator, plural-insensitive last token
 
 
-@dataclass
 class Lexicon:
-    terms: list[Term] = field(default_factory=list)
-    person_parts: dict[str, tuple[Term, ...]] = field(default_factory=dict)  # surname / first name alone
-    domains: list[Term] = field(default_factory=list)
-    quantities: list[tuple[Term, Quantity]] = field(default_factory=list)
-    # a restricted count matches only with its unit ("4,200 seats", not "4,200 rows"); money and percentages need none
-    units: dict[tuple[str, Quantity], frozenset[str]] = field(default_factory=dict)
-    dates: list[tuple[Term, date]] = field(default_factory=list)
-    quotes: list[tuple[str, str, list[str]]] = field(default_factory=list)  # entity, quote, its tokens
+    """Every customer's terms, restricted values and quotes, with lookups built on first use."""
 
-    _lookup: tuple | None = field(default=None, repr=False, compare=False)
-    _quote_index: tuple | None = field(default=None, repr=False, compare=False)
-    _lookup_il: tuple | None = field(default=None, repr=False, compare=False)
-    _skeletons: tuple | None = field(default=None, repr=False, compare=False)
-    _person_skeletons: tuple | None = field(default=None, repr=False, compare=False)
+    FIELDS = ("terms", "person_parts", "domains", "quantities", "units", "dates", "quotes")
+    __slots__ = FIELDS + ("_lookup", "_quote_index", "_lookup_il", "_skeletons", "_person_skeletons")
+
+    def __init__(self, terms: list[Term] | None = None, person_parts: dict[str, tuple[Term, ...]] | None = None,
+                 domains: list[Term] | None = None, quantities: list[tuple[Term, Quantity]] | None = None,
+                 units: dict[tuple[str, Quantity], frozenset[str]] | None = None,
+                 dates: list[tuple[Term, date]] | None = None,
+                 quotes: list[tuple[str, str, list[str]]] | None = None) -> None:
+        self.terms: list[Term] = terms if terms is not None else []
+        self.person_parts = person_parts if person_parts is not None else {}  # surname / first name alone
+        self.domains: list[Term] = domains if domains is not None else []
+        self.quantities = quantities if quantities is not None else []
+        # a restricted count matches only with its unit ("4,200 seats", not "4,200 rows"); money, percentages: none
+        self.units = units if units is not None else {}
+        self.dates = dates if dates is not None else []
+        self.quotes = quotes if quotes is not None else []  # entity, quote, its tokens
+        self._lookup: tuple | None = None
+        self._quote_index: tuple | None = None
+        self._lookup_il: tuple | None = None
+        self._skeletons: tuple | None = None
+        self._person_skeletons: tuple | None = None
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Lexicon) and all(getattr(self, k) == getattr(other, k) for k in self.FIELDS)
+
+    def __repr__(self) -> str:
+        return f"Lexicon({len(self.terms)} terms, {len(self.quotes)} quotes)"
 
     def quotes_sharing(self, content: set[str]) -> list[int]:
         """Indexes of the quotes that share at least two content words with CONTENT (an inverted index)."""
@@ -404,18 +416,18 @@ class Lexicon:
 
     def to_plain(self) -> dict:
         """The lexicon as marshal-able values (tuples, strings, numbers), for the per-store cache."""
-        return {"terms": [astuple(t) for t in self.terms],
-                "person_parts": {k: [astuple(t) for t in v] for k, v in self.person_parts.items()},
-                "domains": [astuple(t) for t in self.domains],
-                "quantities": [(astuple(t), astuple(q)) for t, q in self.quantities],
-                "units": [(text, astuple(q), tuple(sorted(unit))) for (text, q), unit in self.units.items()],
-                "dates": [(astuple(t), day.toordinal()) for t, day in self.dates],
+        return {"terms": [tuple(t) for t in self.terms],
+                "person_parts": {k: [tuple(t) for t in v] for k, v in self.person_parts.items()},
+                "domains": [tuple(t) for t in self.domains],
+                "quantities": [(tuple(t), tuple(q)) for t, q in self.quantities],
+                "units": [(text, tuple(q), tuple(sorted(unit))) for (text, q), unit in self.units.items()],
+                "dates": [(tuple(t), day.toordinal()) for t, day in self.dates],
                 "quotes": [(entity, quote, list(words)) for entity, quote, words in self.quotes]}
 
     @classmethod
     def from_plain(cls, plain: dict) -> "Lexicon":
         """The inverse of to_plain; raises (KeyError, TypeError, ValueError) on anything else."""
-        if set(plain) != {f.name for f in fields(cls) if not f.name.startswith("_")}:
+        if set(plain) != set(cls.FIELDS):
             raise ValueError("the lexicon's fields changed")
         return cls(terms=[Term(*t) for t in plain["terms"]],
                    person_parts={k: tuple(Term(*t) for t in v) for k, v in plain["person_parts"].items()},
@@ -484,8 +496,7 @@ def build_lexicon(entities: list[dict], episodes: list[dict] = ()) -> Lexicon:
 # -- the gate -------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Hit:
+class Hit(NamedTuple):
     entity: str
     kind: str
     term: str
@@ -887,8 +898,7 @@ def _within(a: str, b: str, limit: int) -> bool:
     return previous[-1] <= limit
 
 
-@dataclass(frozen=True)
-class DeidResult:
+class DeidResult(NamedTuple):
     passed: bool
     hits: tuple[Hit, ...]
 

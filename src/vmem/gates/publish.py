@@ -3,22 +3,24 @@
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from vmem import model
 from vmem.gates.deid import Lexicon, build_lexicon, check_statement
 from vmem.policy import k_min as policy_k_min
 
 
-@dataclass(frozen=True)
 class GateInputs:
     """What the gates read from the store: every entity (lexicon, category sizes) and the episodes by entity."""
 
-    entities: dict[str, dict]
-    episodes: dict[str, list[dict]]
-    problems: tuple[tuple[str, str], ...] = ()  # lexicon files that cannot be read: the de-id gate fails closed
-    _cache: dict = field(default_factory=dict, compare=False)
+    __slots__ = ("entities", "episodes", "problems", "_cache")
+
+    def __init__(self, entities: dict[str, dict], episodes: dict[str, list[dict]],
+                 problems: tuple[tuple[str, str], ...] = ()) -> None:
+        self.entities, self.episodes = entities, episodes
+        self.problems = problems  # lexicon files that cannot be read: the de-id gate fails closed
+        self._cache: dict = {}
 
     def lexicon(self, item: dict) -> Lexicon:
         """Every entity's terms and every episode's quotes: a customer's words proposed --from another customer
@@ -34,8 +36,7 @@ class GateInputs:
         return sizes, facets
 
 
-@dataclass(frozen=True)
-class LexiconIncomplete:
+class LexiconIncomplete(NamedTuple):
     """The de-id verdict while a customer or episode file cannot be read: nothing passes (SPEC 11)."""
 
     path: str

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import replace
 
 from vmem.knowledge.parsing import (
     _BOUNDS,
@@ -309,9 +308,9 @@ def align_synonyms(a: Parsed, b: Parsed) -> Parsed:
         return b
     def swap(t: str) -> str:
         return mapping.get(t, t)
-    return replace(b, stream=tuple(map(swap, b.stream)),
-                   written=tuple((swap(t), form) for t, form in b.written),
-                   roles=tuple((r, swap(t)) for r, t in b.roles))
+    return b._replace(stream=tuple(map(swap, b.stream)),
+                      written=tuple((swap(t), form) for t, form in b.written),
+                      roles=tuple((r, swap(t)) for r, t in b.roles))
 
 
 def _join_compounds(a: str, b: str) -> tuple[str, str]:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from vmem.knowledge.detectors import category_conflict, named_differences
 from vmem.knowledge.parsing import parse
@@ -36,8 +36,7 @@ MAX_ANSWER_BYTES = 1_000_000
 MAX_ANSWER_DEPTH = 32
 
 
-@dataclass(frozen=True)
-class Verdict:
+class Verdict(NamedTuple):
     same: bool
     reason: str
     judge: str  # "deterministic" | "command"

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
+from typing import NamedTuple
 
 from vmem.knowledge.tables import (
     _ARTIFACTS,
@@ -31,15 +31,13 @@ from vmem.knowledge.tables import (
 from vmem.text import canonicalize
 
 
-@dataclass(frozen=True)
-class Quantity:
+class Quantity(NamedTuple):
     key: str         # canonical value and unit, e.g. "14d" for two weeks
     text: str        # as written, for reasons
     bound: str = ""  # "gt", "lt", "ge" or "le" when the number is a limit ("more than 200")
 
 
-@dataclass(frozen=True)
-class Parsed:
+class Parsed(NamedTuple):
     stream: tuple[str, ...]          # normalised tokens in order
     quantities: tuple[Quantity, ...]
     modals: frozenset[str]

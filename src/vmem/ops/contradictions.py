@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import heapq
 import re
-from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
@@ -92,12 +91,19 @@ def _decisive_token(token: str) -> bool:
     return token in _DECISIVE_WORDS or token in _NUMBER_WORDS or bool(_NUMBERISH.match(token))
 
 
-@dataclass
 class Verdict:
-    contradicts: bool
-    rules: list[str] = field(default_factory=list)
-    reason: str = ""
-    similarity: float = 0.0
+    __slots__ = ("contradicts", "rules", "reason", "similarity")
+
+    def __init__(self, contradicts: bool, rules: list[str] | None = None, reason: str = "",
+                 similarity: float = 0.0) -> None:
+        self.contradicts, self.reason, self.similarity = contradicts, reason, similarity
+        self.rules: list[str] = [] if rules is None else rules
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Verdict) and all(getattr(self, k) == getattr(other, k) for k in self.__slots__)
+
+    def __repr__(self) -> str:
+        return f"Verdict({self.contradicts!r}, {self.rules!r}, {self.reason!r}, {self.similarity!r})"
 
 
 def _antonyms(wa: frozenset[str], wb: frozenset[str]) -> list[tuple[str, str]]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 from vmem import model
 from vmem.errors import IllegalTransition
@@ -13,11 +12,14 @@ from vmem.store.repo import Store
 GOVERNED = ("approved", "mandatory")
 
 
-@dataclass
 class Superseded:
-    item: dict
-    previous: dict
-    commit: str | None
+    __slots__ = ("item", "previous", "commit")
+
+    def __init__(self, item: dict, previous: dict, commit: str | None) -> None:
+        self.item, self.previous, self.commit = item, previous, commit
+
+    def __repr__(self) -> str:
+        return f"Superseded({self.item.get('id')!r}, previous={self.previous.get('id')!r}, commit={self.commit!r})"
 
 
 def supersede(store: Store, item_id: str, statement: str, *, reason: str | None = None,

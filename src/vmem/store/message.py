@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
 SUBJECT_WIDTH = 72
 _TRAILER = re.compile(r"^(Vmem-[A-Za-z-]+): (.*)$")
@@ -22,16 +21,25 @@ def shorten(text: str, width: int) -> str:
     return text if len(text) <= width else text[: max(width - 1, 1)].rstrip() + "…"
 
 
-@dataclass
 class Message:
-    action: str
-    items: list[str] = field(default_factory=list)
-    summary: str = ""
-    reason: str | None = None
-    supersedes: str | None = None
-    body: list[str] = field(default_factory=list)
-    extra: dict[str, str] = field(default_factory=dict)
-    subject_item: str | None = None  # the id named in the subject; defaults to the only item
+    """A commit message: subject, body and trailers."""
+
+    __slots__ = ("action", "items", "summary", "reason", "supersedes", "body", "extra", "subject_item")
+
+    def __init__(self, action: str, items: list[str] | None = None, summary: str = "", reason: str | None = None,
+                 supersedes: str | None = None, body: list[str] | None = None, extra: dict[str, str] | None = None,
+                 subject_item: str | None = None) -> None:
+        self.action, self.summary, self.reason, self.supersedes = action, summary, reason, supersedes
+        self.items: list[str] = [] if items is None else items
+        self.body: list[str] = [] if body is None else body
+        self.extra: dict[str, str] = {} if extra is None else extra
+        self.subject_item = subject_item  # the id named in the subject; defaults to the only item
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Message) and all(getattr(self, k) == getattr(other, k) for k in self.__slots__)
+
+    def __repr__(self) -> str:
+        return "Message(" + ", ".join(f"{k}={getattr(self, k)!r}" for k in self.__slots__) + ")"
 
     def render(self) -> str:
         head = f"vmem: {self.action}"

@@ -6,10 +6,9 @@ import marshal
 import os
 from collections import defaultdict
 from contextlib import contextmanager
-from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator, NamedTuple
 
 from vmem import model
 from vmem.errors import DirtyWorkTree, ItemNotFound, SchemaError, StoreNotFound, UsageError, VmemError
@@ -27,8 +26,7 @@ PENDING_FILE = "vmem-pending"  # in .git: a commit whose files may not be in the
 LOCK_FILE = "vmem.lock"
 
 
-@dataclass(frozen=True)
-class Loaded:
+class Loaded(NamedTuple):
     """One file read from a tree: its parsed content, or the error that stopped it."""
 
     path: str

@@ -169,26 +169,29 @@ def spawn(git_dir: Path, root: Path) -> None:
     env = _git_env()
     null = os.devnull
     actions = [(os.POSIX_SPAWN_OPEN, fd, null, os.O_RDWR, 0) for fd in (0, 1, 2)]
+    _reap()
     try:
         pid = os.posix_spawn(sys.executable, [sys.executable, "-I", "-S", __file__, str(git_dir), str(root)], env,
                              file_actions=actions, setsid=True)
     except (OSError, NotImplementedError, TypeError):
         return  # the journal stays; the next write or `vmem check` flushes it
-    _reap_later(pid)
+    _SPAWNED.append(pid)
 
 
-def _reap_later(pid: int) -> None:
-    """Collect the flusher's exit status if it ends while this process still runs (no zombie in a long-lived
-    process such as `vmem mcp`); a command that exits first leaves that to init."""
-    import threading
+_SPAWNED: list[int] = []  # flushers this process started and has not yet collected
 
-    def reap() -> None:
+
+def _reap() -> None:
+    """Collect the exit status of the flushers that have ended, without waiting: a long-lived process (`vmem mcp`)
+    keeps at most the zombies of the flushers since its last write; a command that exits leaves that to init.
+    (No reaper thread: importing `threading` and starting one cost more than the rest of this module.)"""
+    for pid in list(_SPAWNED):
         try:
-            os.waitpid(pid, 0)
+            done, _ = os.waitpid(pid, os.WNOHANG)
         except ChildProcessError:
-            pass
-
-    threading.Thread(target=reap, daemon=True).start()
+            done = pid
+        if done:
+            _SPAWNED.remove(pid)
 
 
 def waiting(git_dir: Path) -> bool:
