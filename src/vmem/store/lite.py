@@ -299,29 +299,28 @@ def git_executable() -> str | None:
     return None
 
 
+def _child_stream(actions: list, theirs: list[int], fd: int, piped: bool):
+    """The child's FD (0 or 1) as a pipe, whose other end is returned open here (its own end added to THEIRS, to be
+    closed once it is spawned); or /dev/null, and None."""
+    if not piped:
+        actions.append((os.POSIX_SPAWN_OPEN, fd, os.devnull, os.O_RDONLY if fd == 0 else os.O_WRONLY, 0))
+        return None
+    read, write = os.pipe()
+    child, parent, mode = (read, write, "wb") if fd == 0 else (write, read, "rb")
+    actions.append((os.POSIX_SPAWN_DUP2, child, fd))
+    theirs.append(child)
+    return open(parent, mode)
+
+
 class _Process:
     """A child started with os.posix_spawn (no shell; no `subprocess` import on the write path: ~5 ms), its
     stdin and stdout as pipes when asked for; stderr goes to /dev/null."""
 
     def __init__(self, argv: list[str], stdin: bool = False, stdout: bool = True) -> None:
         actions = [(os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0)]
-        mine = []
-        if stdin:
-            read, write = os.pipe()
-            actions.append((os.POSIX_SPAWN_DUP2, read, 0))
-            mine.append(read)
-            self.stdin = open(write, "wb")
-        else:
-            actions.append((os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0))
-            self.stdin = None
-        if stdout:
-            read, write = os.pipe()
-            actions.append((os.POSIX_SPAWN_DUP2, write, 1))
-            mine.append(write)
-            self.stdout = open(read, "rb")
-        else:
-            actions.append((os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0))
-            self.stdout = None
+        mine: list[int] = []
+        self.stdin = _child_stream(actions, mine, 0, stdin)
+        self.stdout = _child_stream(actions, mine, 1, stdout)
         try:
             self.pid = os.posix_spawn(argv[0], argv, git_env(), file_actions=actions)
         finally:
