@@ -141,6 +141,31 @@ def test_lite_store_reads_what_pygit2_reads(seeded):
     assert full.identity().email == light.identity().email
 
 
+def test_many_paths_read_in_one_request_are_what_one_by_one_reads(seeded):
+    """Snapshot.blobs through lite (one pipelined `COMMIT:PATH` request) against pygit2's path-by-path read:
+    the same files, nothing for a folder, a missing file or a hostile path; a symbolic link is never followed."""
+    os.symlink("../vmem.yaml", seeded.root / "entities" / "link.yaml")
+    git(seeded, "add", "-A")
+    git(seeded, "commit", "-qm", "a link")
+    full, light = seeded.head(), Store.open(seeded.root, lite=True).head()
+    names = sorted(p for p, _ in full.walk("entities"))
+    asked = names + ["entities", "entities/missing.yaml", "../vmem.yaml", "entities/x\nHEAD", "", "entities/link.yaml"]
+    ours, theirs = light.blobs(asked), full.blobs(asked)
+    assert ours.keys() - {"entities/link.yaml"} == theirs.keys() == set(names) and len(names) > 3
+    assert all(ours[p] == theirs[p] for p in names)
+    assert ours["entities/link.yaml"][1] == b"../vmem.yaml"  # the link's own text, not vmem.yaml's
+    oids = [oid for oid, _ in theirs.values()] + ["0" * 40]
+    assert light.blob_data(oids) == full.blob_data(oids) == [d for _, d in theirs.values()] + [None]
+
+
+def test_a_long_list_of_reads_is_sent_in_batches_that_never_fill_the_pipe(seeded):
+    light = Store.open(seeded.root, lite=True).head()
+    names = sorted(p for p, _ in seeded.head().walk("entities"))
+    many = (names * 2000)[:5000]  # ~5000 requests of ~70 bytes: several batches of at most 32 KB
+    got = light.repo.lookup_many([f"{light.commit_id}:{p}" for p in many])
+    assert len(got) == 5000 and all(g is not None and g[1] == "blob" for g in got)
+
+
 def test_head_moved_meanwhile_is_never_overwritten(store):
     """A commit made by someone else between vmem's read and its ref update: vmem refuses, the other commit
     stays, nothing of vmem's is left in the work tree."""

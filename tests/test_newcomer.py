@@ -311,10 +311,9 @@ def test_the_fast_parsers_take_exactly_the_commands_options_and_arguments(name):
     command = typer.main.get_command(app).commands[name]
     typer_opts = {opt for param in command.params if param.name != "help" for opt in param.opts
                   if opt.startswith("-")}
-    fast_opts = {opt for action in parser()._actions for opt in action.option_strings}
-    assert fast_opts == typer_opts
+    assert set(parser().options) == typer_opts
     positional = [param.name for param in command.params if not any(o.startswith("-") for o in param.opts)]
-    assert positional == [action.dest for action in parser()._actions if not action.option_strings]
+    assert positional == parser().positionals
 
 
 _VARIABLE = re.compile(r"\b[ck]-[0-9a-f]{12}\b|\b[0-9a-f]{10,40}\b|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ")

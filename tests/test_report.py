@@ -10,6 +10,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from conftest import REVIEWER, commit_count
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -326,3 +328,20 @@ def test_map_svg_never_overwrites_a_file_that_is_not_an_svg(seeded, vmem, tmp_pa
     assert picture.read_text().startswith("<svg")
     vmem("map", "--svg", str(picture))  # an SVG is replaced
     assert not list(tmp_path.glob(".*.vmem-tmp"))
+
+
+_NUMBER_TEXT = st.lists(st.sampled_from(list("35.,x_ $%é²٣") + [" days", " the ", " 3", " 35", "3.5", "Q3"]),
+                        max_size=12).map("".join)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(text=_NUMBER_TEXT, number=st.sampled_from(["3", "35", "3.5", "$3", "3%", "5"]))
+def test_a_number_is_named_with_its_unit_as_the_pattern_names_it(text, number):
+    """The contradiction reason's "3 days": the first occurrence of NUMBER standing alone (no word character or
+    point before it, no word character after) and the word after it, found without a pattern per number."""
+    from vmem.ops.contradictions import _STOP, _with_unit
+
+    found = re.search(rf"(?<![\w.]){re.escape(number)}(?![\w])\s*([A-Za-z]+)?", text, re.I)
+    unit = found.group(1) if found else None
+    expected = f"{number} {unit}" if unit and unit.lower() not in _STOP else number
+    assert _with_unit(text, number) == expected

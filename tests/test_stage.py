@@ -217,7 +217,7 @@ def test_the_indexed_contradiction_check_finds_indexed_twins_and_files_changed_s
     from vmem.ops import contradictions
     from vmem.ops.contradictions import at_propose
     from vmem.ops.propose import propose_claim
-    from vmem.store.cache import cache_file
+    from vmem.store.cache import cache_file, read_cache
 
     monkeypatch.setattr(contradictions, "INDEX_FROM", 1)
     monkeypatch.setattr(contradictions, "estimated_count", lambda snapshot, kind: 1_000_000)
@@ -237,8 +237,13 @@ def test_the_indexed_contradiction_check_finds_indexed_twins_and_files_changed_s
     assert clashes("the invoices export lags 7 hours behind billing") == {later["id"]}
     newer = propose_claim(store, "the payments feed lags 3 days behind the bank").item
     assert clashes("the payments feed lags 8 days behind the bank") == {newer["id"]}  # brought forward
-    cache_file(store.root).with_suffix(".lag-claims").write_bytes(b"\x00damaged")
+    cache_file(store.root).with_suffix(".since-index-claims").write_bytes(b"\x00damaged")
     assert clashes("the invoices export lags 7 hours behind billing") == {later["id"]}
+    # the index catches up: its file changes, so the commit it records is read again and the list starts there
+    assert run(store, "index").returncode == 0
+    assert clashes("the payments feed lags 8 days behind the bank") == {newer["id"]}
+    kept = read_cache(cache_file(store.root).with_suffix(".since-index-claims"))
+    assert kept["base"] == kept["head"] == store.head().commit_id and kept["entries"] == {}
 
 
 def test_the_index_serves_the_check_when_the_store_is_big_even_if_one_kind_is_small(store, monkeypatch):

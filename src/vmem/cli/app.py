@@ -90,7 +90,9 @@ def main() -> None:
             sys.stderr.write(done.code + "\n")
         sys.stdout.flush()
         sys.stderr.flush()
-        os._exit(code)
+        from vmem.cli.entry import end
+
+        end(code)
     except KeyboardInterrupt:
         sys.stderr.write("interrupted\n")
         sys.exit(130)

@@ -9,6 +9,7 @@ import os
 import re
 from pathlib import Path
 
+from vmem import rx
 from vmem.model import CLAIM_STATUSES, KNOWLEDGE_STATUSES
 from vmem.names import CLASSES
 
@@ -20,8 +21,8 @@ AUDIENCES = ("all", "group:")
 TARGETS = ("claude", "agents-md", "cursor", "copilot")
 MAX_DESCRIBED = 40  # up to this many id matches also carry their statement (zsh and fish show it)
 
-_ITEM_ID = re.compile(r"[ck]-[0-9a-f]{12}\Z")
-_NAME_ID = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}\Z")
+_ITEM_ID = rx.compile(r"[ck]-[0-9a-f]{12}\Z")
+_NAME_ID = rx.compile(r"[a-z0-9][a-z0-9_-]{0,63}\Z")
 _DIRS = {"c": "claims", "k": "knowledge"}
 
 

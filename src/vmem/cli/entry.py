@@ -5,6 +5,17 @@ from __future__ import annotations
 import sys
 
 
+def end(code: int) -> None:
+    """End the process now, skipping interpreter teardown (all output is flushed and every write committed by
+    then), after keeping the regular expressions this run compiled (vmem.rx)."""
+    import os
+
+    kept = sys.modules.get("vmem.rx")
+    if kept is not None:
+        kept.save()
+    os._exit(code)
+
+
 def _global_store(args: list[str]) -> tuple[list[str], list[str]]:
     """Split a leading global `--store PATH` / `--store=PATH` from the command line."""
     if args[:1] == ["--store"] and len(args) >= 2:
@@ -29,7 +40,7 @@ def _fast(args: list[str], store: list[str]) -> None:
     except BrokenPipeError:  # `vmem recall --json Q | head`: the reader left
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         code = 0
-    os._exit(code)
+    end(code)
 
 
 def main() -> None:
@@ -50,7 +61,7 @@ def main() -> None:
             sys.stderr.flush()
         except BrokenPipeError:
             pass
-        os._exit(code)
+        end(code)
     import os
 
     if args[:1] in (["recall"], ["index"]) and "_VMEM_COMPLETE" not in os.environ:
@@ -68,7 +79,7 @@ def main() -> None:
                 sys.stderr.flush()
             except BrokenPipeError:
                 pass
-            os._exit(code)
+            end(code)
 
     if "_VMEM_COMPLETE" in os.environ:  # the shell asks for candidates: values from the store, then exit
         from vmem.cli.complete import run

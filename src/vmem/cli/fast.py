@@ -1,39 +1,72 @@
-"""What the typer-free faces of the commonest writes share (vmem propose, vmem supersede): an argparse reading
-that never guesses, and errors printed as the typer commands print them.
+"""What the typer-free faces of the commonest writes share (vmem propose, vmem supersede): a reader of the command
+line that never guesses, and errors printed as the typer commands print them.
 
 The console entry point tries these first: typer and its command table cost ~60 ms before anything happens.
 Anything a parser does not read with certainty (help, an unknown option, a missing value, a positional that
-starts with '-', `--opt=value`) returns None and the typer command runs instead, with its own messages.
+starts with '-', `--opt=value`, `--`) returns None and the typer command runs instead, with its own messages.
 """
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
-from typing import Callable
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Callable
 
 
 class _Unsure(Exception):
     pass
 
 
-class Parser(argparse.ArgumentParser):
-    def error(self, message: str):  # never print or exit: the typer command answers instead
-        raise _Unsure(message)
+class Parser:
+    """Options and positionals as argparse would read them, for the shapes everyone types; anything else is
+    _Unsure (the typer command then reads it). Not argparse itself: its import, with gettext and locale, costs
+    ~3 ms of every proposal, and the reading needed here is small. A test holds it to argparse's reading."""
 
+    def __init__(self, prog: str) -> None:
+        self.prog = prog
+        self.options: dict[str, tuple[str, str]] = {}  # option string -> (dest, "store" | "append" | "store_true")
+        self.positionals: list[str] = []
+        self.defaults: dict[str, object] = {}
 
-class _Formatter(argparse.HelpFormatter):
-    """A fixed width: argparse asks for one on every add_argument, and finding the terminal's imports shutil (and
-    its archive modules, ~4 ms) on the write path; these parsers never print help anyway."""
+    def add_argument(self, *names: str, dest: str | None = None, action: str = "store", default=None) -> None:
+        if not names[0].startswith("-"):
+            self.positionals.append(names[0])
+            return
+        dest = dest or names[0].lstrip("-").replace("-", "_")
+        for name in names:
+            self.options[name] = (dest, action)
+        self.defaults[dest] = False if action == "store_true" else default
 
-    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24, width: int = 80) -> None:
-        super().__init__(prog, indent_increment, max_help_position, width)
+    def parse_args(self, argv: list[str]) -> dict:
+        args = dict(self.defaults)
+        given: list[str] = []
+        words = iter(argv)
+        for word in words:
+            if not word.startswith("-") or word == "-":
+                given.append(word)
+                continue
+            if word not in self.options:  # "--", an unknown option, -cVALUE, an abbreviation
+                raise _Unsure(f"{self.prog}: not read here: {word}")
+            dest, action = self.options[word]
+            if action == "store_true":
+                args[dest] = True
+                continue
+            value = next(words, None)
+            if value is None or value.startswith("-"):
+                raise _Unsure(f"{self.prog}: {word} needs a value")
+            args[dest] = (args[dest] or []) + [value] if action == "append" else value
+        if len(given) != len(self.positionals):
+            raise _Unsure(f"{self.prog}: expected {len(self.positionals)} arguments")
+        args.update(zip(self.positionals, given))
+        return args
 
 
 def parser_for(command: str) -> Parser:
     """A reader for `vmem COMMAND` with the options every write takes (--as, --json, --store)."""
-    p = Parser(prog=f"vmem {command}", add_help=False, allow_abbrev=False, formatter_class=_Formatter)
+    p = Parser(prog=f"vmem {command}")
     p.add_argument("--as", dest="as_")
     p.add_argument("--json", dest="as_json", action="store_true")
     p.add_argument("--store")
@@ -48,12 +81,12 @@ def refuse_as(value: str | None, command: str) -> None:
                          "run it as yourself (git config user.email, or GIT_COMMITTER_NAME/GIT_COMMITTER_EMAIL)")
 
 
-def run_fast(argv: list[str], reader: argparse.ArgumentParser, body: Callable) -> int | None:
+def run_fast(argv: list[str], reader: Parser, body: Callable) -> int | None:
     """Read ARGV with READER (None when unsure) and run BODY(out, store, **args), errors printed as typer would."""
     if {"-h", "--help"} & set(argv) or any(a.startswith("--") and "=" in a for a in argv):
         return None
     try:
-        args = vars(reader.parse_args(argv))
+        args = reader.parse_args(argv)
     except _Unsure:
         return None
     if any(isinstance(value, str) and value.startswith("-") for value in args.values()):

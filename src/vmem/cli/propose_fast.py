@@ -8,8 +8,6 @@ take the same options and print the same thing.
 
 from __future__ import annotations
 
-from typing import Callable
-
 from vmem.cli.fast import Parser, parser_for, run_fast
 
 HEADLINES = {
@@ -21,7 +19,7 @@ HEADLINES = {
 }
 
 
-def execute(out, store: Callable, text: str, *, from_: str | None = None, category: list[str] | None = None,
+def execute(out, store, text: str, *, from_: str | None = None, category: list[str] | None = None,
             episode: list[str] | None = None, about: str | None = None, domain: str | None = None,
             title: str | None = None, klass: str | None = None, audience: str = "all", personal: bool = False,
             paths: list[str] | None = None, supersedes: str | None = None, as_: str | None = None) -> int:

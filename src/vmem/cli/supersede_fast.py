@@ -3,12 +3,10 @@ first (a revision is a write an analyst waits for, like a proposal; see propose_
 
 from __future__ import annotations
 
-from typing import Callable
-
 from vmem.cli.fast import Parser, parser_for, refuse_as, run_fast
 
 
-def execute(out, store: Callable, item_id: str, text: str, *, reason: str | None = None, title: str | None = None,
+def execute(out, store, item_id: str, text: str, *, reason: str | None = None, title: str | None = None,
             as_: str | None = None) -> int:
     """Supersede, print, and return the exit code; VmemError propagates."""
     from vmem.cli.render import one_line

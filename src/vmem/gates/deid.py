@@ -15,7 +15,9 @@ import re
 import unicodedata
 from collections import Counter
 from datetime import date
-from typing import NamedTuple
+from collections import namedtuple
+
+from vmem import rx
 
 # -- normalisation -----------------------------------------------------------------------
 
@@ -88,13 +90,13 @@ def _latin(text: str, transliterate: bool) -> str:
 
 
 _APOSTROPHES = str.maketrans({"’": "'", "‘": "'", "ʼ": "'", "`": "'", "´": "'"})
-_CONTRACTIONS = [(re.compile(p), r) for p, r in (
+_CONTRACTIONS = [(rx.compile(p), r) for p, r in (
     (r"\bcan't\b", "can not"), (r"\bcannot\b", "can not"), (r"\bwon't\b", "will not"),
     (r"\bshan't\b", "shall not"), (r"n't\b", " not"),
     (r"'re\b", " are"), (r"'ll\b", " will"), (r"'ve\b", " have"), (r"'d\b", " would"), (r"\bit's\b", "it is"),
     (r"\bthat's\b", "that is"), (r"\bwe're\b", "we are"), (r"\bi'm\b", "i am"), (r"\blet's\b", "let us"),
 )]
-_TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
+_TOKEN = rx.compile(r"[^\W_]+", re.UNICODE)
 _TITLES = {"mr", "mrs", "ms", "miss", "mx", "dr", "prof", "sir", "madam"}
 # An alias that is also an everyday industry acronym ("CLM", "SCC") identifies nobody on its own: a statement
 # about contract lifecycle management must not be quarantined because some customer's ticker is CLM.
@@ -103,7 +105,7 @@ COMMON_ACRONYMS = frozenset("""
     IAM IT KPI KYC LATAM MFA ML MRR MSA NDA NPS NRR OKR PCI PDF PII PLG POC QA RFI RFP ROI SAML SCC SCIM SDK SLA
     SMB SOC SOW SQL SSO TCV UK US VP VPN
 """.split())
-_EXAMPLE_DOMAINS = re.compile(r"@(?:[\w-]+\.)*(?:example\.(?:com|org|net)|[\w-]+\.(?:example|test|invalid)|localhost)$",
+_EXAMPLE_DOMAINS = rx.compile(r"@(?:[\w-]+\.)*(?:example\.(?:com|org|net)|[\w-]+\.(?:example|test|invalid)|localhost)$",
                               re.I)
 
 
@@ -119,8 +121,8 @@ def tokens(text: str) -> list[str]:
     return [word.casefold() for word, _, _ in _words(fold(text))]
 
 
-_POSSESSIVE = re.compile(r"'s\b|(?<=s)'(?=\W|$)")
-_BREAK = re.compile(r"[.;:!?]+(?=\s|$)|[()\[\]\"]")
+_POSSESSIVE = rx.compile(r"'s\b|(?<=s)'(?=\W|$)")
+_BREAK = rx.compile(r"[.;:!?]+(?=\s|$)|[()\[\]\"]")
 
 
 def _words(folded: str) -> list[tuple[str, bool, bool]]:
@@ -161,29 +163,30 @@ _MONTHS = {m: i for i, names in enumerate((
     ("dec", "december")), 1) for m in names}
 _SCALE = {"k": 1e3, "thousand": 1e3, "m": 1e6, "mm": 1e6, "mn": 1e6, "million": 1e6, "b": 1e9, "bn": 1e9,
           "billion": 1e9}
-_NUMBER = re.compile(
+_NUMBER = rx.compile(
     r"(?P<cur>[$€£¥])?\s?(?P<num>\d{1,3}(?:[,\u00a0 ']\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
     r"(?:\s?(?P<scale>k|thousand|mm|mn|m|million|bn|b|billion)\b)?(?P<pct>\s?%| percent\b)?",
     re.IGNORECASE)
 _MONTH_RE = "|".join(sorted(_MONTHS, key=len, reverse=True))
 _YEAR = r"(\d{4}|'\d{2})"  # a two-digit year only with its apostrophe in written dates ("15 Sep '26")
 _DATE_PATTERNS = [
-    (re.compile(r"\b(\d{4})([-./])(\d{1,2})\2(\d{1,2})\b"), ("y", "", "m", "d")),
-    (re.compile(r"\b((?:19|20)\d{2})(0[1-9]|1[0-2])(0[1-9]|[12]\d|3[01])\b"), ("y", "m", "d")),  # 20260915
-    (re.compile(rf"\b({_MONTH_RE})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+{_YEAR}(?!\w)", re.I), ("M", "d", "y")),
-    (re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH_RE})\.?,?\s+{_YEAR}(?!\w)", re.I),
+    (rx.compile(r"\b(\d{4})([-./])(\d{1,2})\2(\d{1,2})\b"), ("y", "", "m", "d")),
+    (rx.compile(r"\b((?:19|20)\d{2})(0[1-9]|1[0-2])(0[1-9]|[12]\d|3[01])\b"), ("y", "m", "d")),  # 20260915
+    (rx.compile(rf"\b({_MONTH_RE})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+{_YEAR}(?!\w)", re.I), ("M", "d", "y")),
+    (rx.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH_RE})\.?,?\s+{_YEAR}(?!\w)", re.I),
      ("d", "M", "y")),
     # day and month in either order (both readings, fail closed); a two-digit year is 20yy
-    (re.compile(r"\b(\d{1,2})([-/.])(\d{1,2})\2(\d{4}|\d{2})\b"), ("a", "", "b", "y")),
+    (rx.compile(r"\b(\d{1,2})([-/.])(\d{1,2})\2(\d{4}|\d{2})\b"), ("a", "", "b", "y")),
 ]
 
 
-class Quantity(NamedTuple):
-    value: float
-    percent: bool
+class Quantity(namedtuple("Quantity", "value percent")):
+    """value (float), percent (bool)."""
+
+    __slots__ = ()
 
 
-_NUMBER_WORD = re.compile(r"\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\w+teen(?:th)?|"
+_NUMBER_WORD = rx.compile(r"\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\w+teen(?:th)?|"
                           r"twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|\w+tieth|hundred|thousand|"
                           r"million|billion|first|second|third|fifth|eighth|ninth|twelfth)\b", re.I)
 
@@ -194,12 +197,12 @@ _DIGIT = r"(?:zero|oh|one|two|three|four|five|six|seven|eight|nine|\d+)"
 # "one point two", "3 point 75": a decimal point spoken (number-parser reads neither side of it as one number)
 _WHOLE_WORD = (r"(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|"
                r"sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred)")
-_SPOKEN_DECIMAL = re.compile(rf"\b({_WHOLE_WORD}(?:[\s-]+(?:and[\s-]+)?{_WHOLE_WORD})*|\d+)[\s-]+point"
+_SPOKEN_DECIMAL = rx.compile(rf"\b({_WHOLE_WORD}(?:[\s-]+(?:and[\s-]+)?{_WHOLE_WORD})*|\d+)[\s-]+point"
                              rf"((?:[\s-]+{_DIGIT})+)\b", re.I)
 # number-parser reads "1.2 million" as "1.2 1000000" (and "12,5 thousand" as "12,5 1000"): a decimal, with a point
 # or a decimal comma, before a scale is one number; so is a whole number and a spoken fraction ("twelve and a
 # half thousand": "12 and a half 1000")
-_DECIMAL_SCALE = re.compile(r"\b(\d+(?:[.,]\d{1,2}(?!\d)|\.\d+)?)(?: and an? (half|quarter|third))? "
+_DECIMAL_SCALE = rx.compile(r"\b(\d+(?:[.,]\d{1,2}(?!\d)|\.\d+)?)(?: and an? (half|quarter|third))? "
                             r"(1000|1000000|1000000000)\b")
 _FRACTIONS = {"half": 0.5, "quarter": 0.25, "third": 1 / 3}
 
@@ -262,11 +265,11 @@ def quantities_in(text: str, dates: bool = True) -> set[Quantity]:
     return {quantity for quantity, _, _ in _numbers(text, dates)}
 
 
-_GROUPED_DOTS = re.compile(r"(?<![\d.,])\d{1,3}(?:\.\d{3})+(?:,\d+)?(?![\d.]\d)")
+_GROUPED_DOTS = rx.compile(r"(?<![\d.,])\d{1,3}(?:\.\d{3})+(?:,\d+)?(?![\d.]\d)")
 # 12,5 thousand / 12,5k / 3,5 %: a decimal comma (the other reading, a list or thousands, is read as well)
-_DECIMAL_COMMA = re.compile(r"(?<![\d.,])(\d+),(\d{1,2})(?![\d])(?:\s?(k|thousand|mm|mn|m|million|bn|b|billion)\b)?"
+_DECIMAL_COMMA = rx.compile(r"(?<![\d.,])(\d+),(\d{1,2})(?![\d])(?:\s?(k|thousand|mm|mn|m|million|bn|b|billion)\b)?"
                             r"(\s?%| percent\b)?", re.I)
-_CURRENCY = re.compile(r"[$€£¥]|\b(?:usd|eur|gbp|dollars?|euros?|pounds?)\b", re.I)
+_CURRENCY = rx.compile(r"[$€£¥]|\b(?:usd|eur|gbp|dollars?|euros?|pounds?)\b", re.I)
 
 
 def _numbers(text: str, dates: bool = True) -> list[tuple[Quantity, bool, frozenset[str]]]:
@@ -301,7 +304,7 @@ def _numbers(text: str, dates: bool = True) -> list[tuple[Quantity, bool, frozen
     return out
 
 
-_IDENTIFIER = re.compile(r"(?=\S*\d)(?=\S*[A-Za-z])[A-Za-z0-9]+(?:[-_/.][A-Za-z0-9]+)+")
+_IDENTIFIER = rx.compile(r"(?=\S*\d)(?=\S*[A-Za-z])[A-Za-z0-9]+(?:[-_/.][A-Za-z0-9]+)+")
 
 
 def _distinctive(quantity: Quantity, text: str) -> bool:
@@ -315,11 +318,11 @@ def _distinctive(quantity: Quantity, text: str) -> bool:
 # -- the lexicon ---------------------------------------------------------------------------
 
 
-class Term(NamedTuple):
-    entity: str
-    kind: str  # name | alias | person | domain | restricted
-    text: str
-    squashed: str  # tokens joined with no separator, plural-insensitive last token
+class Term(namedtuple("Term", "entity kind text squashed")):
+    """entity; kind: name | alias | person | domain | restricted; text; squashed: tokens joined with no
+    separator, plural-insensitive last token."""
+
+    __slots__ = ()
 
 
 class Lexicon:
@@ -496,12 +499,11 @@ def build_lexicon(entities: list[dict], episodes: list[dict] = ()) -> Lexicon:
 # -- the gate -------------------------------------------------------------------------------
 
 
-class Hit(NamedTuple):
-    entity: str
-    kind: str
-    term: str
-    found: str
-    rule: str = "exact"  # which reading or rule fired: exact, transliterated, de-leet, letter-spacing, ...
+class Hit(namedtuple("Hit", "entity kind term found rule", defaults=("exact",))):
+    """entity, kind, term, found; rule: which reading or rule fired (exact, transliterated, de-leet,
+    letter-spacing, ...)."""
+
+    __slots__ = ()
 
     def describe(self) -> str:
         what = {"name": "customer name", "alias": "customer alias", "person": "customer contact",
@@ -512,8 +514,8 @@ class Hit(NamedTuple):
         return f"{what} {self.found!r}" + (f" ({how})" if how else "")
 
 
-_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
-_URL = re.compile(r"\b(?:https?://|www\.)\S+", re.I)
+_EMAIL = rx.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+_URL = rx.compile(r"\b(?:https?://|www\.)\S+", re.I)
 _QUOTE_RUN = 6  # a shared run of this many words is reuse, not a theme
 _QUOTE_SHARE = 0.6  # or this share of the quote's word triples
 
@@ -527,13 +529,13 @@ def _quote_tokens(text: str) -> list[str]:
 
 _LEET = str.maketrans({"4": "a", "@": "a", "3": "e", "0": "o", "5": "s", "$": "s", "7": "t", "8": "b", "9": "g",
                        "|": "l", "!": "i", "€": "e", "£": "l", "¢": "c"})
-_LEETY = re.compile(r"(?<![\w@$|!€£¢])(?=[\w@$|!€£¢]*[A-Za-z])(?=[\w@$|!€£¢]*[\d@$|!€£¢])[\w@$|!€£¢]+")
+_LEETY = rx.compile(r"(?<![\w@$|!€£¢])(?=[\w@$|!€£¢]*[A-Za-z])(?=[\w@$|!€£¢]*[\d@$|!€£¢])[\w@$|!€£¢]+")
 # letters drawn with several signs; replaced before the one-sign table
-_LEET_DRAWN = [(re.compile(re.escape(drawn)), letter) for drawn, letter in (
+_LEET_DRAWN = [(rx.compile(re.escape(drawn)), letter) for drawn, letter in (
     ("|\\/|", "m"), ("/\\/\\", "m"), ("|\\|", "n"), ("|-|", "h"), ("]-[", "h"), ("|<", "k"), ("|{", "k"),
     ("/\\", "a"), ("\\/", "v"), ("|)", "d"), ("|2", "r"), ("|3", "b"), ("()", "o"), ("[]", "o"))]
-_SPACED = re.compile(r"(?<![\w.])(?:[A-Za-z](?:\s*[.\-_\u00b7]\s*|\s+)){2,}[A-Za-z](?!\w)")
-_SENTENCE_SIGNS = re.compile(r"[.;:!?]")
+_SPACED = rx.compile(r"(?<![\w.])(?:[A-Za-z](?:\s*[.\-_\u00b7]\s*|\s+)){2,}[A-Za-z](?!\w)")
+_SENTENCE_SIGNS = rx.compile(r"[.;:!?]")
 
 
 def _deleet(text: str, one: str) -> str:
@@ -744,8 +746,8 @@ def scan(statement: str, lexicon: Lexicon) -> list[Hit]:
     if not statement.isascii():
         hits.extend(_sound_hits(statement, lexicon))
     lowered = folded.casefold()
-    for domain in lexicon.domains:
-        if re.search(rf"(?<![\w-]){re.escape(domain.squashed)}(?![\w-])", lowered):
+    for domain in lexicon.domains:  # the literal first: a pattern is built only for a domain that occurs
+        if domain.squashed in lowered and re.search(rf"(?<![\w-]){re.escape(domain.squashed)}(?![\w-])", lowered):
             hits.append(Hit(domain.entity, "domain", domain.text, domain.text))
     for email in _EMAIL.findall(folded):
         if not _EXAMPLE_DOMAINS.search(email):  # RFC 2606 placeholders identify nobody
@@ -756,7 +758,8 @@ def scan(statement: str, lexicon: Lexicon) -> list[Hit]:
                 if domain.squashed in url.casefold():
                     hits.append(Hit(domain.entity, "domain", domain.text, url))
     # values
-    texts = [statement] + [t for t in [_in_digits(folded)] if t and (lexicon.quantities or lexicon.dates)]
+    # numbers in words only matter where a restricted value could match them (and their parser costs ~3 ms)
+    texts = [statement] + [t for t in [_in_digits(folded) if lexicon.quantities or lexicon.dates else None] if t]
     if lexicon.quantities:
         numbers = [n for text in texts for n in _numbers(text)]
         present = {q for q, _, _ in numbers}
@@ -898,9 +901,10 @@ def _within(a: str, b: str, limit: int) -> bool:
     return previous[-1] <= limit
 
 
-class DeidResult(NamedTuple):
-    passed: bool
-    hits: tuple[Hit, ...]
+class DeidResult(namedtuple("DeidResult", "passed hits")):
+    """passed (bool), hits (a tuple of Hit)."""
+
+    __slots__ = ()
 
     @property
     def reason(self) -> str | None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
-from typing import NamedTuple
+from collections import namedtuple
 
 from vmem import model
 from vmem.gates.deid import Lexicon, build_lexicon, check_statement
@@ -36,12 +36,10 @@ class GateInputs:
         return sizes, facets
 
 
-class LexiconIncomplete(NamedTuple):
+class LexiconIncomplete(namedtuple("LexiconIncomplete", "path problem passed", defaults=(False,))):
     """The de-id verdict while a customer or episode file cannot be read: nothing passes (SPEC 11)."""
 
-    path: str
-    problem: str
-    passed: bool = False
+    __slots__ = ()
 
     @property
     def reason(self) -> str:
@@ -94,7 +92,7 @@ def screen(statement: str, snapshot):
 
 
 def _lexicon_key(snapshot) -> str | None:
-    import hashlib
+    from vmem import digest
     import sys
     import unicodedata
     from importlib.util import find_spec
@@ -107,14 +105,14 @@ def _lexicon_key(snapshot) -> str | None:
         parts.append(str(entry.id) if entry is not None else "-")
     try:
         for source in (__file__, deid_module.__file__):
-            parts.append(hashlib.sha256(Path(source).read_bytes()).hexdigest())
+            parts.append(digest.sha256(Path(source).read_bytes()).hexdigest())
         for name in LEXICON_LIBRARIES:  # an upgrade replaces the package's files: new size or time
             spec = find_spec(name)
             stat = Path(spec.origin).stat() if spec and spec.origin else None
             parts.append(f"{name}:{stat.st_size}:{stat.st_mtime_ns}" if stat else f"{name}:-")
     except (OSError, ValueError, ImportError):
         return None  # no key, no cache: built every time
-    return hashlib.sha256("\0".join(parts).encode()).hexdigest()
+    return digest.sha256("\0".join(parts).encode()).hexdigest()
 
 
 def deid(item: dict, inputs: GateInputs):

@@ -15,7 +15,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-_LINE = re.compile(rb"^canonical: ([^\n]*)\n(?! )", re.M)  # one top-level line, not continued on the next
+from vmem import rx
+
+_LINE = rx.compile(rb"^canonical: ([^\n]*)\n(?! )", re.M)  # one top-level line, not continued on the next
 
 
 def canonical_in(data: bytes) -> str | None:
@@ -40,11 +42,11 @@ SHARD_DIGITS = 2  # 256 shards: a lookup reads and a write rewrites 1/256 of the
 
 
 def _shard(canonical: str | None) -> str:
-    import hashlib
+    from vmem import digest
 
     if canonical is None:
         return "unsure"
-    return hashlib.blake2b(canonical.encode("utf-8"), digest_size=4).hexdigest()[:SHARD_DIGITS]
+    return digest.blake2b(canonical.encode("utf-8"), digest_size=4).hexdigest()[:SHARD_DIGITS]
 
 
 def candidates(snapshot, root: Path, canonical: str) -> list[str]:
@@ -123,7 +125,7 @@ def _apply(folder: Path, changes: dict[str, str | None]) -> None:
 # -- rejected claims ----------------------------------------------------------------------------------------------
 
 # a line after the first that is not `key: value`, `key:`, an indented line, a `- ` list item or empty
-_ODD_LINE = re.compile(rb"\n(?:[^a-z_ \n-]|-[^ \n]|[a-z_]+(?:[^a-z_:\n]|:[^ \n]|\n))")
+_ODD_LINE = rx.compile(rb"\n(?:[^a-z_ \n-]|-[^ \n]|[a-z_]+(?:[^a-z_:\n]|:[^ \n]|\n))")
 
 
 def plainly_not_rejected(data: bytes) -> bool:

@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import json
 import re
-from typing import NamedTuple
+from collections import namedtuple
 
+from vmem import rx
 from vmem.knowledge.detectors import category_conflict, named_differences
 from vmem.knowledge.parsing import parse
 from vmem.text import canonicalize
@@ -36,10 +37,10 @@ MAX_ANSWER_BYTES = 1_000_000
 MAX_ANSWER_DEPTH = 32
 
 
-class Verdict(NamedTuple):
-    same: bool
-    reason: str
-    judge: str  # "deterministic" | "command"
+class Verdict(namedtuple("Verdict", "same reason judge")):
+    """same (bool), reason, judge: "deterministic" | "command"."""
+
+    __slots__ = ()
 
 
 def passes_blocker(cosine: float, categories_a: list[str], categories_b: list[str],
@@ -109,7 +110,7 @@ def judge_command(command: list[str], a: dict, b: dict, timeout_s: float) -> Ver
 
 
 # a JSON string (possibly unterminated), or one bracket; the unrolled string loop stays linear on any input
-_JSON_NESTING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?|[\[\]{}]', re.DOTALL)
+_JSON_NESTING = rx.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?|[\[\]{}]', re.DOTALL)
 
 
 def json_deeper_than(text: str, limit: int) -> bool:

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from fractions import Fraction
 from functools import lru_cache
-from typing import NamedTuple
+from collections import namedtuple
 
+from vmem import rx
 from vmem.knowledge.tables import (
     _ARTIFACTS,
     _CONTRACTIONS,
@@ -27,24 +27,28 @@ from vmem.knowledge.tables import (
     _TIME_UNITS,
     _UNIT_FORMS,
     _WORDS,
+    Ratio,
+    ratio,
+    times,
 )
 from vmem.text import canonicalize
 
 
-class Quantity(NamedTuple):
-    key: str         # canonical value and unit, e.g. "14d" for two weeks
-    text: str        # as written, for reasons
-    bound: str = ""  # "gt", "lt", "ge" or "le" when the number is a limit ("more than 200")
+class Quantity(namedtuple("Quantity", "key text bound", defaults=("",))):
+    """key: canonical value and unit, e.g. "14d" for two weeks; text: as written, for reasons; bound: "gt", "lt",
+    "ge" or "le" when the number is a limit ("more than 200")."""
+
+    __slots__ = ()
 
 
-class Parsed(NamedTuple):
-    stream: tuple[str, ...]          # normalised tokens in order
-    quantities: tuple[Quantity, ...]
-    modals: frozenset[str]
-    written: tuple[tuple[str, str], ...] = ()  # normalised token -> a form as written, for reasons
-    roles: tuple[tuple[str, str], ...] = ()  # (role word, its argument): the first content token after the role
-    breaks: frozenset[int] = frozenset()  # stream positions that open a clause or phrase (after a comma, a marker)
-    hinges: frozenset[int] = frozenset()  # stream positions after "of": "speed of ingestion" is "ingestion speed"
+class Parsed(namedtuple("Parsed", "stream quantities modals written roles breaks hinges",
+                          defaults=((), (), frozenset(), frozenset()))):
+    """stream: normalised tokens in order; quantities: Quantity each; modals: a frozenset of modal words;
+    written: (normalised token, a form as written) pairs, for reasons; roles: (role word, its argument) pairs, the
+    argument being the first content token after the role; breaks: stream positions that open a clause or phrase
+    (after a comma, a marker); hinges: stream positions after "of" ("speed of ingestion" is "ingestion speed")."""
+
+    __slots__ = ()
 
     @property
     def words(self) -> frozenset[str]:
@@ -97,7 +101,7 @@ def _number_words(tokens: list[str]) -> list[str]:
             lead += 1
         if lead == 0 or parts[0] in _SCALES:
             if out and re.fullmatch(r"\d+(\.\d+)?", out[-1]) and tokens[i] in _SCALES:
-                out[-1] = _fmt(Fraction(out[-1]) * _SCALES[tokens[i]])
+                out[-1] = _fmt(times(_decimal(out[-1]), ratio(_SCALES[tokens[i]])))
             else:
                 out.append(tokens[i])
             i += 1
@@ -135,8 +139,14 @@ def _number_words(tokens: list[str]) -> list[str]:
     return out
 
 
-def _fmt(value: Fraction) -> str:
-    return str(value.numerator) if value.denominator == 1 else f"{value.numerator}/{value.denominator}"
+def _decimal(text: str) -> Ratio:
+    """The exact value of a plain decimal numeral ("12", "1.25")."""
+    whole, _, part = text.partition(".")
+    return ratio(int(whole + part), 10 ** len(part))
+
+
+def _fmt(value: Ratio) -> str:
+    return str(value[0]) if value[1] == 1 else f"{value[0]}/{value[1]}"
 
 
 def _phrase_pattern(phrase: str) -> str:
@@ -177,7 +187,7 @@ _PHRASE_KEYS = _phrase_keys()
 @lru_cache(maxsize=1)
 def _phrase_re() -> re.Pattern:
     """The whole phrase table as one alternation (~20 ms to compile)."""
-    return re.compile("|".join(f"(?P<p{i}>{_phrase_pattern(p)})" for i, (p, _) in enumerate(_PHRASE_RULES)))
+    return rx.compile("|".join(f"(?P<p{i}>{_phrase_pattern(p)})" for i, (p, _) in enumerate(_PHRASE_RULES)))
 
 
 @lru_cache(maxsize=512)
@@ -268,7 +278,7 @@ def _normalise_word(word: str) -> str:
     return _WORDS.get(_stem(word), _stem(word))
 
 
-_NUMBER_RE = re.compile(r"^(\$|€|£)?(\d+(?:\.\d+)?)(k|m|bn)?(%|x)?$")
+_NUMBER_RE = rx.compile(r"^(\$|€|£)?(\d+(?:\.\d+)?)(k|m|bn)?(%|x)?$")
 _UNIT_BEFORE = {"day", "days", "week", "weeks", "month", "months", "year", "years", "quarter", "quarters"}
 
 
@@ -329,8 +339,8 @@ def _quantities(tokens: list[str]) -> tuple[list[str], list[Quantity]]:
             i += 1
             continue
         currency, number, scale, suffix = m.groups()
-        value = Fraction(number) * {"k": 1000, "m": 1_000_000, "bn": 1_000_000_000, None: 1}[scale]
-        unit, factor = currency or suffix or "", Fraction(1)
+        value = times(_decimal(number), ratio({"k": 1000, "m": 1_000_000, "bn": 1_000_000_000, None: 1}[scale]))
+        unit, factor = currency or suffix or "", ratio(1)
         if not unit and tokens[i + 1:i + 2] and tokens[i + 1] in _UNIT_FILLERS and _unit_at(tokens, i + 2):
             tokens = tokens[:i + 1] + tokens[i + 2:i + 3] + tokens[i + 1:i + 2] + tokens[i + 3:]  # "2 extra weeks"
         width = 0 if unit else _unit_at(tokens, i + 1)
@@ -342,7 +352,7 @@ def _quantities(tokens: list[str]) -> tuple[list[str], list[Quantity]]:
                 unit, factor = _TIME_UNITS[_UNIT_FORMS[word]]
             else:
                 unit = _MONEY_UNITS.get(word, "%")
-        key = _fmt(value * factor) + unit
+        key = _fmt(times(value, factor)) + unit
         bound = out[-1] if out and out[-1] in _BOUNDS else ""
         out.append("#" + key)
         found.append(Quantity(key, " ".join(tokens[i:i + 1 + width]), bound))

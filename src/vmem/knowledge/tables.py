@@ -8,7 +8,7 @@ names a specific customer, pair or statement.
 
 from __future__ import annotations
 
-from fractions import Fraction
+from math import gcd
 
 
 # Kept small and general: equivalences any reader of sales, support or data notes
@@ -201,15 +201,30 @@ _NUMBER_WORDS = {
 }
 _SCALES = {"hundred": 100, "thousand": 1000, "million": 1_000_000, "billion": 1_000_000_000}
 
-_MONTH = Fraction(1461, 48)  # days in an average month, so 12 months make a year of 365.25 days
-_TIME_UNITS: dict[str, tuple[str, Fraction]] = {
-    "second": ("d", Fraction(1, 86400)), "sec": ("d", Fraction(1, 86400)),
-    "minute": ("d", Fraction(1, 1440)), "min": ("d", Fraction(1, 1440)),
-    "hour": ("d", Fraction(1, 24)), "hr": ("d", Fraction(1, 24)),
-    "day": ("d", Fraction(1)), "week": ("d", Fraction(7)), "month": ("d", _MONTH),
-    "quarter": ("d", 3 * _MONTH), "year": ("d", 12 * _MONTH), "yr": ("d", 12 * _MONTH),
-    "decade": ("d", 120 * _MONTH),
-    "businessday": ("bd", Fraction(1)), "businessweek": ("bd", Fraction(5)),
+# Exact ratios (numerator, denominator) in lowest terms: a quantity's key must not depend on rounding
+# ("12 months" is "1 year"). Plain tuples, not fractions.Fraction, whose import (decimal, numbers) costs ~4 ms
+# of every proposal that names a number.
+Ratio = tuple[int, int]
+
+
+def ratio(numerator: int, denominator: int = 1) -> Ratio:
+    common = gcd(numerator, denominator)
+    return numerator // common, denominator // common
+
+
+def times(a: Ratio, b: Ratio) -> Ratio:
+    return ratio(a[0] * b[0], a[1] * b[1])
+
+
+_MONTH = ratio(1461, 48)  # days in an average month, so 12 months make a year of 365.25 days
+_TIME_UNITS: dict[str, tuple[str, Ratio]] = {
+    "second": ("d", ratio(1, 86400)), "sec": ("d", ratio(1, 86400)),
+    "minute": ("d", ratio(1, 1440)), "min": ("d", ratio(1, 1440)),
+    "hour": ("d", ratio(1, 24)), "hr": ("d", ratio(1, 24)),
+    "day": ("d", ratio(1)), "week": ("d", ratio(7)), "month": ("d", _MONTH),
+    "quarter": ("d", times(ratio(3), _MONTH)), "year": ("d", times(ratio(12), _MONTH)),
+    "yr": ("d", times(ratio(12), _MONTH)), "decade": ("d", times(ratio(120), _MONTH)),
+    "businessday": ("bd", ratio(1)), "businessweek": ("bd", ratio(5)),
 }
 _UNIT_FORMS = {u + suffix: u for u in _TIME_UNITS for suffix in ("", "s")}
 _MONEY_UNITS = {"dollar": "$", "dollars": "$", "usd": "$", "cent": "c", "cents": "c", "euro": "€", "euros": "€",

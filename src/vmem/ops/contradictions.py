@@ -11,11 +11,12 @@ segment) leaves residual words and is not a contradiction. Nothing is stored: a 
 from __future__ import annotations
 
 import heapq
+import os
 import re
 from functools import lru_cache
 from pathlib import Path
 
-from vmem import model
+from vmem import model, rx
 from vmem.errors import VmemError
 
 OPEN = {"claim": ("proposed", "approved", "mandatory"), "knowledge": ("candidate", "eligible", "published")}
@@ -54,8 +55,8 @@ less also only just very about around roughly approximately usually typically of
 _DECISIVE_WORDS = frozenset("""not no never none cannot can't don't doesn't isn't aren't won't without must should shall
 can could may might before after earlier later higher lower more less increase increases increased decrease decreases
 decreased rise rises fall falls up down faster slower longer shorter because since due therefore""".split())
-_WORD = re.compile(r"[a-z0-9$€£%][a-z0-9_.$€£%'-]*[a-z0-9%]|[a-z0-9]")
-_NUMBERISH = re.compile(r"^[$€£]?\d[\d.,]*(k|m|bn|%|x|d|h|s)?$")
+_WORD = rx.compile(r"[a-z0-9$€£%][a-z0-9_.$€£%'-]*[a-z0-9%]|[a-z0-9]")
+_NUMBERISH = rx.compile(r"^[$€£]?\d[\d.,]*(k|m|bn|%|x|d|h|s)?$")
 _NUMBER_WORDS = frozenset("""zero one two three four five six seven eight nine ten eleven twelve fifteen twenty
 thirty forty fifty sixty hundred thousand million billion half quarter double twice triple""".split())
 
@@ -63,7 +64,7 @@ thirty forty fifty sixty hundred thousand million billion half quarter double tw
 _DIGITS = {"one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7", "eight": "8",
            "nine": "9", "ten": "10", "eleven": "11", "twelve": "12", "fifteen": "15", "twenty": "20", "thirty": "30",
            "forty": "40", "fifty": "50", "sixty": "60", "ninety": "90"}
-_PURE_NUMBER = re.compile(r"^[$€£]?\d[\d.,]*%?$")
+_PURE_NUMBER = rx.compile(r"^[$€£]?\d[\d.,]*%?$")
 
 
 @lru_cache(maxsize=65536)
@@ -110,13 +111,20 @@ def _antonyms(wa: frozenset[str], wb: frozenset[str]) -> list[tuple[str, str]]:
     return [(x, y) for x in wa - wb for y in _OPPOSITE.get(x, ()) if y in wb - wa]
 
 
+_UNIT_AFTER = rx.compile(r"\s*([A-Za-z]+)?")
+
+
 def _with_unit(text: str, number: str) -> str:
     """NUMBER as TEXT writes it, with the word after it when that is its unit ("3 days")."""
-    found = re.search(rf"(?<![\w.]){re.escape(number)}(?![\w])\s*([A-Za-z]+)?", text, re.I)
-    if found is None:
-        return number
-    unit = found.group(1)
-    return f"{number} {unit}" if unit and unit.lower() not in _STOP else number
+    start = text.find(number)
+    while start >= 0:  # the first occurrence standing alone: no word character or point before, no word after
+        end = start + len(number)
+        before, after = text[start - 1:start], text[end:end + 1]
+        if not (before and (before.isalnum() or before in "_.")) and not (after and (after.isalnum() or after == "_")):
+            unit = _UNIT_AFTER.match(text, end).group(1)
+            return f"{number} {unit}" if unit and unit.lower() not in _STOP else number
+        start = text.find(number, start + 1)
+    return number
 
 
 def judge(a: str, b: str, categories_a: list[str] | None = None, categories_b: list[str] | None = None,
@@ -210,7 +218,7 @@ def against(new: dict, others, viewer: str | None = None) -> list[dict]:
     return sorted(found, key=lambda p: (-p["similarity"], p["a"], p["b"]))
 
 
-_STATEMENT = re.compile(rb"^statement: ?(.*(?:\n[ \t]+.*)*)", re.M)
+_STATEMENT = rx.compile(rb"^statement: ?(.*(?:\n[ \t]+.*)*)", re.M)
 
 
 def statement_text(data: bytes) -> str:
@@ -269,68 +277,96 @@ def estimated_count(snapshot, kind: str) -> int:
     return len(shard) * 256 if shard.type_str == "tree" else 0
 
 
-def _since_index(snapshot, base: str, top: str) -> dict[str, str] | None:
-    """path -> blob id of every TOP file changed between the index's commit BASE and SNAPSHOT (a superset: a file
-    changed and changed back stays listed). Kept in a small per-store cache brought forward one commit at a time,
-    so a proposal diffs the last commit only, not everything since the index was last brought up to date (on a
-    1M store each changed shard is a ~100 KB tree to read). None when the index lags by more than INDEX_LAG."""
+def _index_stamp(root: Path) -> tuple[int, int, int] | None:
+    """What changes when the search index records another commit: the identity, size and time of its metadata
+    file (SQLite rewrites the file on every commit). None when there is no index."""
+    from vmem.index.local import index_dir_for
+
+    try:
+        found = os.stat(index_dir_for(root) / "meta.sqlite")
+    except OSError:
+        return None
+    return found.st_ino, found.st_size, found.st_mtime_ns
+
+
+def _since_index(snapshot, top: str) -> dict[str, tuple[str, str]] | None:
+    """path -> (blob id, statement text) of every TOP file changed between the search index's commit and SNAPSHOT
+    (a superset: a file changed and changed back stays listed). Kept in a small per-store cache brought forward
+    one commit at a time, so a proposal reads the files of the last commit only, not everything since the index
+    was last brought up to date; the cache also remembers which commit the index recorded, asked again only when
+    the index's file changed. None without an index, or when it lags by more than INDEX_LAG files."""
     from vmem.store.cache import cache_file, read_cache, write_cache
     from vmem.store.changes import changes_since
 
-    path = cache_file(Path(snapshot.repo.workdir)).with_suffix(f".lag-{top}")
+    root = Path(snapshot.repo.workdir)
+    stamp = _index_stamp(root)  # before reading the commit: a later write to the index changes the stamp
+    if stamp is None:
+        return None
+    path = cache_file(root).with_suffix(f".since-index-{top}")
     cached = read_cache(path)
+    if cached is not None and cached.get("stamp") == list(stamp):
+        base = cached["base"]
+    else:
+        from vmem.index.local import recorded
+
+        info = recorded(root, count=False)
+        if info is None:
+            return None
+        base = info["commit"]
     commit = snapshot.commit_id
-    paths: dict[str, str] | None = None
+    entries: dict[str, tuple[str, str]] | None = None
+    step = None
     if cached is not None and cached.get("base") == base:
         if cached.get("head") == commit:
-            return cached["paths"]
+            if cached.get("stamp") != list(stamp):
+                write_cache(path, {**cached, "stamp": list(stamp)})
+            return cached["entries"]
         step = changes_since(snapshot.repo, cached.get("head"), snapshot.commit, (top,))
         if step is not None:
-            paths = dict(cached["paths"])
-    if paths is None:
-        step, paths = changes_since(snapshot.repo, base, snapshot.commit, (top,)), {}
+            entries = dict(cached["entries"])
+    if entries is None:
+        step, entries = changes_since(snapshot.repo, base, snapshot.commit, (top,)), {}
         if step is None:
             return None
+    fresh = []
     for name, change in step.items():
+        entries.pop(name, None)
         if change.is_file and name.endswith(".yaml"):
-            paths[name] = change.oid
-        else:
-            paths.pop(name, None)
-    if len(paths) > INDEX_LAG:
+            fresh.append((name, str(change.oid)))
+    if len(entries) + len(fresh) > INDEX_LAG:
         return None
-    write_cache(path, {"base": base, "head": commit, "paths": paths})
-    return paths
+    for (name, oid), data in zip(fresh, snapshot.blob_data([oid for _, oid in fresh]), strict=True):
+        if data is not None:
+            entries[name] = (oid, statement_text(data))
+    write_cache(path, {"base": base, "head": commit, "stamp": list(stamp), "entries": entries})
+    return entries
 
 
-def _indexed_texts(snapshot, new: dict, mine: list[str]) -> dict[str, tuple[str, str, bytes]] | None:
-    """path -> (statement text, blob id, bytes) of NEW's nearest neighbours by BM25 in the local search index (the
-    one `vmem recall` keeps), plus every file of NEW's kind changed since the index's commit: what a proposal needs
-    to judge, in time that does not grow with the store. None when there is no usable index (then the statement
-    cache is scanned). The index is only a way to find candidates: each one is read from SNAPSHOT and judged as it
-    is there."""
+def _indexed_texts(snapshot, new: dict, mine: list[str]) -> dict[str, tuple[str, str, bytes | None]] | None:
+    """path -> (statement text, blob id, bytes or None) of NEW's nearest neighbours by BM25 in the local search
+    index (the one `vmem recall` keeps), plus every file of NEW's kind changed since the index's commit (their
+    bytes are read only if they become candidates): what a proposal needs to judge, in time that does not grow
+    with the store. None when there is no usable index (then the statement cache is scanned). The index is only
+    a way to find candidates: each one is read from SNAPSHOT and judged as it is there."""
     try:
-        from vmem.index.local import bm25_hits, open_text_index, recorded
-
-        root = Path(snapshot.repo.workdir)
-        info = recorded(root, count=False)
+        if snapshot.commit is None:
+            return None
         total = estimated_count(snapshot, "claim") + estimated_count(snapshot, "knowledge")
-        if info is None or snapshot.commit is None or total < INDEX_FROM:
+        if total < INDEX_FROM:
             return None  # a small store: its statement cache is faster to scan than the index is to open
-        top = model.ITEM_DIRS[new["kind"]]
-        changed = _since_index(snapshot, info["commit"], top)
+        changed = _since_index(snapshot, model.ITEM_DIRS[new["kind"]])
         if changed is None:
             return None
+        from vmem.index.local import bm25_hits, open_text_index
+
         prefix = model.PREFIX[new["kind"]] + "-"
-        ids = [i for i, _ in bm25_hits(open_text_index(root), mine, INDEX_CANDIDATES)]
+        ids = [i for i, _ in bm25_hits(open_text_index(Path(snapshot.repo.workdir)), mine, INDEX_CANDIDATES)]
         paths = {model.item_path(i) for i in ids if i.startswith(prefix) and model.ITEM_ID.fullmatch(i)}
-        out: dict[str, tuple[str, str, bytes]] = {}
-        for path, oid in changed.items():  # brought forward to SNAPSHOT's commit: the file there is this blob
-            data = snapshot.repo[oid].data
+        # brought forward to SNAPSHOT's commit: the file there is this blob
+        out: dict[str, tuple[str, str, bytes | None]] = {
+            name: (text, oid, None) for name, (oid, text) in changed.items()}
+        for path, (oid, data) in snapshot.blobs(sorted(paths - set(changed))).items():
             out[path] = (statement_text(data), oid, data)
-        for path in paths - set(changed):
-            found = snapshot.blob(path)
-            if found is not None:
-                out[path] = (statement_text(found[1]), found[0], found[1])
         return out
     except Exception:  # noqa: BLE001 - a missing, locked or damaged index only means: scan the statement cache
         return None
@@ -372,11 +408,17 @@ def at_propose(snapshot, new: dict, viewer: str | None, notes: list[str] | None 
     # Bounded, so a store of templated statements (thousands past the quorum) costs a proposal no more than
     # MAX_CANDIDATES parses; `vmem contradictions` still scans the whole store.
     candidates = [name for _, name in heapq.nlargest(MAX_CANDIDATES, scored)]
+    if read is not None:  # the changed files' bytes, for those that are candidates: one request
+        unread = [name for name in candidates if read[name][2] is None]
+        for name, data in zip(unread, snapshot.blob_data([read[name][1] for name in unread]), strict=True):
+            read[name] = (read[name][0], read[name][1], data)
     others = []
     for name in candidates:
         try:
             if read is not None:  # bytes already read for the prefilter: parsed from them, not read again
                 _, oid, data = read[name]
+                if data is None:
+                    continue
                 item = parse_blob(new["kind"], name, oid, data)
             else:
                 item = snapshot.load_file(new["kind"], name)

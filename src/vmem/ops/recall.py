@@ -14,7 +14,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from vmem import confidence, model
+from vmem import confidence, model, rx
 from vmem.errors import ItemNotFound, UsageError
 from vmem.names import check_audience
 
@@ -356,7 +356,7 @@ we our us i my me you your they their them he she his her there here than then s
 """.split())
 
 
-_WORD = re.compile(r"\w+")
+_WORD = rx.compile(r"\w+")
 
 
 def _words(text: str) -> list[str]:
@@ -410,8 +410,6 @@ def classify(results: list[dict]) -> str:
 
 def _recall_as_of(store: Store, query: str, who: Scope, when: str, include_stale: bool, k: int, embed) -> dict:
     """The store as it was: the tree at the last commit before WHEN, and the items valid at WHEN."""
-    import re
-
     import numpy as np
 
     from vmem.ops.when import as_of  # a commit id, an ISO date or a relative phrase (issue 13)

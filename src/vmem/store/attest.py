@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
 
 from vmem import model
 from vmem.errors import SchemaError
@@ -33,7 +32,9 @@ from vmem.store.changes import Change, tree_changes
 from vmem.store.message import parse as parse_message
 from vmem.store.parse import parse_blob
 
+TYPE_CHECKING = False  # typing's flag, without importing typing (~3 ms of every command)
 if TYPE_CHECKING:
+    from typing import Callable
     import pygit2
 
 FORMAT = 3  # 3: evidence lineage; 2: served content (the blob a reviewer attested) and content changes made without one
@@ -582,10 +583,10 @@ def _read_item(repo, path: str, change: Change) -> dict | None:
 
 
 def fingerprint(item: dict) -> str:
-    import hashlib
+    from vmem import digest
 
     values = repr(tuple(item.get(key) for key in CONTENT[item["kind"]]))
-    return hashlib.sha1(values.encode("utf-8")).hexdigest()[:16]
+    return digest.sha1(values.encode("utf-8")).hexdigest()[:16]
 
 
 def _item_step(repo, state: State, others: list, path: str, change: Change, commit: pygit2.Commit, message,

@@ -26,9 +26,9 @@ def cache_home() -> Path:
 
 def cache_file(root: Path) -> Path:
     """The store's cache path (sync's item cache); sibling caches use other suffixes (.bundles, .canon)."""
-    import hashlib
+    from vmem import digest
 
-    key = hashlib.sha256(str(root.resolve()).encode()).hexdigest()[:16]
+    key = digest.sha256(str(root.resolve()).encode()).hexdigest()[:16]
     return cache_home() / "sync" / f"{key}.marshal"
 
 

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import io
 import re
-from typing import Any
 
+from vmem import rx
 from vmem.errors import SchemaError
+
+TYPE_CHECKING = False  # typing's flag, without importing typing (~3 ms of every command)
+if TYPE_CHECKING:
+    from typing import Any
 
 MAX_BYTES = 1 << 20  # an item is a few hundred bytes; a megabyte is already hostile
 MAX_NODES = 50_000  # bounds alias expansion ("billion laughs") and absurd nesting
@@ -231,7 +235,7 @@ def _resolves_to_non_str(text: str) -> bool:
 # The plain scalars YAML 1.1's implicit types take (yaml.org/type: bool, null, int, float, timestamp, merge, value)
 # and the indicators PyYAML's resolver also claims, as PyYAML reads them ("$" included: it allows a final newline).
 # Here rather than PyYAML's resolver so that a write does not import PyYAML; tests hold the two equal.
-_NON_TEXT = re.compile(r"""(?x)(?:
+_NON_TEXT = rx.compile(r"""(?x)(?:
     yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF
   | ~|null|Null|NULL
   | [-+]?0b[0-1_]+ | [-+]?0[0-7_]+ | [-+]?(?:0|[1-9][0-9_]*) | [-+]?0x[0-9a-fA-F_]+
@@ -245,7 +249,7 @@ _NON_TEXT = re.compile(r"""(?x)(?:
 )$""")
 
 
-_CANONICAL_TS = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z\Z")  # \Z: `$` also matches before a final "\n"
+_CANONICAL_TS = rx.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z\Z")  # \Z: `$` also matches before a final "\n"
 _writer = None
 
 
@@ -324,11 +328,11 @@ def _plain(value: Any) -> Any:
 
 
 # Text that every YAML reader takes as plain text and that ruamel writes unquoted: the fast writer's domain.
-_PLAIN = re.compile(r"[\w(][\w .,;:()/%$+=@~'*?!&\"…–—‘’“”-]*\Z")  # \w: letters and digits of any script
-_QUOTABLE = re.compile(r"[\w .,;:()/%$+=@~'*?!&\"…–—‘’“”#\[\]{}<>|`^\\-]*\Z")  # one printable line
+_PLAIN = rx.compile(r"[\w(][\w .,;:()/%$+=@~'*?!&\"…–—‘’“”-]*\Z")  # \w: letters and digits of any script
+_QUOTABLE = rx.compile(r"[\w .,;:()/%$+=@~'*?!&\"…–—‘’“”#\[\]{}<>|`^\\-]*\Z")  # one printable line
 # what rules out a plain scalar for ruamel's emitter, for certain (it then single-quotes a printable line)
-_NEVER_PLAIN = re.compile(r"^[#,\[\]{}&*!|>'\"%@`\s]|: | #|:$|\s$")
-_RESERVED = re.compile(r": | #|:$|\s$|  |^[-.]|^[0-9+.-]")
+_NEVER_PLAIN = rx.compile(r"^[#,\[\]{}&*!|>'\"%@`\s]|: | #|:$|\s$")
+_RESERVED = rx.compile(r": | #|:$|\s$|  |^[-.]|^[0-9+.-]")
 
 
 def _fast_scalar(value: Any, quoted: bool = False) -> str | None:
@@ -470,10 +474,10 @@ def _dump_rt(item: dict, previous: str | None) -> str:
 # YAML as the data it was rendered from (the tests hold the fast writer to ruamel and to a lossless round trip),
 # so an accepted result is what the YAML loader would have returned. Anything else goes to the YAML loader.
 
-_KEY = re.compile(r"[a-z][a-z0-9_]*")
+_KEY = rx.compile(r"[a-z][a-z0-9_]*")
 _YAML_WORDS = frozenset({"y", "n", "yes", "no", "on", "off", "true", "false", "null"})  # keys YAML reads as non-text
-_INT = re.compile(r"-?(?:0|[1-9][0-9]*)")
-_FLOAT = re.compile(r"-?[0-9]+\.[0-9]+")
+_INT = rx.compile(r"-?(?:0|[1-9][0-9]*)")
+_FLOAT = rx.compile(r"-?[0-9]+\.[0-9]+")
 
 
 def _scalar(text: str) -> Any:

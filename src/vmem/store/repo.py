@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import marshal
 import os
-from collections import defaultdict
+from collections import defaultdict, namedtuple
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterator, NamedTuple
 
 from vmem import model
 from vmem.errors import DirtyWorkTree, ItemNotFound, SchemaError, StoreNotFound, UsageError, VmemError
@@ -19,20 +18,19 @@ from vmem.store.lock import StoreLock
 from vmem.store.message import Message
 from vmem.store.parse import _PARSED, parse_blob  # noqa: F401 - re-exported
 
+TYPE_CHECKING = False  # typing's flag, without importing typing (~3 ms of every command)
 if TYPE_CHECKING:
+    from typing import Any, Callable, Iterator
     import pygit2
 
 PENDING_FILE = "vmem-pending"  # in .git: a commit whose files may not be in the work tree yet
 LOCK_FILE = "vmem.lock"
 
 
-class Loaded(NamedTuple):
-    """One file read from a tree: its parsed content, or the error that stopped it."""
+class Loaded(namedtuple("Loaded", "path oid item error", defaults=(None,))):
+    """One file read from a tree (path, blob id): its parsed content (item), or the error that stopped it."""
 
-    path: str
-    oid: str
-    item: dict | None
-    error: SchemaError | None = None
+    __slots__ = ()
 
 
 def _copy(item: dict) -> dict:
@@ -62,6 +60,35 @@ class Snapshot:
         if entry.type_str != "blob" or entry.filemode == FILEMODE_LINK:
             return None  # symlinks inside the store are never followed
         return str(entry.id), self.repo[entry.id].data
+
+    def blobs(self, paths: list[str]) -> dict[str, tuple[str, bytes]]:
+        """path -> (blob id, bytes) of each of PATHS that is a file at this commit. Through vmem.store.lite the
+        paths go to git in one pipelined request (`COMMIT:PATH`, resolved by git): one round trip instead of a
+        shard tree read and parsed per path (16 files at 100k: ~3 ms against ~8). A symbolic link is read as
+        what git stores for it, the name of its target, never followed; such text is no item and fails to parse."""
+        if self.tree is None or not paths:
+            return {}
+        if getattr(self.repo, "lite", False) is not True:
+            return {path: found for path in paths if (found := self.blob(path)) is not None}
+        safe = [p for p in paths if 0 < len(p) < 4096 and not any(c in p for c in "\n\r\0")
+                and all(part not in ("", ".", "..") for part in p.split("/"))]  # git reads ./ and ../ as relative
+        asked = self.repo.lookup_many([f"{self.commit_id}:{p}" for p in safe])
+        return {path: (str(found[0]), found[2]) for path, found in zip(safe, asked)
+                if found is not None and found[1] == "blob"}
+
+    def blob_data(self, oids: list[str]) -> list[bytes | None]:
+        """The bytes of each blob of OIDS (None for one the repository lacks): one pipelined request through
+        vmem.store.lite."""
+        if getattr(self.repo, "lite", False) is True:
+            return [None if found is None or found[1] != "blob" else found[2]
+                    for found in self.repo.lookup_many([str(oid) for oid in oids])]
+        out: list[bytes | None] = []
+        for oid in oids:
+            try:
+                out.append(self.repo[oid].data)
+            except KeyError:
+                out.append(None)
+        return out
 
     def resolve_id(self, text: str) -> str:
         """TEXT when it is a whole item id; else the one item whose id starts with TEXT (c- or k- and at least 4
@@ -683,7 +710,6 @@ def _materialize(store: Store, files: dict[str, tuple[str, bytes] | None]) -> No
     if not _git_update_index(store, written):
         if ((git_dir / "index.lock").exists() or store.lite) and _has_git():  # the user's git holds the index
             _defer(store, entries)  # (or lite, which has no index of its own): stage later
-            _defer(store, entries)
             return
         index = store.repo.index
         index.read(False)  # only if it changed on disk: re-reading a 100k-entry index costs ~110 ms

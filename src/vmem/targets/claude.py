@@ -3,13 +3,12 @@
 
 from __future__ import annotations
 
-import re
-
+from vmem import rx
 from vmem.ops.bundle import HEADER
 from vmem.targets import Target
 from vmem.targets.text import entry, heading, one_line, provenance
 
-_OWNED = re.compile(r"km_(?:approved|[ck]-[0-9a-f]{12})\.md\Z")
+_OWNED = rx.compile(r"km_(?:approved|[ck]-[0-9a-f]{12})\.md\Z")
 
 
 def _frontmatter(paths: list[str]) -> str:
