@@ -166,6 +166,23 @@ def test_a_long_list_of_reads_is_sent_in_batches_that_never_fill_the_pipe(seeded
     assert len(got) == 5000 and all(g is not None and g[1] == "blob" for g in got)
 
 
+def test_git_started_early_is_what_the_repository_reads_with(seeded, tmp_path):
+    """lite.start_early: the configuration and object reader started before the command's imports are the ones
+    the store's Repository adopts, and they answer as processes started at open do; another root's are left."""
+    lite.start_early(seeded.root)
+    lite.start_early(tmp_path)  # no .git: nothing started
+    assert list(lite._EARLY) == [str(seeded.root.absolute())]
+    config, reader = lite._EARLY[str(seeded.root.absolute())]
+    early = lite.Repository(seeded.root)
+    assert lite._EARLY == {} and early._batch is reader and config.returncode == 0  # adopted, config read
+    late = lite.Repository(seeded.root)
+    assert early.config._values == late.config._values and late._batch is not reader
+    head = early.head_id()
+    assert early.lookup(str(head))[:2] == late.lookup(str(head))[:2]
+    early.close()
+    late.close()
+
+
 def test_head_moved_meanwhile_is_never_overwritten(store):
     """A commit made by someone else between vmem's read and its ref update: vmem refuses, the other commit
     stays, nothing of vmem's is left in the work tree."""

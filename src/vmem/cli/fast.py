@@ -112,9 +112,14 @@ def lite_first(body: Callable, out, store_path: str | None, *args, **kwargs) -> 
     """BODY(out, store, *args, **kwargs) on a store opened through vmem.store.lite (no pygit2 import); when that meets
     something only pygit2 does (vmem.store.lite.Unsupported, raised before any commit), the same BODY again on
     pygit2. VMEM_NO_LITE=1 skips the first try."""
-    from vmem.store.discover import open_store
-    from vmem.store.lite import Unsupported
+    from vmem.store.discover import find_store_root, open_store
+    from vmem.store.lite import Unsupported, start_early
 
+    if not os.environ.get("VMEM_NO_LITE"):
+        try:  # git's configuration and object reader start on the other core while the command's modules load
+            start_early(find_store_root(store_path))
+        except Exception:  # noqa: BLE001 - a missing store is reported when the command opens it
+            pass
     opened: list = []
 
     def store(lite: bool = True):

@@ -351,6 +351,33 @@ class _Process:
         self.wait()
 
 
+_EARLY: dict[str, tuple[_Process, _Process]] = {}  # root -> (git config, git cat-file), started by start_early
+
+
+def start_early(root: str | os.PathLike) -> None:
+    """Start the two git processes a lite command needs first (reading the configuration, the object reader) for
+    the store at ROOT now, so that they start on another core while Python imports the rest; Repository(ROOT)
+    adopts them. Anything unusual (no git, no plain .git folder) starts nothing: Repository decides as before.
+    Unused ones end when this process does (the reader sees its input close)."""
+    key = str(Path(root).absolute())
+    git = git_executable()
+    if key in _EARLY or git is None or not hasattr(os, "posix_spawn") or not os.path.isdir(os.path.join(key, ".git")):
+        return
+    try:
+        config = _Process([git, "-C", key, "config", "--list", "-z"])
+        _EARLY[key] = (config, _Process([git, "-C", key, "cat-file", "--batch"], stdin=True))
+    except OSError:
+        return
+
+
+def _finish(process: _Process) -> tuple[int, bytes]:
+    try:
+        out = process.stdout.read()  # type: ignore[union-attr]
+    finally:
+        process.close()
+    return process.returncode or 0, out
+
+
 def _run(argv: list[str]) -> tuple[int, bytes]:
     """Run ARGV to its end: (exit code, stdout)."""
     process = _Process(argv)
@@ -385,6 +412,10 @@ class Repository:
         self.is_bare = False
         self._batch: _Process | None = None
         self._config: _Config | None = None
+        self._early_config: _Process | None = None
+        early = _EARLY.pop(str(Path(root).absolute()), None)
+        if early is not None:
+            self._early_config, self._batch = early
         self._commits: dict[str, Commit] = {}
         self._trees: dict[str, dict[bytes, tuple[bytes, bytes]]] = {}
         self._lookups: dict[str, int] = {}  # tree id -> names looked up in it (searched, then parsed)
@@ -398,7 +429,9 @@ class Repository:
     @property
     def config(self) -> "_Config":
         if self._config is None:
-            code, out = _run([self._git, "-C", str(self.root), "config", "--list", "-z"])
+            early, self._early_config = self._early_config, None
+            code, out = _finish(early) if early is not None else \
+                _run([self._git, "-C", str(self.root), "config", "--list", "-z"])
             if code not in (0, 1):
                 raise Unsupported("git config failed")
             found: dict[str, str] = {}
