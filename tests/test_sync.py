@@ -242,13 +242,51 @@ def test_corrupt_cache_is_rebuilt(mixed, vmem, tmp_path):
     assert vmem.json("sync", "--dir", str(tmp_path / "r"))["data"]["items"]
 
 
-def test_a_cached_bundle_expires_when_the_first_item_does():
+def test_a_cached_bundle_lasts_until_something_it_serves_ends_or_something_new_starts():
+    from datetime import datetime, timezone
+
     from vmem.ops.sync import BUNDLE_TTL_S, _valid_until
 
     now = 1_900_000_000.0
-    soon = model.format_ts(__import__("datetime").datetime.fromtimestamp(now + 60, __import__("datetime").timezone.utc))
-    assert _valid_until([{"expires_at": soon}, {"expires_at": "2099-01-01T00:00:00Z"}], now) == now + 60
-    assert _valid_until([{"expires_at": "2001-01-01T00:00:00Z"}], now) == now + BUNDLE_TTL_S
+
+    def at(seconds: float) -> str:
+        return model.format_ts(datetime.fromtimestamp(now + seconds, timezone.utc))
+
+    served = {"s1", "s2"}
+    items = [{"id": "s1", "expires_at": at(600)}, {"id": "s2", "valid_to": at(900), "valid_from": at(-50)},
+             {"id": "dropped", "expires_at": at(60)},  # not served: its end changes nothing served
+             {"id": "old", "expires_at": "2001-01-01T00:00:00Z"}]
+    assert _valid_until(items, served, now) == now + 600
+    assert _valid_until(items + [{"id": "later", "valid_from": at(120)}], served, now) == now + 120  # may enter
+    assert _valid_until([{"id": "s1", "expires_at": "2001-01-01T00:00:00Z"}], {"s1"}, now) == now + BUNDLE_TTL_S
+
+
+def test_the_horizon_comes_from_what_the_packed_bundle_serves():
+    """pack() and _valid_until together, as sync runs them: a candidate too big for the budget expiring in two
+    minutes does not shorten the bundle's life; the served rule's end does; and the bundle is repacked no later
+    than the first moment a rule it serves ends."""
+    import time
+    from datetime import datetime, timezone
+
+    from vmem.ops.bundle import pack
+    from vmem.ops.sync import _valid_until
+    from vmem.policy import load_policy
+
+    now = time.time()
+
+    def at(seconds: float) -> str:
+        return model.format_ts(datetime.fromtimestamp(now + seconds, timezone.utc))
+
+    served = _claim("refunds settle in three business days", expires_at=at(86_400))
+    too_big = _claim("the orders feed lags " + "very " * 400 + "far behind", expires_at=at(120))
+    bundle = pack([served, too_big], load_policy({}), entity=None, audience="all", budget=250, store_name="s",
+                  commit=None)
+    assert bundle.items == [served["id"]] and bundle.dropped == [too_big["id"]]
+    assert _valid_until([served, too_big], set(bundle.items), now) == pytest.approx(min(now + 3600, now + 86_400))
+    ending = _claim("refunds settle in three business days", expires_at=at(300))
+    bundle = pack([ending, too_big], load_policy({}), entity=None, audience="all", budget=250, store_name="s",
+                  commit=None)
+    assert _valid_until([ending, too_big], set(bundle.items), now) == pytest.approx(now + 300, abs=1)
 
 
 def test_hook_install_merges_and_is_idempotent(store, vmem, tmp_path):

@@ -42,13 +42,22 @@ def _bundle_file(root: Path) -> Path:
     return cache_file(root).with_suffix(".bundles")
 
 
-def _valid_until(items: list[dict], now: float) -> float:
-    """A cached bundle is exact until the next moment any candidate expires, ends or starts being valid."""
+_ENDS_AND_START = ("expires_at", "valid_to", "valid_from")
+_START = ("valid_from",)
+
+
+def _valid_until(items: list[dict], served: set[str], now: float) -> float:
+    """How long a packed bundle may be served again: until the next moment one of the rules it SERVED expires or
+    leaves its validity window (it must never be served after that), or a candidate it does not serve starts
+    being valid (it may belong in the bundle from then on); at most BUNDLE_TTL_S, which also bounds how stale
+    the ranking and the count of what did not fit may get. The end of a candidate that is not served changes
+    nothing served: at 1M items (~500k candidates) such a moment came every few seconds, each one costing the
+    next pre-session sync a full reload of the candidates (~10 s)."""
     from vmem.model import parse_ts
 
     horizon = now + BUNDLE_TTL_S
     for item in items:
-        for key in ("expires_at", "valid_to", "valid_from"):
+        for key in _ENDS_AND_START if item["id"] in served else _START:
             stamp = item.get(key)
             if stamp:
                 moment = parse_ts(stamp).timestamp()
@@ -101,7 +110,7 @@ def sync(root: Path, *, target: Path | None = None, targets: list[str] | None = 
             commit, policy, items, about = load_candidates(root)
         bundle = pack(items, policy, entity=scope[7:] if scope else None, audience=audience, budget=budget,
                       store_name=root.name, commit=commit, store_id=about["id"])
-        packed = {"bundle": bundle.as_dict(), "valid_until": _valid_until(items, now)}
+        packed = {"bundle": bundle.as_dict(), "valid_until": _valid_until(items, set(bundle.items), now)}
         entries = {k: v for k, v in entries.items() if not k.endswith("|" + key)}  # renders of the old bundle
         entries["bundle|" + key] = packed
     bundle = Bundle.from_dict(packed["bundle"])
