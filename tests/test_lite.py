@@ -166,6 +166,34 @@ def test_a_long_list_of_reads_is_sent_in_batches_that_never_fill_the_pipe(seeded
     assert len(got) == 5000 and all(g is not None and g[1] == "blob" for g in got)
 
 
+_SMALL_PIPES = """
+import fcntl, os, sys
+from pathlib import Path
+real = os.pipe
+def pipe():
+    read, write = real()
+    fcntl.fcntl(write, fcntl.F_SETPIPE_SZ, 4096)  # one page: what Linux gives past a user's pipe quota
+    return read, write
+os.pipe = pipe
+from vmem.store import lite
+repo = lite.Repository(Path(sys.argv[1]))
+oids = sys.argv[2:]
+found = repo.lookup_many(oids)
+print(sum(len(f[2]) for f in found if f))
+"""
+
+
+@pytest.mark.skipif(not hasattr(__import__("fcntl"), "F_SETPIPE_SZ"), reason="pipe sizes are set only on Linux")
+def test_batched_reads_never_deadlock_on_one_page_pipes(store):
+    """lookup_many writes a batch of requests before reading answers: with pipes of one page that used to fill
+    both pipes (git waiting for its answers to be read, vmem for its requests to be taken) and hang forever."""
+    blobs = [lite.Repository(store.root).write("blob", (f"{n:04d}" * 400).encode()) for n in range(300)]
+    done = subprocess.run([sys.executable, "-c", _SMALL_PIPES, str(store.root), *map(str, blobs)],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert int(done.stdout) == 300 * 1600
+
+
 def test_git_started_early_is_what_the_repository_reads_with(seeded, tmp_path):
     """lite.start_early: the configuration and object reader started before the command's imports are the ones
     the store's Repository adopts, and they answer as processes started at open do; another root's are left."""

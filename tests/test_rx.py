@@ -1,5 +1,7 @@
 """vmem.rx: regular expressions compiled once per machine. A pattern read back from the table must be the pattern
-re.compile makes; a damaged, foreign or planted table must never change what a pattern matches or stop a command."""
+re.compile makes; a damaged table, one another account could have written, or code the engine refuses must never
+change what a pattern matches or stop a command. (A table the user's own account wrote is trusted like its
+bytecode cache: the engine checks that code is well formed, not whose it is.)"""
 
 from __future__ import annotations
 
@@ -33,7 +35,7 @@ def _fresh_state(monkeypatch) -> None:
     monkeypatch.setattr(rx, "_added", {})
 
 
-def _every_kept_pattern() -> list[tuple[str | bytes, int]]:
+def _every_kept_pattern() -> list[tuple[bool, str | bytes, int]]:
     """The (pattern, flags) of every vmem module constant compiled through vmem.rx, from a fresh interpreter."""
     code = ("import importlib, pkgutil, marshal, sys, vmem, vmem.rx as rx\n"
             "for m in pkgutil.walk_packages(vmem.__path__, 'vmem.'):\n"
@@ -53,18 +55,18 @@ def _same(a: re.Pattern, b: re.Pattern) -> None:
 def test_module_constants_go_through_the_table():
     kept = _every_kept_pattern()
     assert len(kept) > 80  # the write path's de-id, parsing, codec and model patterns
-    assert any(isinstance(p, bytes) for p, _ in kept)  # lite's tree patterns
+    assert any(isinstance(p, bytes) for _, p, _ in kept)  # lite's tree patterns
 
 
 def test_a_pattern_read_back_is_the_pattern_re_makes(monkeypatch):
     kept = _every_kept_pattern()
     _fresh_state(monkeypatch)
-    for pattern, flags in kept:
+    for _, pattern, flags in kept:
         rx.compile(pattern, flags)
     rx.save()
     _fresh_state(monkeypatch)
     monkeypatch.setattr(rx, "_fresh", lambda *a: pytest.fail("compiled anew although the table holds it"))
-    for pattern, flags in kept:
+    for _, pattern, flags in kept:
         _same(rx.compile(pattern, flags), re.compile(pattern, flags))
 
 
@@ -122,19 +124,58 @@ def test_a_damaged_table_is_compiled_anew_and_rewritten(monkeypatch):
     compiled = rx.compile(r"(?P<n>\d+) weeks", re.I)
     assert compiled.match("12 WEEKS").group("n") == "12"
     rx.save()
-    assert marshal.loads(path.read_bytes())[(r"(?P<n>\d+) weeks", int(re.I))][0] & re.I
+    assert rx._read(str(path))[(False, r"(?P<n>\d+) weeks", int(re.I))][0] & re.I
+
+
+def _plant(path: Path, table: dict, mode: int = 0o600, payload: bytes | None = None) -> None:
+    from vmem import digest
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    payload = marshal.dumps(table) if payload is None else payload
+    path.write_bytes(digest.sha256(payload).digest() + payload)
+    path.chmod(mode)
 
 
 def test_code_the_engine_refuses_is_never_used(monkeypatch):
-    # a planted or bit-flipped entry: the engine validates the code and refuses it; the pattern is compiled anew
-    path = _table_path()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    key = (r"acme|globex", 0)
-    path.write_bytes(marshal.dumps({key: (32, [1, 2, 3, 999999], 0, {}, (None,)),
-                                    (r"x", 0): "not an entry"}))
+    # a bit-flipped entry under a good checksum: the engine validates the code and refuses it; compiled anew
+    key = (False, r"acme|globex", 0)
+    _plant(_table_path(), {key: (32, [1, 2, 3, 999999], 0, {}, (None,)), (False, r"x", 0): "not an entry"})
     _fresh_state(monkeypatch)
-    assert rx.compile(*key).search("call globex today")
+    assert rx.compile(r"acme|globex").search("call globex today")
     assert rx.compile(r"x").search("x")
+
+
+def _never_matches() -> tuple:
+    return rx._fresh(r"(?!)", 0, rx._engine())[1]
+
+
+def test_a_table_another_account_could_have_written_is_not_read(monkeypatch):
+    """Well-formed code for another pattern passes the engine's check: a table writable by group or others (or
+    owned by another user) is therefore not read at all."""
+    key = (False, r"[\w.]+@[\w.]+", 0)
+    for mode in (0o666, 0o620, 0o602):
+        _plant(_table_path(), {key: _never_matches()}, mode=mode)
+        _fresh_state(monkeypatch)
+        assert rx.compile(r"[\w.]+@[\w.]+").search("mail jane.doe@acmecorp.com now"), oct(mode)
+
+
+def test_a_table_whose_checksum_fails_is_not_read(monkeypatch):
+    key = (False, r"[\w.]+@[\w.]+", 0)
+    _plant(_table_path(), {key: _never_matches()})
+    damaged = bytearray(_table_path().read_bytes())
+    damaged[-1] ^= 1
+    _table_path().write_bytes(bytes(damaged))
+    _fresh_state(monkeypatch)
+    assert rx.compile(r"[\w.]+@[\w.]+").search("mail jane.doe@acmecorp.com now")
+
+
+def test_a_length_field_that_asks_for_gigabytes_costs_nothing(monkeypatch):
+    # marshal raises MemoryError (not ValueError) for such a field under a memory limit: still compile as usual
+    _plant(_table_path(), {}, payload=b"{[\xff\xff\xff\x7f")
+    _fresh_state(monkeypatch)
+    monkeypatch.setattr(marshal, "loads", lambda data: (_ for _ in ()).throw(MemoryError()))
+    assert rx.compile(r"y+").fullmatch("yy")
+    rx.save()  # never raises
 
 
 def test_an_unwritable_cache_costs_speed_only(monkeypatch, tmp_path):
@@ -165,6 +206,6 @@ def test_a_command_keeps_its_patterns_and_the_gate_decides_the_same_warm(tmp_pat
             "--lexicon", str(LEXICON), "--json"]
     cold = subprocess.run(argv, env=env, capture_output=True, text=True, check=True)
     tables = list((tmp_path / "cache" / "vmem" / "regex").glob("*.marshal"))
-    assert len(tables) == 1 and len(marshal.loads(tables[0].read_bytes())) > 50
+    assert len(tables) == 1 and len(rx._read(str(tables[0]))) > 50
     warm = subprocess.run(argv, env=env, capture_output=True, text=True, check=True)
     assert json.loads(warm.stdout) == json.loads(cold.stdout)

@@ -111,7 +111,7 @@ def _antonyms(wa: frozenset[str], wb: frozenset[str]) -> list[tuple[str, str]]:
     return [(x, y) for x in wa - wb for y in _OPPOSITE.get(x, ()) if y in wb - wa]
 
 
-_UNIT_AFTER = rx.compile(r"\s*([A-Za-z]+)?")
+_UNIT_AFTER = rx.compile(r"\s*([A-Za-z]+)?", re.I)  # re.I as before: also the Kelvin sign, long s, dotted I
 
 
 def _with_unit(text: str, number: str) -> str:
@@ -277,7 +277,7 @@ def estimated_count(snapshot, kind: str) -> int:
     return len(shard) * 256 if shard.type_str == "tree" else 0
 
 
-def _index_stamp(root: Path) -> tuple[int, int, int] | None:
+def _index_stamp(root: Path) -> tuple[int, int, int, int] | None:
     """What changes when the search index records another commit: the identity, size and time of its metadata
     file (SQLite rewrites the file on every commit). None when there is no index."""
     from vmem.index.local import index_dir_for
@@ -286,7 +286,7 @@ def _index_stamp(root: Path) -> tuple[int, int, int] | None:
         found = os.stat(index_dir_for(root) / "meta.sqlite")
     except OSError:
         return None
-    return found.st_ino, found.st_size, found.st_mtime_ns
+    return found.st_ino, found.st_size, found.st_mtime_ns, found.st_ctime_ns
 
 
 def _since_index(snapshot, top: str) -> dict[str, tuple[str, str]] | None:
@@ -336,8 +336,9 @@ def _since_index(snapshot, top: str) -> dict[str, tuple[str, str]] | None:
     if len(entries) + len(fresh) > INDEX_LAG:
         return None
     for (name, oid), data in zip(fresh, snapshot.blob_data([oid for _, oid in fresh]), strict=True):
-        if data is not None:
-            entries[name] = (oid, statement_text(data))
+        if data is None:
+            return None  # an object the repository lacks (a partial or damaged clone): scan instead, cache nothing
+        entries[name] = (oid, statement_text(data))
     write_cache(path, {"base": base, "head": commit, "stamp": list(stamp), "entries": entries})
     return entries
 

@@ -363,11 +363,13 @@ def start_early(root: str | os.PathLike) -> None:
     git = git_executable()
     if key in _EARLY or git is None or not hasattr(os, "posix_spawn") or not os.path.isdir(os.path.join(key, ".git")):
         return
+    config = None
     try:
         config = _Process([git, "-C", key, "config", "--list", "-z"])
         _EARLY[key] = (config, _Process([git, "-C", key, "cat-file", "--batch"], stdin=True))
     except OSError:
-        return
+        if config is not None:
+            config.close()
 
 
 def _finish(process: _Process) -> tuple[int, bytes]:
@@ -411,6 +413,7 @@ class Repository:
         self.workdir = str(root) + os.sep
         self.is_bare = False
         self._batch: _Process | None = None
+        self._request_limit: int | None = None
         self._config: _Config | None = None
         self._early_config: _Process | None = None
         early = _EARLY.pop(str(Path(root).absolute()), None)
@@ -462,9 +465,24 @@ class Repository:
             raise KeyError(spec)
         return found
 
+    def _request_bytes(self) -> int:
+        """How many bytes of requests may be written before reading answers: half the request pipe's buffer, so
+        the write never waits for git, which may itself be waiting for its answers to be read (a deadlock). Pipes
+        can be as small as one page (Linux, past a user's pipe quota): asked of the pipe, not assumed."""
+        if self._request_limit is None:
+            size = 4096
+            try:
+                import fcntl
+
+                size = fcntl.fcntl(self._process().stdin.fileno(), fcntl.F_GETPIPE_SZ)  # type: ignore[union-attr]
+            except (ImportError, AttributeError, OSError, ValueError):
+                pass
+            self._request_limit = max(256, min(size, 65_536) // 2)
+        return self._request_limit
+
     def lookup_many(self, specs: list[str]) -> list[tuple[Oid, str, bytes] | None]:
         """lookup() of each of SPECS (None for one git does not have), pipelined: one round trip per batch of
-        requests. A batch is under 32 KB, half a pipe's buffer, so writing it never waits for git to be read."""
+        requests, a batch small enough to sit in the request pipe whole (_request_bytes)."""
         encoded = []
         for spec in specs:
             if not spec or any(c in spec for c in "\n\r\0"):
@@ -473,8 +491,9 @@ class Repository:
         out: list[tuple[Oid, str, bytes] | None] = []
         batch: list[bytes] = []
         size = 0
+        limit = self._request_bytes()
         for spec in encoded + [None]:  # type: ignore[list-item] - the end
-            if batch and (spec is None or size + len(spec) + 1 > 32_768):
+            if batch and (spec is None or size + len(spec) + 1 > limit):
                 out.extend(self._ask(batch))
                 batch, size = [], 0
             if spec is not None:
@@ -512,8 +531,9 @@ class Repository:
         files costs one round trip per batch instead of one per file. A batch's requests (512 x 41 bytes) fit in
         the pipe's buffer, so writing them never waits for git to be read."""
         todo = [o for o in objects if o._raw is None]
-        for start in range(0, len(todo), 512):
-            batch = todo[start:start + 512]
+        step = max(1, self._request_bytes() // 41)  # a request is an id and a newline
+        for start in range(0, len(todo), step):
+            batch = todo[start:start + step]
             for o, found in zip(batch, self._ask([str(o.id).encode("ascii") for o in batch])):
                 if found is None or found[1] != o.type_str:
                     raise Unsupported(f"git cat-file gave no {o.type_str} for {o.id}")

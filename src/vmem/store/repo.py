@@ -64,8 +64,9 @@ class Snapshot:
     def blobs(self, paths: list[str]) -> dict[str, tuple[str, bytes]]:
         """path -> (blob id, bytes) of each of PATHS that is a file at this commit. Through vmem.store.lite the
         paths go to git in one pipelined request (`COMMIT:PATH`, resolved by git): one round trip instead of a
-        shard tree read and parsed per path (16 files at 100k: ~3 ms against ~8). A symbolic link is read as
-        what git stores for it, the name of its target, never followed; such text is no item and fails to parse."""
+        shard tree read and parsed per path (16 files at 100k: ~3 ms against ~8). Unlike blob(), a symbolic link
+        at a path comes back as what git stores for it, the text of its target, never followed: for a caller that
+        only needs candidates (the contradiction check, which parses and validates each one before it warns)."""
         if self.tree is None or not paths:
             return {}
         if getattr(self.repo, "lite", False) is not True:
