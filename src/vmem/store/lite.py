@@ -373,6 +373,7 @@ def start_early(root: str | os.PathLike) -> None:
 
 
 def _finish(process: _Process) -> tuple[int, bytes]:
+    """Read PROCESS to its end: (exit code, stdout)."""
     try:
         out = process.stdout.read()  # type: ignore[union-attr]
     finally:
@@ -382,12 +383,7 @@ def _finish(process: _Process) -> tuple[int, bytes]:
 
 def _run(argv: list[str]) -> tuple[int, bytes]:
     """Run ARGV to its end: (exit code, stdout)."""
-    process = _Process(argv)
-    try:
-        out = process.stdout.read()  # type: ignore[union-attr]
-    finally:
-        process.close()
-    return process.returncode or 0, out
+    return _finish(_Process(argv))
 
 
 def git_env() -> dict[str, str]:
@@ -527,17 +523,13 @@ class Repository:
         return out
 
     def prefetch(self, objects: list) -> None:
-        """Read the content of OBJECTS (not yet read) in pipelined batches: a walk over a shard of thousands of
-        files costs one round trip per batch instead of one per file. A batch's requests (512 x 41 bytes) fit in
-        the pipe's buffer, so writing them never waits for git to be read."""
+        """Read the content of OBJECTS (not yet read) in pipelined batches (lookup_many): a walk over a shard of
+        thousands of files costs one round trip per batch instead of one per file."""
         todo = [o for o in objects if o._raw is None]
-        step = max(1, self._request_bytes() // 41)  # a request is an id and a newline
-        for start in range(0, len(todo), step):
-            batch = todo[start:start + step]
-            for o, found in zip(batch, self._ask([str(o.id).encode("ascii") for o in batch])):
-                if found is None or found[1] != o.type_str:
-                    raise Unsupported(f"git cat-file gave no {o.type_str} for {o.id}")
-                o._raw = found[2]
+        for o, found in zip(todo, self.lookup_many([str(o.id) for o in todo])):
+            if found is None or found[1] != o.type_str:
+                raise Unsupported(f"git cat-file gave no {o.type_str} for {o.id}")
+            o._raw = found[2]
 
     def __getitem__(self, oid) -> _Object:
         found, kind, raw = self.lookup(str(oid))
