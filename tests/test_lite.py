@@ -211,6 +211,22 @@ def test_git_started_early_is_what_the_repository_reads_with(seeded, tmp_path):
     late.close()
 
 
+def test_git_started_early_but_never_adopted_is_ended(seeded):
+    """A command that stops before it opens the store (a usage error) leaves no git processes behind: a
+    long-lived process (tests, a server) would otherwise keep one reader and one finished child per such call."""
+    from vmem.cli.fast import lite_first
+    from vmem.errors import UsageError
+
+    def refuses(out, store):
+        raise UsageError("no", "fix it")
+
+    with pytest.raises(UsageError):
+        lite_first(refuses, None, str(seeded.root))
+    assert lite._EARLY == {}
+    assert lite_first(lambda out, store: store().head().commit_id is not None, None, str(seeded.root)) is True
+    assert lite._EARLY == {}
+
+
 def test_head_moved_meanwhile_is_never_overwritten(store):
     """A commit made by someone else between vmem's read and its ref update: vmem refuses, the other commit
     stays, nothing of vmem's is left in the work tree."""

@@ -14,7 +14,6 @@ _MADE: dict[str, object] = {}
 def _constructor(name: str):
     made = _MADE.get(name)
     if made is None:
-        made = None
         for module in {"sha1": ("_sha1",), "sha256": ("_sha256", "_sha2"), "blake2b": ("_blake2",)}[name]:
             try:
                 made = getattr(__import__(module), name)

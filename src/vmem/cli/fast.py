@@ -112,18 +112,23 @@ def lite_first(body: Callable, out, store_path: str | None, *args, **kwargs) -> 
     """BODY(out, store, *args, **kwargs) on a store opened through vmem.store.lite (no pygit2 import); when that meets
     something only pygit2 does (vmem.store.lite.Unsupported, raised before any commit), the same BODY again on
     pygit2. VMEM_NO_LITE=1 skips the first try."""
+    from vmem.errors import VmemError
     from vmem.store.discover import find_store_root, open_store
-    from vmem.store.lite import Unsupported, start_early
+    from vmem.store.lite import Unsupported, discard_early, start_early
 
-    if not os.environ.get("VMEM_NO_LITE"):
+    try:  # found once: for the early start and for opening
+        where = find_store_root(store_path)
+    except VmemError:
+        where = store_path  # a missing store is reported when the command opens it
+    if where is not None and not os.environ.get("VMEM_NO_LITE"):
         try:  # git's configuration and object reader start on the other core while the command's modules load
-            start_early(find_store_root(store_path))
-        except Exception:  # noqa: BLE001 - a missing store is reported when the command opens it
+            start_early(where)
+        except Exception:  # noqa: BLE001 - only a head start: Repository starts them itself otherwise
             pass
     opened: list = []
 
     def store(lite: bool = True):
-        opened.append(open_store(store_path, lite=lite and not os.environ.get("VMEM_NO_LITE")))
+        opened.append(open_store(where, lite=lite and not os.environ.get("VMEM_NO_LITE")))
         return opened[-1]
 
     try:
@@ -132,3 +137,6 @@ def lite_first(body: Callable, out, store_path: str | None, *args, **kwargs) -> 
         if any(getattr(s.repo, "moved", False) for s in opened):
             raise  # a commit was made: running again would make it twice (never expected; a bug if seen)
         return body(out, lambda: store(lite=False), *args, **kwargs)
+    finally:
+        if where is not None:
+            discard_early(where)

@@ -372,6 +372,13 @@ def start_early(root: str | os.PathLike) -> None:
             config.close()
 
 
+def discard_early(root: str | os.PathLike) -> None:
+    """End the processes start_early started for ROOT if no Repository adopted them (the command stopped before
+    opening the store): a long-lived process must not keep them."""
+    for process in _EARLY.pop(str(Path(root).absolute()), ()):
+        process.close()
+
+
 def _finish(process: _Process) -> tuple[int, bytes]:
     """Read PROCESS to its end: (exit code, stdout)."""
     try:
