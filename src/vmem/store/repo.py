@@ -517,6 +517,10 @@ class Transaction:
                 self._commit()
         finally:
             self._lock.__exit__(None, None, None)
+        if self.commit_id is not None:  # what `git commit` does last: pack loose objects once there are many
+            from vmem.store import housekeep
+
+            housekeep.after_commit(self.store.git_dir, _config(self.store.repo, "gc.auto"))
 
     def _commit(self) -> None:
         store, repo = self.store, self.store.repo

@@ -164,26 +164,31 @@ def _holds(full: Path, blob: str) -> bool:
 
 
 def spawn(git_dir: Path, root: Path) -> None:
-    """Start a detached flusher: it outlives this process, in its own session, stdin/stdout/stderr on /dev/null
-    (os.posix_spawn: no shell, and no `subprocess` import on the write path)."""
-    env = _git_env()
+    """Start a detached flusher (if it cannot start, the journal stays; the next write or `vmem check` flushes)."""
+    detach([sys.executable, "-I", "-S", __file__, str(git_dir), str(root)])
+
+
+def detach(argv: list[str]) -> bool:
+    """Start ARGV detached: it outlives this process, in its own session, stdin/stdout/stderr on /dev/null, with no
+    GIT_DIR-like variables of the caller's (os.posix_spawn: no shell, and no `subprocess` import on the write
+    path). False when it could not be started."""
     null = os.devnull
     actions = [(os.POSIX_SPAWN_OPEN, fd, null, os.O_RDWR, 0) for fd in (0, 1, 2)]
     _reap()
     try:
-        pid = os.posix_spawn(sys.executable, [sys.executable, "-I", "-S", __file__, str(git_dir), str(root)], env,
-                             file_actions=actions, setsid=True)
+        pid = os.posix_spawn(argv[0], argv, _git_env(), file_actions=actions, setsid=True)
     except (OSError, NotImplementedError, TypeError):
-        return  # the journal stays; the next write or `vmem check` flushes it
+        return False
     _SPAWNED.append(pid)
+    return True
 
 
-_SPAWNED: list[int] = []  # flushers this process started and has not yet collected
+_SPAWNED: list[int] = []  # detached children this process started and has not yet collected
 
 
 def _reap() -> None:
-    """Collect the exit status of the flushers that have ended, without waiting: a long-lived process (`vmem mcp`)
-    keeps at most the zombies of the flushers since its last write; a command that exits leaves that to init.
+    """Collect the exit status of the detached children that have ended, without waiting: a long-lived process
+    (`vmem mcp`) keeps at most the zombies of those since its last write; a command that exits leaves that to init.
     (No reaper thread: importing `threading` and starting one cost more than the rest of this module.)"""
     for pid in list(_SPAWNED):
         try:
