@@ -407,3 +407,24 @@ def _save_without_checkpoint(save):
         finally:
             self.db = real
     return patched
+
+
+def test_an_old_unreachable_object_written_again_survives_gc(store):
+    """vmem starts `git gc --auto` after its commits, and gc prunes unreachable loose objects older than two
+    weeks. An object a write finds already there (the same text proposed, withdrawn and proposed again) is
+    freshened, as git and libgit2 do, so a prune between the write and the commit cannot take it from under
+    HEAD."""
+    light = Store.open(store.root, lite=True)
+    data = b"note: the same bytes, written twice, weeks apart\n"
+    oid = str(light.repo.write("blob", data))
+    path = store.git_dir / "objects" / oid[:2] / oid[2:]
+    three_weeks_ago = path.stat().st_mtime - 21 * 86400
+    os.utime(path, (three_weeks_ago, three_weeks_ago))
+    assert str(light.repo.write("blob", data)) == oid  # the second write: the object is there already
+    assert path.stat().st_mtime > three_weeks_ago + 20 * 86400
+    git(store, "prune", "--expire=2.weeks.ago")
+    assert git(store, "cat-file", "-p", oid) == data.decode()
+
+    os.utime(path, (three_weeks_ago, three_weeks_ago))  # the same object, not written again: git prunes it
+    git(store, "prune", "--expire=2.weeks.ago")
+    assert not path.exists()

@@ -626,12 +626,20 @@ class Repository:
     # -- writing -----------------------------------------------------------------------------------
 
     def write(self, kind: str, data: bytes) -> Oid:
-        """Store an object as a loose object (what libgit2 does for one object); its id."""
+        """Store an object as a loose object (what libgit2 does for one object); its id.
+
+        An object already there is freshened, not skipped, as git and libgit2 do: an unreachable loose object
+        older than gc.pruneExpire (two weeks) is what `git gc` (the one vmem starts after its commits, or anyone's)
+        deletes, and if it went between this write and the commit that makes it reachable, HEAD would name a
+        missing object. Touching it makes it new to prune; where it cannot be touched it is written anew."""
         oid = hash_object(kind, data)
         folder = Path(self.path) / "objects" / oid[:2]
         final = folder / oid[2:]
-        if final.exists():
+        try:
+            os.utime(final)
             return Oid(oid)
+        except OSError:
+            pass  # not there, or not ours to touch (another account's object file): written anew, as git does
         folder.mkdir(exist_ok=True)
         tmp = folder / f"tmp_obj_{os.getpid()}_{oid[2:10]}"
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o444)
