@@ -13,7 +13,7 @@ from __future__ import annotations
 import marshal
 from pathlib import Path
 
-from vmem import digest, model
+from vmem import digest, model, rx
 from vmem.errors import SchemaError
 
 TYPE_CHECKING = False  # typing's flag, without importing typing (~3 ms of every command)
@@ -75,10 +75,18 @@ def open_text_index(root: Path):
     return tantivy.Index.open(str(index_dir_for(root) / "tantivy"))
 
 
+_TERM = rx.compile(r"\w+")
+
+
 def bm25_hits(text_index, words: list[str], limit: int) -> list[tuple[str, float]]:
-    """(item id, BM25 score) of the LIMIT best matches of WORDS in an open tantivy index."""
+    """(item id, BM25 score) of the LIMIT best matches of WORDS in an open tantivy index. Any text is a valid
+    WORDS: each word is reduced to its runs of word characters, lower case, before tantivy's query parser sees
+    it, so quotes, colons, signs and brackets ("team's", "06:00", "-5%", "(pii)") are never query syntax."""
+    terms = [term for word in words for term in _TERM.findall(word.lower())]
+    if not terms:
+        return []
     searcher = text_index.searcher()
-    parsed = text_index.parse_query(" ".join(words), ["text"])
+    parsed = text_index.parse_query(" ".join(terms), ["text"])
     found = searcher.search(parsed, limit=limit, count=False).hits  # no total count: top-k pruning may skip
     return [(searcher.doc(address)["id"][0], score) for score, address in found]
 

@@ -343,12 +343,14 @@ def _since_index(snapshot, top: str) -> dict[str, tuple[str, str]] | None:
     return entries
 
 
-def _indexed_texts(snapshot, new: dict, mine: list[str]) -> dict[str, tuple[str, str, bytes | None]] | None:
+def _indexed_texts(snapshot, new: dict, mine: list[str],
+                   problems: list[str] | None = None) -> dict[str, tuple[str, str, bytes | None]] | None:
     """path -> (statement text, blob id, bytes or None) of NEW's nearest neighbours by BM25 in the local search
     index (the one `vmem recall` keeps), plus every file of NEW's kind changed since the index's commit (their
     bytes are read only if they become candidates): what a proposal needs to judge, in time that does not grow
     with the store. None when there is no usable index (then the statement cache is scanned). The index is only
-    a way to find candidates: each one is read from SNAPSHOT and judged as it is there."""
+    a way to find candidates: each one is read from SNAPSHOT and judged as it is there. An index that is there
+    but fails to answer adds why to PROBLEMS (the note then says so, not that there is no index)."""
     try:
         if snapshot.commit is None:
             return None
@@ -369,7 +371,9 @@ def _indexed_texts(snapshot, new: dict, mine: list[str]) -> dict[str, tuple[str,
         for path, (oid, data) in snapshot.blobs(sorted(paths - set(changed))).items():
             out[path] = (statement_text(data), oid, data)
         return out
-    except Exception:  # noqa: BLE001 - a missing, locked or damaged index only means: scan the statement cache
+    except Exception as error:  # noqa: BLE001 - a missing, locked or damaged index only means: no index
+        if problems is not None:
+            problems.append(" ".join(f"{type(error).__name__}: {error}".split())[:120])
         return None
 
 
@@ -387,11 +391,15 @@ def at_propose(snapshot, new: dict, viewer: str | None, notes: list[str] | None 
     # a file that holds none of any (len - quorum + 1) of the words holds at most quorum - 1 of them: one C-level
     # search for the longest few rules out almost every file before any word is counted
     probe = re.compile("|".join(re.escape(w) for w in mine[:len(mine) - quorum + 1]))
-    read = _indexed_texts(snapshot, new, mine)
+    problems: list[str] = []
+    read = _indexed_texts(snapshot, new, mine, problems)
     if read is None:
         count = estimated_count(snapshot, new["kind"])
         if count >= INDEX_FROM:
-            if notes is not None:
+            if notes is not None and problems:
+                notes.append(f"note: contradiction check skipped: about {count:,} {new['kind']} files and the search "
+                             f"index failed to answer ({problems[0]}); vmem index --rebuild builds it anew")
+            elif notes is not None:
                 notes.append(f"note: contradiction check skipped: about {count:,} {new['kind']} files and no current "
                              "search index; run vmem index once (then each proposal is checked in constant time)")
             return []
