@@ -48,7 +48,8 @@ def wait_for_gc(store, timeout: float = 60.0) -> None:
 
 @pytest.mark.parametrize(("setting", "limit"), [
     (None, 6_700), ("", 6_700), ("0", 0), ("-1", -1), ("250", 250), ("10k", 10_240), ("2M", 2 << 20),
-    (" 7 ", 7), ("many", None), ("1.5k", None),
+    (" 7 ", 7), ("many", None), ("1.5k", None), ("0x10", 16), ("010", 8), ("1_000", None), ("+5", 5), ("0", 0),
+    ("08", None), ("0x", None), ("-", None), ("1 000", None),
 ])
 def test_gc_auto_is_read_as_git_reads_it(setting, limit):
     assert housekeep.gc_limit(setting) == limit
@@ -110,3 +111,56 @@ def test_without_housekeeping_the_objects_stay_loose(store):
     time.sleep(0.3)
     assert not housekeep.running(store.git_dir)
     assert loose_count(store) > before
+
+
+def test_a_gc_auto_that_cannot_be_read_never_fails_a_committed_write(store):
+    """A gc.auto value that is not UTF-8 made reading the setting raise after the commit had landed: the write
+    was made, the command died with a traceback. It is read inside the guard now: committed, exit 0."""
+    with open(store.git_dir / "config", "ab") as f:
+        f.write(b"[gc]\n\tauto = \xff\n")
+    env = {**os.environ, "VMEM_STORE": str(store.root), "VMEM_NO_LITE": "1"}
+    done = subprocess.run([sys.executable, "-m", "vmem", "propose", "the orders feed lags by a day"],
+                          env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+    assert "the orders feed lags by a day" in git(store, "log", "-1", "--format=%B")
+
+
+def test_gc_and_the_flusher_never_get_the_callers_repository_variables(monkeypatch):
+    """A `git gc` told GIT_OBJECT_DIRECTORY=elsewhere would repack and prune that object store by this store's refs."""
+    from vmem.store import stage
+
+    for name in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_COMMON_DIR",
+                 "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_NAMESPACE"):
+        monkeypatch.setenv(name, "/elsewhere")
+    monkeypatch.setenv("VMEM_KEEP_ME", "1")
+    env = stage._git_env()
+    assert not {k for k in env if k.startswith("GIT_") and env[k] == "/elsewhere"}
+    assert env["VMEM_KEEP_ME"] == "1"
+
+
+@pytest.mark.parametrize("lite", [True, False])
+def test_a_ref_lock_held_for_a_moment_is_waited_for(store, lite):
+    """gc's pack-refs and reflog expire lock the branch for a moment; a vmem write meanwhile waits (git's
+    core.filesRefLockTimeout on lite, a retry on pygit2) instead of failing."""
+    import threading
+
+    from vmem.store.repo import Store
+
+    opened = Store.open(store.root, lite=lite)
+    branch = git(store, "symbolic-ref", "HEAD").strip()
+    lock = store.git_dir / f"{branch}.lock"
+    lock.write_text("")
+
+    def release() -> None:
+        time.sleep(0.4)
+        lock.unlink()
+
+    releaser = threading.Thread(target=release)
+    releaser.start()
+    try:
+        with opened.transaction("propose", summary="while gc held the branch") as tx:
+            tx.write_file("claims/00/c-00cccccccccc.yaml", {"note": "vmem's"})
+    finally:
+        releaser.join()
+    assert "while gc held the branch" in git(store, "log", "-1", "--format=%B")

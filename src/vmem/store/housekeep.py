@@ -20,18 +20,20 @@ _HEX = frozenset("0123456789abcdef")
 
 
 def gc_limit(setting: str | None) -> int | None:
-    """`gc.auto` as git reads it (an integer with an optional k/m/g suffix); None when it is not a number (git
-    itself would refuse it, so vmem starts nothing)."""
+    """`gc.auto` as git reads it (strtoimax in base 0: decimal, 0x hexadecimal or 0 octal, with an optional sign
+    and k/m/g suffix); None when it is not a number (git itself would refuse it, so vmem starts nothing)."""
     if setting is None or not setting.strip():
         return GC_AUTO_DEFAULT
     text = setting.strip().lower()
     scale = {"k": 1 << 10, "m": 1 << 20, "g": 1 << 30}.get(text[-1:], 1)
     if scale != 1:
         text = text[:-1]
-    try:
-        return int(text, 10) * scale
-    except ValueError:
+    sign, digits = (-1, text[1:]) if text[:1] == "-" else (1, text[1:] if text[:1] == "+" else text)
+    base = 16 if digits[:2] == "0x" else 8 if digits[:1] == "0" and len(digits) > 1 else 10
+    digits = digits[2:] if base == 16 else digits
+    if not digits or not all(c in "0123456789abcdef"[:base] for c in digits):  # no "_" or spaces, as git
         return None
+    return sign * int(digits, base) * scale
 
 
 def too_many_loose(git_dir: Path, limit: int) -> bool:
@@ -53,11 +55,12 @@ def too_many_loose(git_dir: Path, limit: int) -> bool:
     return False
 
 
-def after_commit(git_dir: Path, setting: str | None) -> bool:
-    """Start `git gc --auto --quiet` detached when the store holds more loose objects than gc.auto (SETTING);
-    True when it was started. Never raises: housekeeping left undone costs speed, not data."""
+def after_commit(git_dir: Path, setting) -> bool:
+    """Start `git gc --auto --quiet` detached when the store holds more loose objects than gc.auto (SETTING, a
+    function that reads it: a configuration that cannot be read is inside the guard too); True when it was
+    started. Never raises: the commit is made by then, and housekeeping left undone costs speed, not data."""
     try:
-        limit = gc_limit(setting)
+        limit = gc_limit(setting() if callable(setting) else setting)
         if limit is None or not too_many_loose(git_dir, limit):
             return False
         from vmem.store import stage

@@ -617,7 +617,9 @@ class Repository:
     def update_head(self, new: str, old: str | None, message: str) -> bool:
         """Move HEAD (its branch) from OLD to NEW with git's locking and reflog; False when HEAD is no longer OLD
         (someone committed meanwhile): nothing moved."""
-        code, _ = _run([self._git, "-C", str(self.root), "update-ref", "-m", message, "HEAD", new, old or _NO_OID])
+        # a ref lock held for a moment by git (the gc vmem starts: pack-refs, reflog expire) is waited for
+        code, _ = _run([self._git, "-C", str(self.root), "-c", "core.filesRefLockTimeout=2000", "update-ref", "-m",
+                        message, "HEAD", new, old or _NO_OID])
         if code == 0:
             self._head_id = Oid(new)
             self.moved = True

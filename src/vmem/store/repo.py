@@ -520,7 +520,7 @@ class Transaction:
         if self.commit_id is not None:  # what `git commit` does last: pack loose objects once there are many
             from vmem.store import housekeep
 
-            housekeep.after_commit(self.store.git_dir, _config(self.store.repo, "gc.auto"))
+            housekeep.after_commit(self.store.git_dir, lambda: _config(self.store.repo, "gc.auto"))
 
     def _commit(self) -> None:
         store, repo = self.store, self.store.repo
@@ -629,13 +629,30 @@ def _test_kill(stage: str) -> None:
         os.kill(os.getpid(), signal.SIGKILL)
 
 
+REF_LOCK_WAIT_S = 2.0  # a ref lock held by git (gc's pack-refs or reflog expire, a user's command) is waited for
+
+
 def _set_head(repo: pygit2.Repository, commit_id: pygit2.Oid, log: str) -> None:
-    """Move HEAD's branch to COMMIT_ID (pygit2's path, under the store lock)."""
-    if repo.head_is_unborn:
-        branch = repo.references["HEAD"].target  # e.g. refs/heads/main
-        repo.references.create(branch, commit_id, force=True, message=log)
-    else:
-        repo.head.set_target(commit_id, log)
+    """Move HEAD's branch to COMMIT_ID (pygit2's path, under the store lock). libgit2 gives up at once on a ref
+    git has locked; the `git gc` vmem starts after a commit locks refs for a moment (pack-refs, reflog expire),
+    so a lock is waited for up to REF_LOCK_WAIT_S, as git's own core.filesRefLockTimeout would."""
+    import time
+
+    import pygit2
+
+    deadline = time.monotonic() + REF_LOCK_WAIT_S
+    while True:
+        try:
+            if repo.head_is_unborn:
+                branch = repo.references["HEAD"].target  # e.g. refs/heads/main
+                repo.references.create(branch, commit_id, force=True, message=log)
+            else:
+                repo.head.set_target(commit_id, log)
+            return
+        except (pygit2.GitError, OSError) as error:  # libgit2's "failed to lock file ... for writing" is an OSError
+            if "lock" not in str(error).lower() or time.monotonic() >= deadline:
+                raise
+            time.sleep(0.02)
 
 
 def _refuse_symlinks(store: Store, writes: dict[str, str]) -> None:

@@ -63,9 +63,15 @@ def _lines(entries: dict[str, str]) -> str:
     return "".join(f"{blob}\t{path}\n" for path, blob in entries.items())
 
 
+_GIT_ENV_DROPPED = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_COMMON_DIR",
+                    "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_NAMESPACE")  # as vmem.store.lite drops (not imported)
+
+
 def _git_env() -> dict[str, str]:
-    """The environment for the flusher and its git: no GIT_DIR/GIT_WORK_TREE/GIT_INDEX_FILE of the caller's."""
-    return {k: v for k, v in os.environ.items() if k not in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE")}
+    """The environment for the flusher, `git gc` and their git: none of the caller's variables that point git at
+    another repository, object store or namespace (a gc told GIT_OBJECT_DIRECTORY=elsewhere would prune there
+    by this store's refs)."""
+    return {k: v for k, v in os.environ.items() if k not in _GIT_ENV_DROPPED}
 
 
 def record(git_dir: Path, entries: dict[str, str]) -> None:
