@@ -439,7 +439,8 @@ class _Verifier:
     def __init__(self, root: Path) -> None:
         self.root = root
 
-    def signed(self, commit_id: str) -> bool:
+    def signed(self, commit_id: str, email: str, policy: dict) -> bool:
+        """Does COMMIT_ID carry a good signature that the attested POLICY accepts as EMAIL's?"""
         import shutil
         import subprocess
 
@@ -478,7 +479,7 @@ def _step(repo, commit: pygit2.Commit, states: dict[str, State], need: dict[str,
     def reviewer() -> bool:
         if "ok" not in verdict:
             verdict["ok"] = is_reviewer(policy, commit.committer.email) and (
-                not policy["require_signed"] or verifier.signed(str(commit.id)))
+                not policy["require_signed"] or verifier.signed(str(commit.id), commit.committer.email, policy))
         return verdict["ok"]
 
     commit_id = str(commit.id)
