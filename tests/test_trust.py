@@ -456,7 +456,10 @@ def test_with_require_signed_vmem_signs_and_only_verified_reviewer_commits_count
     monkeypatch.setenv("GNUPGHOME", str(home))
     subprocess.run(["gpg", "--batch", "--passphrase", "", "--quick-gen-key", RITA, "ed25519", "sign", "never"],
                    check=True, capture_output=True)
-    _hand_commit(seeded, "vmem.yaml", _policy(seeded, require_signed=True), who=RITA)
+    listing = subprocess.run(["gpg", "--with-colons", "--list-keys", RITA], capture_output=True, text=True).stdout
+    key = next(line.split(":")[9] for line in listing.splitlines() if line.startswith("fpr:"))
+    _hand_commit(seeded, "vmem.yaml", _policy(seeded, require_signed=True, signing_keys={REVIEWER[1]: [key]}),
+                 who=RITA)  # the key that signs for Rita (SPEC 12; tests/test_signing.py: any other key does not)
     claim = vmem.json("propose", "signed facts only", store=seeded)["data"]["item"]["id"]
     vmem("approve", claim, who=RITA, store=seeded)
     assert "Good signature" in subprocess.run(["git", "-C", str(seeded.root), "verify-commit", "HEAD"],

@@ -17,6 +17,7 @@ DEFAULTS: dict[str, Any] = {
     "version": 1,
     "reviewers": [],
     "require_signed": False,
+    "signing_keys": {},  # reviewer e-mail -> keys allowed to sign for them (checked by _signing_keys, not _merge)
     "claims": {
         "ttl_days": {"factual": 90, "procedural": 180, "preference": 365, "contextual": 30},
         "default_class": "factual",
@@ -167,13 +168,77 @@ def _check_tiers(tiers: dict, path: str, line_of) -> None:
                               or line_of("knowledge.tiers"))
 
 
+# -- signing_keys: which keys may sign for which reviewer (SPEC 12, git's allowed-signers idea) --------------------
+
+SSH_KEY_TYPES = ("ssh-ed25519", "ssh-rsa", "ecdsa-sha2-nistp256", "ecdsa-sha2-nistp384", "ecdsa-sha2-nistp521",
+                 "sk-ssh-ed25519@openssh.com", "sk-ecdsa-sha2-nistp256@openssh.com")
+_HEX = frozenset("0123456789ABCDEF")
+
+
+def signing_key(text: Any) -> str | None:
+    """The canonical form of one signing_keys entry, or None when it is neither kind: an ssh public key line as
+    `TYPE BASE64` (its comment dropped), or an OpenPGP or x509 fingerprint as upper-case hex without spaces (40
+    digits, or 64 for OpenPGP v5/v6; a key id is too short to pin a key)."""
+    if not isinstance(text, str) or not text.isprintable():
+        return None
+    parts = text.split()
+    if parts and parts[0] in SSH_KEY_TYPES:
+        import base64
+        import binascii
+
+        try:
+            blob = base64.b64decode(parts[1], validate=True) if len(parts) > 1 else b""
+        except (binascii.Error, ValueError):
+            return None
+        name = parts[0].encode("ascii")
+        # the blob names its own type first (RFC 4253: a uint32 length, then the name)
+        if blob[:4] != len(name).to_bytes(4, "big") or blob[4:4 + len(name)] != name or len(blob) <= 4 + len(name):
+            return None
+        return f"{parts[0]} {parts[1]}"
+    digits = "".join(parts).upper()
+    if len(digits) in (40, 64) and _HEX.issuperset(digits):
+        return digits
+    return None
+
+
+def _signing_keys(given: Any, path: str, line_of) -> dict[str, list[str]]:
+    """signing_keys as a mapping of e-mail address to canonical keys (a free-form mapping: _merge cannot check it)."""
+    hint = ("list each reviewer's keys in vmem.yaml, e.g. signing_keys: {rita@example.com: [\"ssh-ed25519 AAAA... "
+            "rita@laptop\", \"<40-hex OpenPGP fingerprint>\"]}")
+    line = line_of("signing_keys")
+    if given is None:
+        return {}
+    if not isinstance(given, dict):
+        raise SchemaError(path, "signing_keys must be a mapping of e-mail addresses to lists of keys, found a "
+                                f"{type(given).__name__}", hint, line=line)
+    out: dict[str, list[str]] = {}
+    for email, keys in given.items():
+        if not (isinstance(email, str) and _EMAIL.match(email) and email.isprintable()):
+            raise SchemaError(path, f"signing_keys: {email!r} is not an e-mail address", hint, line=line)
+        if keys is None:
+            keys = []
+        if not isinstance(keys, list):
+            raise SchemaError(path, f"signing_keys: {email} must be a list of keys, found a {type(keys).__name__}",
+                              hint, line=line)
+        listed = out.setdefault(email.casefold(), [])  # reviewers match e-mails case-insensitively too
+        for key in keys:
+            found = signing_key(key)
+            if found is None:
+                raise SchemaError(path, f"signing_keys: {email}: {key!r} is neither an ssh public key line nor a "
+                                        "full OpenPGP/x509 fingerprint (40 or 64 hex digits)", hint, line=line)
+            if found not in listed:
+                listed.append(found)
+    return out
+
+
 def load_policy(data: Any, path: str = POLICY_FILE, line_of=lambda key: None) -> dict:
     """DEFAULTS overlaid with vmem.yaml, every value type- and range-checked; SchemaError names key and line."""
     if data is None:
         data = {}
     if not isinstance(data, dict):
         raise SchemaError(path, "expected a mapping of policy keys", "restore vmem.yaml from the store template")
-    policy = _merge(DEFAULTS, data, "", path, line_of)
+    policy = _merge(DEFAULTS, {k: v for k, v in data.items() if k != "signing_keys"}, "", path, line_of)
+    policy["signing_keys"] = _signing_keys(data.get("signing_keys"), path, line_of)
     for reviewer in policy["reviewers"]:
         if not (isinstance(reviewer, str) and _EMAIL.match(reviewer) and reviewer.isprintable()):
             raise SchemaError(path, f"reviewers: {reviewer!r} is not an e-mail address",

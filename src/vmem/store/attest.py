@@ -434,25 +434,23 @@ def _take(states: dict[str, State], need: dict[str, int], commit_id: str, own: b
 
 
 class _Verifier:
-    """Reviewer checks with `require_signed`: `git verify-commit`, once per commit."""
+    """Reviewer checks with `require_signed`: a good signature, checked by git, by a key the attested policy lists
+    for the reviewer (signing_keys); once per commit. WHY tells a refused commit's reason."""
 
     def __init__(self, root: Path) -> None:
         self.root = root
+        self._why: dict[str, str | None] = {}
 
     def signed(self, commit_id: str, email: str, policy: dict) -> bool:
         """Does COMMIT_ID carry a good signature that the attested POLICY accepts as EMAIL's?"""
-        import shutil
-        import subprocess
+        from vmem.store import signing
 
-        git = shutil.which("git")
-        if git is None:
-            return False  # fails closed: nothing to verify signatures with
-        try:
-            done = subprocess.run([git, "-C", str(self.root), "verify-commit", commit_id], capture_output=True,
-                                  stdin=subprocess.DEVNULL, timeout=30)
-        except (OSError, subprocess.SubprocessError):
-            return False
-        return done.returncode == 0
+        ok, self._why[commit_id] = signing.verify(self.root, commit_id, email, policy)
+        return ok
+
+    def why(self, commit_id: str) -> str | None:
+        """Why COMMIT_ID's signature was refused (None: it was not checked, or it verified)."""
+        return self._why.get(commit_id)
 
 
 def is_reviewer(policy: dict, email: str) -> bool:

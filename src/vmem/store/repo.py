@@ -601,24 +601,15 @@ def _signing(store: Store) -> bool:
 
 
 def _sign(store: Store, content: str) -> str:
-    """A detached, armored signature of the commit, made like git makes it (gpg.program, user.signingkey)."""
-    import shutil
+    """A detached signature of the commit, made as `git commit -S` makes it: gpg.format picks gpg (openpgp),
+    gpgsm (x509) or ssh-keygen (ssh); gpg.<format>.program and user.signingkey as git reads them."""
+    from vmem.store.signing import sign
 
-    from vmem.process import run_bounded
-
-    program = _config(store.repo, "gpg.program") or "gpg"
-    path = shutil.which(program)
-    if path is None:
-        raise VmemError(f"this store signs its commits (require_signed / commit.gpgsign) but {program} is not "
-                        "installed", "install gnupg, or set gpg.program in git config")
-    key = _config(store.repo, "user.signingkey")
-    command = [path, "--status-fd=2", "-bsa"] + (["-u", key] if key else [])
-    done = run_bounded(command, input=content.encode("utf-8"), timeout_s=120, max_output=1_000_000)
-    if done.outcome != "exited" or done.returncode != 0 or b"-----BEGIN PGP SIGNATURE-----" not in done.stdout:
-        reason = done.detail or done.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or ["no signature"]
-        raise VmemError(f"could not sign the commit ({reason if isinstance(reason, str) else reason[0]}); "
-                        "nothing was written", "check user.signingkey and that gpg can sign without a prompt")
-    return done.stdout.decode("ascii", "replace")
+    fmt = (_config(store.repo, "gpg.format") or "openpgp").lower()
+    program = _config(store.repo, f"gpg.{fmt}.program") if fmt in ("openpgp", "x509", "ssh") else None
+    if fmt == "openpgp":
+        program = program or _config(store.repo, "gpg.program")  # git's older name for it
+    return sign(content, fmt, program, _config(store.repo, "user.signingkey"))
 
 
 def _test_kill(stage: str) -> None:
