@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import assert_clean, git
+from conftest import REVIEWER, assert_clean, git
 
 from vmem.knowledge.judge import judge_command
 from vmem.process import run_bounded
@@ -73,7 +73,8 @@ def assert_all_ended(pids_file: Path) -> list[int]:
 def set_judge(store, command: list[str], timeout_s: float) -> None:
     from vmem.store import codec
 
-    with store.transaction("policy", summary="external judge") as tx:
+    # a policy change takes effect through a reviewer's commit (SPEC 12)
+    with store.acting_as(f"Rita <{REVIEWER[1]}>"), store.transaction("policy", summary="external judge") as tx:
         raw = codec.load((store.root / "vmem.yaml").read_text(), "vmem.yaml")
         raw["knowledge"]["judge"] = {"command": command, "timeout_s": timeout_s}
         tx.write_file("vmem.yaml", raw)

@@ -183,7 +183,8 @@ def test_kill_switch_leaves_paraphrases_apart(seeded, vmem, monkeypatch):
 def _set_judge(store, command):
     from vmem.store import codec
 
-    with store.transaction("policy", summary="external judge") as tx:
+    # a policy change takes effect through a reviewer's commit (SPEC 12)
+    with store.acting_as(REVIEW_AS), store.transaction("policy", summary="external judge") as tx:
         raw = codec.load((store.root / "vmem.yaml").read_text(), "vmem.yaml")
         raw["knowledge"]["judge"] = {"command": command, "timeout_s": 2}
         tx.write_file("vmem.yaml", raw)
@@ -212,7 +213,8 @@ def test_external_judge_decides_and_any_failure_is_no_merge(seeded, vmem, tmp_pa
 def test_auto_publish_never_guesses_an_audience(seeded, vmem, audience, expect):
     from vmem.store import codec
 
-    with seeded.transaction("policy", summary="auto publish") as tx:
+    # a policy change takes effect through a reviewer's commit (SPEC 12)
+    with seeded.acting_as(REVIEW_AS), seeded.transaction("policy", summary="auto publish") as tx:
         raw = codec.load((seeded.root / "vmem.yaml").read_text(), "vmem.yaml")
         raw["knowledge"].update({"auto_publish": True, "default_audience": audience})
         tx.write_file("vmem.yaml", raw)

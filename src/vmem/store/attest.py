@@ -37,7 +37,9 @@ if TYPE_CHECKING:
     from typing import Callable
     import pygit2
 
-FORMAT = 3  # 3: evidence lineage; 2: served content (the blob a reviewer attested) and content changes made without one
+# 4: who decided each row, whose reviewers each line has (merges); 3: evidence lineage; 2: served content (the
+# blob a reviewer attested) and content changes made without one
+FORMAT = 4
 TOPS = ("claims", "knowledge", "entities", "episodes", POLICY_FILE)
 SERVABLE = {"claim": ("approved", "mandatory"), "knowledge": ("published",)}
 ENTRY = {"claim": ("proposed",), "knowledge": ("candidate", "quarantined")}
@@ -71,7 +73,7 @@ NET_STEPS = {("knowledge", "eligible", "quarantined"), ("knowledge", "candidate"
 
 
 _GONE = object()
-ROW = ("status", "unattested", "published", "served", "altered", "evidence", "forged")  # per-item tables
+ROW = ("status", "unattested", "published", "served", "altered", "evidence", "forged", "decider")  # per item
 
 
 class Overlay:
@@ -126,21 +128,32 @@ class State:
         self.altered = Overlay("altered", base)  # path -> commit that changed served content without a reviewer
         self.evidence = Overlay("evidence", base)  # knowledge path -> evidence keys history attests
         self.forged = Overlay("forged", base)  # knowledge path -> commit that added evidence history does not
+        # path -> [commit, committer e-mail, time] of the reviewer's decision the row rests on (None: none needed);
+        # what a merge checks before it carries the row over, and where served provenance comes from
+        self.decider = Overlay("decider", base)
         self.broken: dict[str, list] = data.get("broken", {})  # lexicon path -> [seq it broke at, problem]
         self.policy: dict = data.get("policy") or DEFAULTS
         self.policy_blob: str | None = data.get("policy_blob")
         self.policy_unattested: list | None = data.get("policy_unattested")  # [blob, commit, committer]
+        self.policy_by: list | None = data.get("policy_by")  # [commit, committer, time] that set the policy
         self.refused: list[list] = data.get("refused", [])  # [commit, action, committer, why]
         self.seq: int = data.get("seq", 0)
         self.commit: str | None = data.get("commit")
         self.root: str | None = data.get("root")  # the first commit: the store's identity across clones
+        # the commit that first gave this line's policy reviewers (None: anyone may review here); a policy is
+        # carried with it through merges, so two lines share it only if their reviewers stem from one decision
+        self.governed_since: str | None = data.get("governed_since")
+        # the store's: the governed_since of the line it has followed (None: no reviewers yet). A line with other
+        # reviewers (a fork from before reviewers existed that named its own) cannot vouch for what it merges in
+        self.anchor: str | None = data.get("anchor")
         self.epoch: str | None = data.get("epoch")  # changes when the stored attestation is rebuilt
         self.store: AttestDB | None = None
 
     def globals(self) -> dict:
         return {"broken": self.broken, "policy": self.policy, "policy_blob": self.policy_blob,
-                "policy_unattested": self.policy_unattested, "refused": self.refused, "seq": self.seq,
-                "commit": self.commit, "root": self.root, "epoch": self.epoch}
+                "policy_unattested": self.policy_unattested, "policy_by": self.policy_by, "refused": self.refused,
+                "seq": self.seq, "commit": self.commit, "root": self.root, "anchor": self.anchor,
+                "governed_since": self.governed_since, "epoch": self.epoch}
 
     def copy(self) -> "State":
         import marshal
@@ -376,6 +389,10 @@ def attestation(repo: pygit2.Repository, root: Path, commit: str | None = None) 
 def _walk(repo: pygit2.Repository, head: pygit2.Commit, start: State | None, root: Path) -> State:
     """Replay the commits after START's commit up to HEAD, oldest first; from the root if START does not fit."""
     commits = _range(repo, head, start.commit) if start is not None and start.commit else None
+    # The store's identity: its root commit, and the commit from which it has had reviewers. Kept from the stored
+    # attestation while history still holds them (a line merged in later cannot take them over), else read off
+    # HEAD's first-parent line.
+    known_root, known_anchor = (start.root, start.anchor) if start is not None else (None, None)
     if commits is None:
         start = None  # replayed from the first commit: stored as a new epoch
         if getattr(repo, "lite", False) is True:
@@ -389,16 +406,31 @@ def _walk(repo: pygit2.Repository, head: pygit2.Commit, start: State | None, roo
             commits = list(repo.walk(head.id, pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.REVERSE))
     states: dict[str, State] = {start.commit: start} if start is not None else {}
     need: dict[str, int] = {}
+    first: dict[str, str | None] = {}
     for commit in commits:
+        first[str(commit.id)] = str(commit.parent_ids[0]) if commit.parent_ids else None
         for parent_id in commit.parent_ids:
             need[str(parent_id)] = need.get(str(parent_id), 0) + 1
+    line, at = [], str(head.id)  # HEAD's first-parent line among the commits replayed, newest first
+    while at in first:
+        line.append(at)
+        at = first[at]
+    if start is not None:
+        store_root, anchor = start.root, start.anchor
+    else:
+        store_root = known_root if known_root in first else (line[-1] if line else None)
+        anchor = known_anchor if known_anchor in first else None
+    on_line = set(line) if anchor is None else ()
     seq = start.seq if start is not None else 0
     verifier = _Verifier(root)
     for commit in commits:
         seq += 1
-        state = _step(repo, commit, states, need, seq, verifier)
-        state.seq, state.commit = seq, str(commit.id)
-        states[str(commit.id)] = state
+        commit_id = str(commit.id)
+        state = _step(repo, commit, states, need, seq, verifier, store_root, anchor)
+        if anchor is None and commit_id in on_line and state.governed_since:
+            anchor = state.governed_since  # the reviewers the store's own line has had from the start
+        state.seq, state.commit, state.anchor = seq, commit_id, anchor
+        states[commit_id] = state
     return states[str(head.id)]
 
 
@@ -458,16 +490,44 @@ def is_reviewer(policy: dict, email: str) -> bool:
     return not reviewers or email.casefold() in reviewers
 
 
+def _base(states: dict[str, State], parent_ids: list[str], store_root: str | None, anchor: str | None) -> int:
+    """Which parent of a merge is the line it lands on: the first whose reviewers are the store's (anchor), else the
+    first from the store's root that has reviewers at all (a line where anyone may review cannot vouch for what it
+    brings into one with reviewers), else the first from the store's root, else the first. Not simply the first
+    parent: whoever makes a merge chooses its parents' order, and a fast-forward push of it is allowed."""
+    found = [states[p] for p in parent_ids]
+    rooted = lambda s: s.root == store_root  # noqa: E731
+    for test in (lambda s: anchor is not None and rooted(s) and s.governed_since == anchor,
+                 lambda s: rooted(s) and s.governed_since is not None, rooted):
+        for n, state in enumerate(found):
+            if test(state):
+                return n
+    return 0
+
+
+def decision(commit: pygit2.Commit) -> list:
+    """What a row or the policy records of the reviewer commit it rests on."""
+    return [str(commit.id), commit.committer.email, commit.committer.time]
+
+
 def _step(repo, commit: pygit2.Commit, states: dict[str, State], need: dict[str, int], seq: int,
-          verifier: _Verifier) -> State:
+          verifier: _Verifier, store_root: str | None = None, anchor: str | None = None) -> State:
+    commit_id = str(commit.id)
     parents = commit.parents
     if parents:
-        state = _take(states, need, str(parents[0].id), own=True)
-        others = [(p, _take(states, need, str(p.id), own=False)) for p in parents[1:]]
-        changes = tree_changes(parents[0].tree, commit.tree, TOPS)
+        ids = [str(p.id) for p in parents]
+        base = _base(states, ids, store_root, anchor)
+        state = _take(states, need, ids[base], own=True)
+        others = []
+        for n, parent in enumerate(parents):
+            if n != base:
+                other = _take(states, need, ids[n], own=False)
+                if other.root == state.root:  # a line from another root (an orphan history) attests nothing
+                    others.append((parent, other))
+        changes = tree_changes(parents[base].tree, commit.tree, TOPS)
     else:
         state, others, changes = State(), [], tree_changes(None, commit.tree, TOPS)
-        state.root = str(commit.id)
+        state.root = commit_id
     if not changes:
         return state
     message = parse_message(commit.message)
@@ -477,17 +537,29 @@ def _step(repo, commit: pygit2.Commit, states: dict[str, State], need: dict[str,
     def reviewer() -> bool:
         if "ok" not in verdict:
             verdict["ok"] = is_reviewer(policy, commit.committer.email) and (
-                not policy["require_signed"] or verifier.signed(str(commit.id), commit.committer.email, policy))
+                not policy["require_signed"] or verifier.signed(commit_id, commit.committer.email, policy))
         return verdict["ok"]
 
-    commit_id = str(commit.id)
+    def vouches(decided: list | None, what: str) -> bool:
+        """May a decision made on another line of a merge count here? Only if its committer is a reviewer under
+        the policy of the line it lands on (signed by that reviewer's key, with require_signed)."""
+        if decided is None:
+            return True  # nothing there needed a reviewer (a proposal, a gate result)
+        who = decided[1]
+        ok = is_reviewer(policy, who) and (not policy["require_signed"] or verifier.signed(decided[0], who, policy))
+        if not ok:
+            state.refused.append([commit_id, f"merge of {what} decided in {decided[0][:10]}", who,
+                                  "not a reviewer of the line it was merged into" if not is_reviewer(policy, who)
+                                  else "signature does not verify for that reviewer"])
+        return ok
+
     if message is not None and message.action in GOVERNED_ACTIONS and not reviewer():
         who = commit.committer.email
         why = "not a reviewer" if not is_reviewer(policy, who) else "signature does not verify"
         state.refused.append([commit_id, message.action, who, why])
     pool = {tuple(key) for p in changes if p.startswith("knowledge/") for key in state.evidence.get(p) or []}
     for path, change in sorted(changes.items()):
-        adopted = _from_other_parent(state, others, path, change)
+        adopted = _from_other_parent(state, others, path, change, vouches)
         if adopted:
             continue
         if path == POLICY_FILE:
@@ -495,14 +567,15 @@ def _step(repo, commit: pygit2.Commit, states: dict[str, State], need: dict[str,
         elif path.startswith(("entities/", "episodes/")):
             _lexicon_step(repo, state, path, change, seq)
         elif path.startswith(("claims/", "knowledge/")):
-            _item_step(repo, state, others, path, change, commit, message, reviewer, seq, policy)
+            _item_step(repo, state, others, path, change, commit, message, reviewer, seq, policy, vouches)
             if path.startswith("knowledge/"):
                 _evidence_step(repo, state, others, path, change, commit, message, reviewer, pool)
     return state
 
 
-def _from_other_parent(state: State, others: list, path: str, change: Change) -> bool:
-    """A merge that took another parent's version of a file takes that parent's attestation of it too."""
+def _from_other_parent(state: State, others: list, path: str, change: Change, vouches) -> bool:
+    """A merge that took another parent's version of a file takes that parent's attestation of it too, if the
+    decision it rests on would count on the line it lands on (else the file is judged as this commit's change)."""
     for parent, other in others:
         try:
             entry = parent.tree[path]
@@ -511,6 +584,12 @@ def _from_other_parent(state: State, others: list, path: str, change: Change) ->
         theirs = Change(str(entry.id), entry.filemode) if entry is not None else Change(None)
         if theirs != change:
             continue
+        if path == POLICY_FILE:
+            if other.policy_blob != state.policy_blob and not vouches(other.policy_by, POLICY_FILE):
+                return False
+        elif path.startswith(("claims/", "knowledge/")) and other.row(path) != state.row(path):
+            if not vouches(other.decider.get(path), path):
+                return False
         for table in ROW:
             mine, source = getattr(state, table), getattr(other, table)
             if path in source:
@@ -523,7 +602,8 @@ def _from_other_parent(state: State, others: list, path: str, change: Change) ->
             state.broken.pop(path, None)
         if path == POLICY_FILE:
             state.policy, state.policy_blob = other.policy, other.policy_blob
-            state.policy_unattested = other.policy_unattested
+            state.policy_unattested, state.policy_by = other.policy_unattested, other.policy_by
+            state.governed_since = other.governed_since
         return True
     return False
 
@@ -540,6 +620,11 @@ def _policy_step(repo, state: State, change: Change, commit: pygit2.Commit, revi
     except SchemaError:
         return  # unreadable: every command says so; the attested policy stays
     state.policy, state.policy_blob, state.policy_unattested = policy, change.oid, None
+    state.policy_by = decision(commit)
+    if not policy["reviewers"]:
+        state.governed_since = None
+    elif state.governed_since is None:
+        state.governed_since = str(commit.id)
 
 
 def lexicon_problem(repo, path: str, change: Change) -> str | None:
@@ -589,9 +674,9 @@ def fingerprint(item: dict) -> str:
 
 
 def _item_step(repo, state: State, others: list, path: str, change: Change, commit: pygit2.Commit, message,
-               reviewer: Callable[[], bool], seq: int, policy: dict) -> None:
+               reviewer: Callable[[], bool], seq: int, policy: dict, vouches=lambda decided, what: True) -> None:
     if not change.is_file:
-        for table in (state.status, state.unattested, state.published, state.served, state.altered):
+        for table in (state.status, state.unattested, state.published, state.served, state.altered, state.decider):
             table.pop(path, None)  # gone (or a symlink, which is never read): nothing to serve
         return
     item = _read_item(repo, path, change)
@@ -602,23 +687,35 @@ def _item_step(repo, state: State, others: list, path: str, change: Change, comm
         state.unattested.pop(path, None)
         _content_step(state, path, change, item, message, commit, reviewer)
         return
-    if any(other.status.get(path) == new for _, other in others):
+    source = next((o for _, o in others if o.status.get(path) == new and vouches(o.decider.get(path), path)), None)
+    if source is not None:
         # a merge keeping the other side's status (the merge driver's union, say): attested there
-        source = next(o for _, o in others if o.status.get(path) == new)
         state.status[path] = new
         state.unattested.pop(path, None)
-        for table in ("published", "served", "altered"):
+        for table in ("published", "served", "altered", "decider"):
             mine, theirs = getattr(state, table), getattr(source, table)
             if path in theirs:
                 mine[path] = theirs[path]
             else:
                 mine.pop(path, None)
         return
-    if allowed(item, prev, message, commit, reviewer, policy):  # the policy attested at the parent
+    asked: list[bool] = []
+
+    def vouched() -> bool:
+        asked.append(True)
+        return reviewer()
+
+    if allowed(item, prev, message, commit, vouched, policy):  # the policy attested at the parent
         state.status[path] = new
         state.unattested.pop(path, None)
         state.served[path] = [change.oid, fingerprint(item)]  # what the transition was made on
         state.altered.pop(path, None)
+        if asked:
+            state.decider[path] = decision(commit)
+        elif new in SERVABLE[item["kind"]]:
+            state.decider[path] = state.policy_by  # published by the policy's auto_publish: its reviewer's word
+        else:
+            state.decider.pop(path, None)
         if new == "published":
             state.published[path] = seq
         else:
@@ -676,6 +773,7 @@ def _content_step(state: State, path: str, change: Change, item: dict, message, 
             and (message.action == "import" or item["id"] in message.items) and reviewer()):
         state.served[path] = [change.oid, mark]
         state.altered.pop(path, None)
+        state.decider[path] = decision(commit)
         return
     state.altered.setdefault(path, str(commit.id))  # the reviewed version stays the one served
 

@@ -275,21 +275,32 @@ class Store:
 
     @property
     def policy(self) -> dict:
+        """The policy in force: vmem.yaml as history attests it (SPEC 12: as a reviewer last committed it, or as
+        `vmem init` wrote it). The committed file is read too, so a broken one is named; a change nobody attested
+        is ignored whole (`vmem check --governance` reports it)."""
         if self._policy is None:
-            head = self.head()
-            found = head.blob(POLICY_FILE)
-            if found is None and head.tree is not None and POLICY_FILE in head.tree:
-                raise SchemaError(POLICY_FILE, "is committed as a symlink (or a folder); vmem never follows one",
-                                  f"commit the file itself in its place: git -C {self.root} rm {POLICY_FILE}, "
-                                  "restore it from the store template, commit")
-            if found is None and (self.root / POLICY_FILE).is_symlink():
-                raise SchemaError(POLICY_FILE, "is a symlink; vmem never follows symlinks inside a store",
-                                  "replace it with the file itself")
-            data = found[1] if found else (self.root / POLICY_FILE).read_bytes()
-            text = codec.decode(data, POLICY_FILE)
-            self._policy = load_policy(codec.load(text, POLICY_FILE, str(found[0]) if found else None), POLICY_FILE,
-                                       codec.line_finder(text))
+            written = self._file_policy()
+            if self.head().commit_id is None:
+                self._policy = written  # nothing committed yet: vmem init is writing it
+            else:
+                self._policy = self.attestation().policy
         return self._policy
+
+    def _file_policy(self) -> dict:
+        """vmem.yaml as committed at HEAD (as written, before any commit), validated."""
+        head = self.head()
+        found = head.blob(POLICY_FILE)
+        if found is None and head.tree is not None and POLICY_FILE in head.tree:
+            raise SchemaError(POLICY_FILE, "is committed as a symlink (or a folder); vmem never follows one",
+                              f"commit the file itself in its place: git -C {self.root} rm {POLICY_FILE}, "
+                              "restore it from the store template, commit")
+        if found is None and (self.root / POLICY_FILE).is_symlink():
+            raise SchemaError(POLICY_FILE, "is a symlink; vmem never follows symlinks inside a store",
+                              "replace it with the file itself")
+        data = found[1] if found else (self.root / POLICY_FILE).read_bytes()
+        text = codec.decode(data, POLICY_FILE)
+        return load_policy(codec.load(text, POLICY_FILE, str(found[0]) if found else None), POLICY_FILE,
+                           codec.line_finder(text))
 
     def head(self) -> Snapshot:
         if self.lite:
@@ -594,9 +605,11 @@ def _signing(store: Store) -> bool:
     value = (_config(store.repo, "commit.gpgsign") or "").lower()
     if value in ("true", "yes", "on", "1"):
         return True
-    try:
+    try:  # signing grants nothing by itself: the file's word is enough to sign, the attested one too
+        if store._file_policy()["require_signed"]:
+            return True
         return bool(store.policy["require_signed"])
-    except VmemError:
+    except (VmemError, Unsupported):  # Unsupported: lite has no attestation to ask yet; the file did not ask
         return False
 
 
