@@ -20,7 +20,11 @@ from vmem import model
 
 RITA = f"Rita <{REVIEWER[1]}>"  # the store's one reviewer
 ALICE = "Alice Analyst <alice@example.com>"  # an analyst with push access
-MERGE_ENV = {**os.environ, "PATH": f"{os.path.dirname(sys.executable)}:{os.environ['PATH']}"}  # the merge driver
+
+
+def _git_env() -> dict:
+    """The test's environment (its HOME and identity), with this interpreter's vmem on PATH for the merge driver."""
+    return {**os.environ, "PATH": f"{os.path.dirname(sys.executable)}:{os.environ['PATH']}"}
 
 
 class Team:
@@ -35,7 +39,7 @@ class Team:
             vmem_cli(tmp_path, "clone", str(self.bare), str(clone))
 
     def git(self, clone: Path, *args: str, check: bool = True):
-        return run("git", *args, cwd=clone, env=MERGE_ENV, check=check)
+        return run("git", *args, cwd=clone, env=_git_env(), check=check)
 
     def vmem(self, clone: Path, *args: str, who: str | None = None, check: bool = True):
         return vmem_cli(clone, *args, who=who or (RITA if clone == self.rita else ALICE), check=check)
@@ -162,6 +166,8 @@ def test_an_orphan_merged_as_first_parent_and_fast_forwarded_takes_over_nothing_
     team.git(team.alice, "push", "-q", "origin", "main")
     team.pull(team.rita)
     assert team.json(team.rita, "check", "--governance")["errors"] == []  # Rita's clone has seen the store
+    early = team.tmp / "early"  # a clone made before the attack that never ran vmem since: `vmem clone` pinned
+    vmem_cli(team.tmp, "clone", str(team.bare), str(early))  # the store's root in its git config
     team.git(team.alice, "checkout", "-q", "--orphan", "evil")
     team.git(team.alice, "rm", "-rqf", ".")
     (team.alice / "vmem.yaml").write_text("version: 1\nreviewers: [alice@example.com]\n")
@@ -175,6 +181,10 @@ def test_an_orphan_merged_as_first_parent_and_fast_forwarded_takes_over_nothing_
     team.git(team.alice, "commit", "-qam", f"vmem: mandate {claim}\n\nVmem-Action: mandate\nVmem-Item: {claim}\n")
     team.git(team.alice, "push", "-q", "origin", "evil:main")  # a fast-forward of main
     team.pull(team.rita)
-    _never_served(team, team.rita, claim, "trial accounts are excluded from ARR")
+    team.pull(early)
+    for clone in (team.rita, early):
+        _never_served(team, clone, claim, "trial accounts are excluded from ARR")
+    errors = team.governance_errors(early)
+    assert any("unrelated to the store" in e["message"] for e in errors), errors
     refused = team.vmem(team.rita, "approve", claim, check=False)  # Rita is still the reviewer: mandatory in the
     assert "not a reviewer" not in refused.stderr  # file, proposed by history: she is told to restore it, not refused

@@ -21,7 +21,7 @@ def clone(
         import pygit2
 
         from vmem.errors import VmemError
-        from vmem.ops.merge import register
+        from vmem.ops.merge import pin_root, register
 
         target = directory or Path(url.rstrip("/").split("/")[-1].removesuffix(".git") or "store")
         try:
@@ -29,6 +29,7 @@ def clone(
         except (pygit2.GitError, ValueError) as exc:
             raise VmemError(f"cannot clone {url}: {exc}", "check the URL and your access to it") from None
         register(repo)
+        pin_root(repo)
         s.out.result({"path": str(Path(repo.workdir)), "merge_driver": True})
         s.out.line(f"cloned into {repo.workdir} and registered the vmem merge driver")
 
@@ -36,9 +37,10 @@ def clone(
 def setup(ctx: typer.Context, json_: JsonOpt = False, store: StoreOpt = None) -> None:
     """Register the vmem merge driver in this clone (git silently line-merges item files without it)."""
     with session(ctx, json_, store) as s:
-        from vmem.ops.merge import register
+        from vmem.ops.merge import pin_root, register
 
-        changed = register(s.store.repo)
+        changed = register(s.store.full().repo)
+        pin_root(s.store.full().repo)
         s.out.result({"merge_driver": True, "changed": changed})
         s.out.line("vmem merge driver " + ("registered" if changed else "already registered"))
 

@@ -34,6 +34,20 @@ def register(repo: pygit2.Repository) -> bool:
     return True
 
 
+def pin_root(repo: pygit2.Repository) -> None:
+    """Remember the store's root commit as this clone first saw it (SPEC 12): a history merged in later that
+    claims another root then attests nothing here, whichever parent order its merge chose."""
+    from vmem.store.attest import PIN, first_root
+
+    root = first_root(repo)
+    try:
+        if root is not None and not repo.config[PIN]:
+            repo.config[PIN] = root
+    except KeyError:
+        if root is not None:
+            repo.config[PIN] = root
+
+
 def registered(repo: pygit2.Repository) -> bool:
     try:
         return repo.config["merge.vmem.driver"] == DRIVER

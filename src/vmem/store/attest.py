@@ -363,36 +363,60 @@ def attestation(repo: pygit2.Repository, root: Path, commit: str | None = None) 
         import pygit2
 
         head = repo.head.peel(pygit2.Commit) if commit is None else repo[commit].peel(pygit2.Commit)
-    if commit is not None and head.id != repo.head.target:
-        return _walk(repo, head, None, root)  # the past: replayed in memory
     try:
         store = AttestDB(cache_path(root))
         start = store.load()
     except Exception:  # noqa: BLE001 - a damaged cache is rebuilt, never fatal
         cache_path(root).unlink(missing_ok=True)
         store, start = AttestDB(cache_path(root)), None
+    pins = (start.root, start.anchor) if start is not None else (pinned_root(repo), None)
+    if commit is not None and head.id != repo.head.target:
+        return _walk(repo, head, None, root, pins)  # the past: replayed in memory
     if start is not None and start.commit == str(head.id):
         return start
     since = start.commit if start is not None else None
     try:
-        state = _walk(repo, head, start, root)
+        state = _walk(repo, head, start, root, pins)
         store.save(since if state.epoch is not None else None, state)  # no epoch: replayed from the first commit
     except sqlite3.DatabaseError:  # damaged rows found on the way: replay from the first commit into a new file
         for suffix in ("", "-wal", "-shm"):
             Path(str(cache_path(root)) + suffix).unlink(missing_ok=True)
         store = AttestDB(cache_path(root))
-        state = _walk(repo, head, None, root)
+        state = _walk(repo, head, None, root, pins)
         store.save(None, state)
     return state
 
 
-def _walk(repo: pygit2.Repository, head: pygit2.Commit, start: State | None, root: Path) -> State:
+PIN = "vmem.root"  # git config: the store's root commit as this clone first saw it (`vmem clone`, `vmem setup`)
+
+
+def pinned_root(repo) -> str | None:
+    from vmem.store.repo import _config
+
+    found = _config(repo, PIN)
+    return found.strip().lower() if found and len(found.strip()) in (40, 64) else None
+
+
+def first_root(repo) -> str | None:
+    """The root commit of HEAD's first-parent line (None: no commits)."""
+    if repo.head_is_unborn:
+        return None
+    import pygit2
+
+    at = repo.head.peel(pygit2.Commit)
+    while at.parent_ids:
+        at = repo[at.parent_ids[0]]
+    return str(at.id)
+
+
+def _walk(repo: pygit2.Repository, head: pygit2.Commit, start: State | None, root: Path,
+          pins: tuple[str | None, str | None] = (None, None)) -> State:
     """Replay the commits after START's commit up to HEAD, oldest first; from the root if START does not fit."""
     commits = _range(repo, head, start.commit) if start is not None and start.commit else None
     # The store's identity: its root commit, and the commit from which it has had reviewers. Kept from the stored
-    # attestation while history still holds them (a line merged in later cannot take them over), else read off
-    # HEAD's first-parent line.
-    known_root, known_anchor = (start.root, start.anchor) if start is not None else (None, None)
+    # attestation (or the root pinned when the clone was made) while history still holds them, so a line merged
+    # in later cannot take them over; else read off HEAD's first-parent line.
+    known_root, known_anchor = pins
     if commits is None:
         start = None  # replayed from the first commit: stored as a new epoch
         if getattr(repo, "lite", False) is True:
@@ -524,6 +548,9 @@ def _step(repo, commit: pygit2.Commit, states: dict[str, State], need: dict[str,
                 other = _take(states, need, ids[n], own=False)
                 if other.root == state.root:  # a line from another root (an orphan history) attests nothing
                     others.append((parent, other))
+                else:
+                    state.refused.append([commit_id, f"merge of a history unrelated to the store ({ids[n][:10]})",
+                                          commit.committer.email, "its commits attest nothing here"])
         changes = tree_changes(parents[base].tree, commit.tree, TOPS)
     else:
         state, others, changes = State(), [], tree_changes(None, commit.tree, TOPS)
