@@ -116,7 +116,9 @@ def uninstall_claude(project: Path, command: str = HOOK_COMMAND) -> tuple[Path, 
 
 def project_config(project: Path, store: str, targets: list[str] | None, budget: int | None,
                    existing: dict | None = None) -> dict:
-    """The config to commit for STORE (a URL, or a path made relative to PROJECT), checked before any write.
+    """The config to commit for STORE (a URL, or a path made relative to PROJECT), checked before any write by
+    the rules every reader applies (a network URL; a relative path through no symlink), so vmem never writes a
+    config that it would then refuse.
     What EXISTING (the project's config, when vmem wrote it) holds and no option names is kept: a rerun of
     `hook install --store` must not silently drop targets (whose files would then go stale), scope or budget."""
     from vmem.ops.project import _check
@@ -134,13 +136,13 @@ def project_config(project: Path, store: str, targets: list[str] | None, budget:
         if not (path / "vmem.yaml").is_file():
             raise UsageError(f"no vmem store at {store}", "pass the store's path or its remote URL to --store")
         entry["path"] = Path(os.path.relpath(path, project.absolute())).as_posix()
-        origin = origin_url(path)
+        origin = origin_url(path)  # None for a local origin (a bare repository beside it): not a teammate's
         if origin:
             entry["url"] = without_credentials(origin)  # a clone's origin often carries a CI token
     keep = existing or {}
     return _check({"store": entry, "targets": targets or keep.get("targets") or ["claude"],
                    "budget": budget if budget is not None else keep.get("budget"), "scope": keep.get("scope"),
-                   "audience": keep.get("audience")}, ".vmem.yaml")
+                   "audience": keep.get("audience")}, ".vmem.yaml", project.absolute())
 
 
 def write_config(project: Path, config: dict) -> tuple[Path, bool]:

@@ -4,6 +4,7 @@ construction: no absolute path is ever written, and none is accepted from a team
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from vmem.errors import StoreNotFound, UsageError
@@ -30,10 +31,14 @@ def read(project: Path) -> dict | None:
     if not isinstance(raw, dict) or not set(raw) <= {"store", "targets", "budget", "scope", "audience"}:
         raise UsageError(f"{path}: expected the keys store, targets, budget (and optionally scope, audience)",
                          "fix it by hand, or rewrite it with: vmem hook install --store …")
-    return _check(raw, path)
+    return _check(raw, path, project)
 
 
-def _check(raw: dict, path) -> dict:
+def _check(raw: dict, path, project: Path | None = None) -> dict:
+    """RAW as a config, or a one-line usage error naming PATH. A committed config may name only a network URL
+    and a relative path that passes through no symlink (checked from PROJECT): a teammate's commit must never
+    point a colleague's hook at another store on the colleague's machine (issue 28, attack 7)."""
+    from vmem.errors import VmemError
     from vmem.store.remote import check_url
     from vmem.targets import NAMES
 
@@ -41,12 +46,20 @@ def _check(raw: dict, path) -> dict:
     if not isinstance(store, dict) or not set(store) <= {"url", "path"} or not store:
         raise UsageError(f"{path}: store needs a url and/or a path", "e.g. store: {url: https://…/memory.git}")
     if store.get("url") is not None:
-        check_url(store["url"])
+        try:
+            check_url(store["url"])
+        except VmemError as exc:
+            raise UsageError(f"{path}: {exc.message}", exc.hint) from None
     if store.get("path") is not None:
         rel = store["path"]
         if not isinstance(rel, str) or Path(rel).is_absolute() or "\0" in rel or rel.startswith("~"):
             raise UsageError(f"{path}: store.path must be relative to the project (a committed config holds no "
                              "absolute path)", "e.g. store: {path: ../memory}")
+        link = _symlink_on(project, rel) if project is not None else None
+        if link is not None:
+            raise UsageError(f"{path}: store.path {rel!r} passes through the symlink {link}; a committed config may "
+                             "not lead to another place on this machine",
+                             "put the store itself there (e.g. ../memory) or name it by its https or ssh URL")
     targets = raw.get("targets") or ["claude"]
     if not isinstance(targets, list) or not targets or any(t not in NAMES for t in targets):
         raise UsageError(f"{path}: targets must be a list of {', '.join(NAMES)}", "e.g. targets: [claude, agents-md]")
@@ -58,6 +71,27 @@ def _check(raw: dict, path) -> dict:
             raise UsageError(f"{path}: {key} must be text", "e.g. audience: all")
     return {"store": {"url": store.get("url"), "path": store.get("path")}, "targets": list(dict.fromkeys(targets)),
             "budget": budget, "scope": raw.get("scope"), "audience": raw.get("audience")}
+
+
+def _symlink_on(project: Path, rel: str) -> str | None:
+    """The first symlink REL passes through, walked from PROJECT one component at a time as the kernel resolves
+    it (so `link/..` is caught at `link`), shown relative to PROJECT; None when there is none. Components past one
+    that does not exist are not looked at: nothing can be reached through them. PROJECT itself is the user's
+    own choice (their checkout may sit under a symlinked directory) and is not judged."""
+    import stat
+
+    here, shown = project, Path()
+    for part in Path(rel).parts:
+        here, shown = here / part, shown / part
+        if part == "..":
+            continue  # the parent of a directory already walked: never a symlink of its own
+        try:
+            mode = os.lstat(here).st_mode
+        except (OSError, ValueError):
+            return None
+        if stat.S_ISLNK(mode):
+            return shown.as_posix()
+    return None
 
 
 def resolve_store(project: Path, config: dict) -> tuple[Path, list[str]]:

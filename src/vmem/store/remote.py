@@ -29,30 +29,46 @@ def pull(root: Path, timeout_s: float = 5.0) -> str | None:
     return None
 
 
-_SCHEMES = ("https://", "http://", "ssh://", "git://", "file://")
-_ALLOWED_PROTOCOLS = "https:http:ssh:git:file"
+_NETWORK = ("https://", "ssh://")  # with scp-like user@host:path: the transports a store URL may name
+_ALLOWED_PROTOCOLS = "https:http:ssh:git:file"  # what git may use after the user's own insteadOf rewrites
+
+
+def _scp_like(value: str) -> bool:
+    import re
+
+    return bool(re.match(r"[\w.-]+@[\w.-]+:", value))
 
 
 def is_url(value: str) -> bool:
-    """A remote (scheme://… or scp-like user@host:path), as opposed to a path on this machine."""
+    """A URL (scheme://…, file:… or scp-like user@host:path), as opposed to a path on this machine; whether vmem
+    fetches from it is check_url's question."""
     import re
 
-    return value.startswith(_SCHEMES) or bool(re.match(r"[\w.-]+@[\w.-]+:", value))
+    return bool(re.match(r"[A-Za-z][A-Za-z0-9+.-]*://", value)) or value[:5].lower() == "file:" or _scp_like(value)
 
 
 def check_url(value: str) -> str:
-    """A store URL that git may fetch without running anything: a known transport (no ext::, no option
-    smuggled as an argument), one line, no control characters."""
+    """A store URL that git may fetch without running anything and without reading this machine's files: a
+    network transport (https://, ssh://, scp-like user@host:path), so no file://, no local path and no ext::
+    (a URL in a teammate's commit must not reach the user's other stores), no option smuggled as an argument,
+    one line, no control characters. Mapping a URL to a local mirror stays the user's own choice, in their git
+    config (url.<base>.insteadOf)."""
     from vmem.errors import UsageError
 
     import re
 
-    if (not isinstance(value, str) or not is_url(value) or value.startswith("-") or len(value) > 2000
+    hint = "use https://, ssh:// or user@host:path (your own git config may map it to a local mirror with " \
+           "url.<base>.insteadOf)"
+    if not isinstance(value, str):
+        raise UsageError(f"store URL {value!r} is not one vmem fetches from", hint)
+    if len(value) <= 2000 and (value[:5].lower() == "file:" or not (is_url(value) or "::" in value)):
+        raise UsageError(f"store URL {value!r} names a place on this machine; vmem fetches a store only over the "
+                         "network", hint)
+    if (not (value.startswith(_NETWORK) or _scp_like(value)) or value.startswith("-") or len(value) > 2000
             or any(not ch.isprintable() or ch.isspace() for ch in value)
             # a user or host that reads as an option (ssh://-oProxyCommand=…): git blocks it too, refuse it first
             or any(part.startswith("-") for part in re.split(r"[@:]", value.split("://", 1)[-1].split("/", 1)[0]))):
-        raise UsageError(f"store URL {value!r} is not one vmem fetches from",
-                         "use https://, ssh://, git://, file:// or user@host:path")
+        raise UsageError(f"store URL {value!r} is not one vmem fetches from", hint)
     return value
 
 
