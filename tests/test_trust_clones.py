@@ -188,3 +188,60 @@ def test_an_orphan_merged_as_first_parent_and_fast_forwarded_takes_over_nothing_
     assert any("unrelated to the store" in e["message"] for e in errors), errors
     refused = team.vmem(team.rita, "approve", claim, check=False)  # Rita is still the reviewer: mandatory in the
     assert "not a reviewer" not in refused.stderr  # file, proposed by history: she is told to restore it, not refused
+
+
+# -- 4, 5. a hand-committed policy ----------------------------------------------------------------------------
+
+
+def test_a_hand_committed_policy_is_ignored_whole_by_every_consumer(team):
+    """Alice commits vmem.yaml by hand: sync scoped to one customer and the finance group, a judge command that
+    runs a shell, weakened gates. Pushed and pulled, Rita's sync, hook, recall, MCP and consolidate go on with the
+    policy she attested; nothing runs; check names the commit."""
+    org = team.propose(team.rita, "refunds settle three days after payment", who=ALICE)
+    tide = team.propose(team.rita, "tidewell's invoices are issued on the first", "--about", "tidewell", who=ALICE)
+    fin = team.propose(team.rita, "the finance close runs on day five", "--audience", "group:finance", who=ALICE)
+    for claim in (org, tide, fin):
+        team.vmem(team.rita, "approve", claim)
+    team.git(team.rita, "push", "-q", "origin", "main")
+    before = team.served(team.rita, "invoices refunds finance close")["items"]
+    assert org in before and tide not in before and fin not in before
+    team.pull(team.alice)
+    marker = team.tmp / "ran"
+    text = (team.alice / "vmem.yaml").read_text()
+    text = re.sub(r"(?m)^  scope: .*$", "  scope: entity:tidewell", text)
+    text = re.sub(r"(?m)^  audience: .*$", "  audience: group:finance", text)
+    text = re.sub(r"(?m)^    command: .*$", f"    command: [sh, -c, 'touch {marker}; echo not json']", text)
+    text = re.sub(r"(?m)^  writers_min: .*$", "  writers_min: 1", text)
+    text = re.sub(r"(?m)^  category_floor: .*$", "  category_floor: 0", text)
+    for needle in ("scope: entity:tidewell", "audience: group:finance", str(marker), "writers_min: 1"):
+        assert needle in text, needle  # the template still has each key where the attack expects it
+    (team.alice / "vmem.yaml").write_text(text)
+    team.git(team.alice, "commit", "-qam", "tune the policy")
+    attack = team.git(team.alice, "rev-parse", "HEAD").stdout.strip()
+    team.git(team.alice, "push", "-q", "origin", "main")
+    team.pull(team.rita)
+    served = team.served(team.rita, "invoices refunds finance close")
+    assert served["items"] == before
+    assert "tidewell's invoices" not in served["text"] and "finance close" not in served["text"]
+    assert tide not in served["recall"] and fin not in served["recall"]
+    # the gates: one analyst's learning about three customers stays a candidate (writers_min 2 attested)
+    for entity in ("tidewell", "corvane", "larkspur-health"):
+        team.propose(team.rita, "Healthcare buyers ask for audit logs before security review.", "--from", entity,
+                     "-c", "industry:healthcare", who=ALICE)
+    for entity in ("tidewell", "corvane"):  # two more paraphrases, so the judge would be asked
+        team.propose(team.rita, "Healthcare buyers want audit logs before the security review.", "--from", entity,
+                     "-c", "industry:healthcare", who=ALICE)
+    result = team.json(team.rita, "consolidate")
+    assert result["eligible"] == [] and not marker.exists()
+    errors = team.governance_errors(team.rita)
+    assert any(e["path"] == "vmem.yaml" and attack[:10] in e["message"] for e in errors), errors
+    # the MCP server in Rita's clone serves the same set
+    import anyio
+    from test_mcp import _with_server
+
+    class _Store:
+        root = team.rita
+
+    _, _, results = anyio.run(_with_server, _Store, team.tmp, [("recall", {"query": "invoices finance close"})])
+    answer = json.dumps(results[0].structured_content)
+    assert tide not in answer and fin not in answer
