@@ -176,3 +176,39 @@ def test_network_urls_are_accepted(url):
     from vmem.store.remote import check_url
 
     assert check_url(url) == url
+
+
+# -- attack 8b: the report quotes a quarantined item's customer text ------------------------------------------
+
+LEAKS = ("tidewell", "saoirse", "delaney", "information governance lead")  # names, contact, the verbatim quote
+
+
+def _site(out: Path) -> str:
+    return "\n".join(p.read_text(encoding="utf-8") for p in sorted(out.iterdir()) if p.is_file()).casefold()
+
+
+def test_the_report_never_prints_a_quarantined_items_customer_text_without_the_flag(seeded, vmem, tmp_path):
+    """Attack 8b: the quarantined card and the gates table hid the evidence quotes but printed the statement
+    and the de-id gate's reason, which quotes the customer: here the whole verbatim quote of a call, of which
+    the statement reused a few words."""
+    named = vmem.json("propose", "Saoirse Delaney at Tidewell wants EU hosting before the renewal", "--from",
+                      "tidewell", "--episode", "ep-tidewell-01", "-c", "industry:healthcare", store=seeded)["data"]
+    reused = vmem.json("propose", "Healthcare buyers say the audit trail is the first thing security checks",
+                       "--from", "tidewell", "-c", "industry:healthcare", store=seeded)["data"]
+    vmem("consolidate", store=seeded)
+    for proposal in (named, reused):
+        item = vmem.json("show", proposal["item"]["id"])["data"]
+        assert item["status"] == "quarantined", item
+    reason = vmem.json("show", reused["item"]["id"])["data"]["gate"]["reason"]
+    assert "information governance lead" in reason  # the reason quotes the customer beyond the statement
+
+    done = vmem.json("report", "--out", str(tmp_path / "site"))["data"]
+    site = _site(tmp_path / "site")
+    assert [leak for leak in LEAKS if leak in site] == []
+    assert named["item"]["id"] in site and reused["item"]["id"] in site  # still listed, with what is safe
+    assert "deid failed" in site and "--quarantined-evidence" in site
+    assert all(leak not in json.dumps(done).casefold() for leak in LEAKS)
+
+    vmem("report", "--out", str(tmp_path / "flagged"), "--quarantined-evidence")
+    flagged = _site(tmp_path / "flagged")
+    assert [leak for leak in LEAKS if leak not in flagged] == []  # with the flag: shown as before

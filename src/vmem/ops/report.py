@@ -118,7 +118,10 @@ def build(store, *, quarantined_evidence: bool = False, map_claims: bool = False
         lines.append({"id": item_id, "kind": item["kind"], "status": item["status"], "statement": item["statement"],
                       "supersedes": item.get("supersedes"), "superseded_by": item.get("superseded_by"),
                       "events": history[item_id]})
-    graph = build_map(store, claims=map_claims, viewer=viewer, items=every)
+    mapped = every
+    if not quarantined_evidence:
+        queue, held, gates, lines, pairs, mapped = _withhold_customer_text(queue, held, gates, lines, pairs, every)
+    graph = build_map(store, claims=map_claims, viewer=viewer, items=mapped)
     from vmem.ops.knowledge_map import svg
 
     return {"store": str(store.root), "commit": snapshot.commit_id, "generated_at": model.now(), "viewer": viewer,
@@ -128,6 +131,64 @@ def build(store, *, quarantined_evidence: bool = False, map_claims: bool = False
             "map": graph, "map_svg": svg(graph),
             "counts": {"items": len(every), "queue": queue_total, "contradictions": len(pairs),
                        "expiring": len(expiring), "communities": len(graph["communities"])}}
+
+
+# What stands in for a quarantined item's own words when --quarantined-evidence is not given (attack 8b of issue
+# 28: the card hid the evidence quotes, yet printed the statement and the de-id gate's reason, which quotes the
+# customer's words, and the timelines printed that reason again from the commit trailer).
+HIDDEN_STATEMENT = "(statement hidden: it may name a customer)"
+HIDDEN_REASON = "(details hidden: they may name a customer)"
+_DEID_REASONS = ("names a customer", "lexicon incomplete")  # the de-id gate's reasons quote what they found
+
+
+def _names_customer(item: dict) -> bool:
+    """Whether ITEM's own words may name a customer: a learning quarantined (as history attests), or one whose
+    recorded gate result failed de-identification (a quarantined learning rejected later still names them). The
+    file's record may only hide more, never show more."""
+    if item["kind"] != "knowledge":
+        return False
+    gate = item.get("gate") if isinstance(item.get("gate"), dict) else {}
+    checks = gate.get("checks") if isinstance(gate.get("checks"), dict) else {}
+    return item["status"] == "quarantined" or checks.get("deid") is False
+
+
+def _reason(text: str | None) -> str | None:
+    return HIDDEN_REASON if text and any(marker in text for marker in _DEID_REASONS) else text
+
+
+def _withhold_customer_text(queue, held, gates, lines, pairs, every):
+    """The pages' data without any quarantined item's statement, title, gate reason, evidence or merge and
+    rejection reasons, wherever they would appear (its card, the gates table, its timeline, another item's
+    revision diff or contradiction, the map: the items to map are returned last), and without any de-id gate
+    reason quoted from a commit trailer."""
+    hidden = {i["id"] for i in every if _names_customer(i)}
+
+    def card(c: dict) -> dict:
+        c = dict(c)
+        if c["id"] in hidden:
+            c.update(statement=HIDDEN_STATEMENT, title=None, evidence=[], evidence_hidden=True,
+                     merges=[{**m, "reason": HIDDEN_REASON} for m in c.get("merges") or []],
+                     prior_rejections=[{**r, "reason": HIDDEN_REASON} for r in c.get("prior_rejections") or []])
+            if c.get("gate"):
+                c["gate"] = {**c["gate"], "reason": HIDDEN_REASON if c["gate"].get("reason") else None}
+        if c.get("supersedes") and (c["id"] in hidden or c["supersedes"]["id"] in hidden):
+            c["supersedes"] = {**c["supersedes"], "statement": None,
+                               "diff": [["=", "(the wording is hidden: it may name a customer)"]]}
+        # a detector's reason quotes both sides ("different numbers 5 days vs 3 days")
+        c["contradictions"] = [{**o, "statement": HIDDEN_STATEMENT, "reason": HIDDEN_REASON} if o["id"] in hidden
+                               else {**o, "reason": HIDDEN_REASON} if c["id"] in hidden else o
+                               for o in c.get("contradictions") or []]
+        return c
+
+    gates = [{**g, "statement": HIDDEN_STATEMENT, "reason": HIDDEN_REASON if g["reason"] else None}
+             if g["id"] in hidden else g for g in gates]
+    lines = [{**t, **({"statement": HIDDEN_STATEMENT} if t["id"] in hidden else {}),
+              "events": [{**e, "reason": HIDDEN_REASON if t["id"] in hidden and e["reason"] else _reason(e["reason"])}
+                         for e in t["events"]]} for t in lines]
+    pairs = [{**p, **{f"{side}_statement": HIDDEN_STATEMENT for side in ("a", "b") if p[side] in hidden},
+              "reason": HIDDEN_REASON} if hidden & {p["a"], p["b"]} else p for p in pairs]
+    return ([card(c) for c in queue], [card(c) for c in held], gates, lines, pairs,
+            [i for i in every if i["id"] not in hidden])
 
 
 def render(data: dict) -> dict[str, str]:
