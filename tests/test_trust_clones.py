@@ -245,3 +245,49 @@ def test_a_hand_committed_policy_is_ignored_whole_by_every_consumer(team):
     _, _, results = anyio.run(_with_server, _Store, team.tmp, [("recall", {"query": "invoices finance close"})])
     answer = json.dumps(results[0].structured_content)
     assert tide not in answer and fin not in answer
+
+
+# -- 6. provenance read from the file ---------------------------------------------------------------------------
+
+
+def _edit(path: Path, fn) -> None:
+    path.write_text(fn(path.read_text()))
+
+
+def test_hand_edited_provenance_is_not_served_what_history_attests_is(team):
+    """Alice edits review.by, the base confidence and a verification on Rita's approved claim, and types seven
+    more customers into a published learning's evidence. Agents keep being told who really reviewed it, how sure
+    it is and how much support it has; check names the commits."""
+    claim = team.propose(team.rita, "refunds settle three days after payment", who=ALICE)
+    team.vmem(team.rita, "approve", claim)
+    statement = "Healthcare buyers ask for audit logs before security review."
+    for entity, writer in (("tidewell", ALICE), ("corvane", "Bob <bob@example.com>"),
+                           ("larkspur-health", "Chen <chen@example.com>")):
+        learning = team.propose(team.rita, statement, "--from", entity, "-c", "industry:healthcare", who=writer)
+    team.json(team.rita, "consolidate")
+    team.vmem(team.rita, "publish", learning)
+    team.git(team.rita, "push", "-q", "origin", "main")
+    honest = team.served(team.rita, "refunds audit logs")
+    assert "rita@example.com" in honest["text"] and "support: emerging" in honest["text"]
+    team.pull(team.alice)
+    _edit(team.alice / model.item_path(claim), lambda t: re.sub(r"(?m)^confidence: .*$", "confidence: 1.0",
+          t.replace("rita@example.com", "ceo@example.com")).replace(
+          "verifications: []", "verifications:\n- user: ceo@example.com\n  kind: confirmation\n"
+                                "  at: '2026-12-01T00:00:00Z'"))
+    extra = "".join(f"- entity: {e}\n  writer: w{n}@example.com\n  episode: null\n  at: '2026-11-01T00:00:00Z'\n"
+                    f"  tier: 2\n" for n, e in enumerate(("northwind", "acme", "globex", "initech", "umbrella",
+                                                          "hooli", "vandelay")))
+    _edit(team.alice / model.item_path(learning), lambda t: t.replace("evidence:\n", "evidence:\n" + extra, 1))
+    team.git(team.alice, "commit", "-qam", "fix provenance")
+    edit = team.git(team.alice, "rev-parse", "HEAD").stdout.strip()
+    team.git(team.alice, "push", "-q", "origin", "main")
+    team.pull(team.rita)
+    assert "ceo@example.com" in (team.rita / model.item_path(claim)).read_text()
+    served = team.served(team.rita, "refunds audit logs")
+    assert served["items"] == honest["items"]
+    assert "ceo@example.com" not in served["text"] and "rita@example.com" in served["text"]
+    assert "confidence 1.00" not in served["text"] and "support: extensive" not in served["text"]
+    assert "ceo@example.com" not in " ".join(served["recall"])
+    errors = team.governance_errors(team.rita)
+    assert {e["path"] for e in errors if edit[:10] in e["message"]} == {model.item_path(claim),
+                                                                        model.item_path(learning)}, errors

@@ -24,8 +24,9 @@ if TYPE_CHECKING:  # pygit2 only when the index has to catch up: a current index
 
     Progress = Callable[[int, int], None]
 
-SCHEMA_VERSION = 6  # 2: statuses as history attests them (SPEC 12), the lexicon column; 3: served content;
-# 4: attestation token; 5: the awaiting column; 6: columns.bin (read without numpy) instead of columns.npz
+SCHEMA_VERSION = 7  # 2: statuses as history attests them (SPEC 12), the lexicon column; 3: served content;
+# 4: attestation token; 5: the awaiting column; 6: columns.bin (read without numpy) instead of columns.npz;
+# 7: provenance (reviewer, date, evidence) as history attests it
 SERVABLE = {"claim": ("approved", "mandatory"), "knowledge": ("published",)}
 STALE = ("superseded", "expired")
 AWAITING = ("proposed", "candidate", "eligible")  # in review: what recall counts for an uncovered answer
@@ -373,7 +374,7 @@ class LocalIndex:
                 continue  # vmem check reports it; the index serves the rest
             if model.item_path(item["id"]) != path:
                 continue
-            meta = _meta(item)
+            meta = _meta(state.as_served(path, item))
             meta["status"] = state.status_of(path) or "unattested"  # served as history attests it (SPEC 12)
             meta["published_seq"] = state.published.get(path) if meta["status"] == "published" else None
             updates[item["id"]] = meta

@@ -427,7 +427,8 @@ def _recall_as_of(store: Store, query: str, who: Scope, when: str, include_stale
 
             loaded = type(loaded)(loaded.path, served, parse_blob(loaded.item["kind"], loaded.path, served,
                                                                   store.repo[served].data))
-        item = {**loaded.item, "status": state.status_of(loaded.path) or "unattested"}  # as history attests it
+        item = {**state.as_served(loaded.path, loaded.item),
+                "status": state.status_of(loaded.path) or "unattested"}  # as history attests it
         if item["status"] == "published" and not state.servable(loaded.path, "knowledge"):
             continue
         if who.admits(item, include_stale, at):

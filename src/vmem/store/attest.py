@@ -68,6 +68,8 @@ CONTENT = {"claim": ("statement", "title", "scope", "audience", "personal", "pat
                      "valid_to"),
            "knowledge": ("statement", "audience", "valid_from", "valid_to")}
 CONTENT_ACTIONS = ("approve", "mandate", "publish", "import")
+# how sure an agent is told to be, and on whose word: changed only by the commands that set the status
+PROVENANCE = {"claim": ("review", "confidence", "source", "created_at"), "knowledge": ("published",)}
 # two lawful steps that one consolidate commit takes at once
 NET_STEPS = {("knowledge", "eligible", "quarantined"), ("knowledge", "candidate", "published")}
 
@@ -198,6 +200,21 @@ class State:
         """ITEM's evidence entries that history vouches for (what support and writers may count)."""
         keys = {tuple(k) for k in self.evidence.get(path) or []}
         return [e for e in item.get("evidence") or [] if evidence_key(e) in keys]
+
+    def as_served(self, path: str, item: dict) -> dict:
+        """ITEM as agents are told of it: who reviewed or published it and when, from the reviewer commit history
+        attests (not the file's `review.by`), and only the evidence history vouches for (what support counts)."""
+        decided = self.decider.get(path)
+        served = dict(item)
+        if decided is not None:
+            when = model.format_ts(_utc(decided[2]))
+            if item["kind"] == "claim" and item.get("review"):
+                served["review"] = {**item["review"], "by": decided[1], "at": when}
+            elif item["kind"] == "knowledge" and item.get("published"):
+                served["published"] = {**item["published"], "by": decided[1], "at": when}
+        if item["kind"] == "knowledge" and item.get("evidence"):
+            served["evidence"] = self.attested_evidence(path, item)
+        return served
 
     def lexicon_problems(self) -> list[tuple[str, str]]:
         return sorted((path, problem) for path, (_, problem) in self.broken.items())
@@ -346,6 +363,12 @@ class AttestDB:
             getattr(state, column).changes.clear()
             getattr(state, column).base = self.row
         state.store = self
+
+
+def _utc(seconds: int):
+    from datetime import datetime, timezone
+
+    return datetime.fromtimestamp(seconds, timezone.utc)
 
 
 def cache_path(root: Path) -> Path:
@@ -712,7 +735,7 @@ def _item_step(repo, state: State, others: list, path: str, change: Change, comm
     new, prev = item["status"], state.status.get(path)
     if new == prev:
         state.unattested.pop(path, None)
-        _content_step(state, path, change, item, message, commit, reviewer)
+        _content_step(repo, state, path, change, item, message, commit, reviewer)
         return
     source = next((o for _, o in others if o.status.get(path) == new and vouches(o.decider.get(path), path)), None)
     if source is not None:
@@ -787,12 +810,38 @@ def _evidence_step(repo, state: State, others: list, path: str, change: Change, 
         state.forged.pop(path, None)
 
 
-def _content_step(state: State, path: str, change: Change, item: dict, message, commit: pygit2.Commit,
+def _provenance_kept(repo, state: State, path: str, change: Change, item: dict, message,
+                     commit: pygit2.Commit) -> bool:
+    """Between the served version and ITEM, did only what vmem's routine commands change, as they change it? The
+    review and publication records, the base confidence and the source are set by the commands that set the
+    status; a verification is added by `vmem verify`, in the verifier's own name."""
+    served = state.served.get(path)
+    if served[0] == change.oid:
+        return True
+    old = _read_item(repo, path, Change(served[0], 0o100644))
+    if old is None:
+        return False
+    if any(old.get(key) != item.get(key) for key in PROVENANCE[item["kind"]]):
+        return False
+    before, after = old.get("verifications") or [], item.get("verifications") or []
+    if after[:len(before)] != before:
+        return False  # a verification removed or rewritten
+    added = after[len(before):]
+    if not added:
+        return True
+    return (message is not None and message.action == "verify" and item["id"] in message.items
+            and all(v["user"].casefold() == commit.committer.email.casefold() for v in added))
+
+
+def _content_step(repo, state: State, path: str, change: Change, item: dict, message, commit: pygit2.Commit,
                   reviewer: Callable[[], bool]) -> None:
-    """The status held; did what an agent is served change, and who changed it?"""
+    """The status held; did what an agent is served change, and who changed it? The statement and what it
+    applies to need a reviewer; the record of who reviewed it and how sure we are changes only as vmem changes it
+    (a hand-edited `review.by`, confidence or verification is not served: the version before it is)."""
     mark = fingerprint(item)
     served = state.served.get(path)
-    if item["status"] not in SERVABLE[item["kind"]] or served is None or served[1] == mark:
+    if item["status"] not in SERVABLE[item["kind"]] or served is None or (
+            served[1] == mark and _provenance_kept(repo, state, path, change, item, message, commit)):
         state.served[path] = [change.oid, mark]  # not served, or the same content (a verification, evidence)
         state.altered.pop(path, None)
         return

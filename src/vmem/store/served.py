@@ -15,6 +15,7 @@ from vmem import rx
 from vmem.store.cache import cache_file, read_cache, write_cache
 
 SERVABLE = ("approved", "mandatory", "published")
+FORMAT = 2  # 2: provenance (reviewer, date, evidence) as history attests it
 
 
 def head_commit(root: Path) -> str | None:
@@ -45,11 +46,15 @@ def load_candidates(root: Path) -> tuple[str | None, dict, list[dict], dict]:
     commit = head_commit(root)
     path = cache_file(root)
     cached = read_cache(path)
-    if cached is not None and commit is not None and cached.get("commit") == commit and "token" in cached:
+    if cached is not None and commit is not None and cached.get("commit") == commit and _current(cached):
         return commit, cached["policy"], _servable(cached), cached["store"]
     data = _read_store(root, cached)
     write_cache(path, data)
     return data["commit"], data["policy"], _servable(data), data["store"]
+
+
+def _current(cached: dict) -> bool:
+    return "token" in cached and cached.get("format") == FORMAT
 
 
 def _servable(data: dict) -> list[dict]:
@@ -72,7 +77,7 @@ def _read_store(root: Path, cached: dict | None) -> dict:
     snapshot = store.head()
     state = store.attestation()
     tops = ("claims", "knowledge")
-    usable = cached is not None and "token" in cached and cached.get("policy") is not None
+    usable = cached is not None and _current(cached) and cached.get("policy") is not None
     changes = changes_since(store.repo, cached["commit"], snapshot.commit, tops) \
         if usable and snapshot.commit is not None else None
     moved = state.moved_since(cached["token"]) if changes is not None else None
@@ -107,7 +112,7 @@ def _read_store(root: Path, cached: dict | None) -> dict:
                 continue  # vmem check reports it; sync serves the rest
         if f"{item['id']}.yaml" != item_path.rsplit("/", 1)[-1]:
             continue  # a file that holds another item's id is not that item
-        items[item_path] = {**item, "status": status}  # served as history attests it
+        items[item_path] = {**state.as_served(item_path, item), "status": status}  # as history attests it
         if status == "published":
             seqs[item_path] = state.published.get(item_path)
     entities = sorted(p[9:-5] for p, _ in snapshot.walk("entities") if p.endswith(".yaml"))
@@ -115,7 +120,7 @@ def _read_store(root: Path, cached: dict | None) -> dict:
     about = {"id": state.root, "entities": entities, "lexicon": f"{problems[0][0]}: {problems[0][1]}" if problems
              else None}
     return {"commit": snapshot.commit_id, "policy": store.policy, "items": items, "token": state.token(),
-            "seqs": seqs, "lexicon_since": state.lexicon_since, "store": about}
+            "seqs": seqs, "lexicon_since": state.lexicon_since, "store": about, "format": FORMAT}
 
 
 # -- an item's digest, read from its bytes ------------------------------------------------------------------------
