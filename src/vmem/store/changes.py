@@ -65,8 +65,10 @@ def tree_changes(old: pygit2.Tree | None, new: pygit2.Tree, tops: tuple[str, ...
     trees on the changed paths. (libgit2's tree diff reads far more: ~30 ms per fresh repository on a 20k store,
     against ~1 ms here, and a write such as propose pays it on every call.)
     """
+    exact, under = frozenset(tops), tuple(top + "/" for top in tops)
+
     def wanted(path: str) -> bool:
-        return any(path == top or path.startswith(top + "/") for top in tops)
+        return path in exact or path.startswith(under)
 
     def on_the_way(path: str) -> bool:
         return any(top.startswith(path + "/") for top in tops) or wanted(path)

@@ -104,11 +104,13 @@ def load(data: bytes | str, path: str, blob: str | None = None) -> Any:
     text = decode(data, path) if isinstance(data, bytes) else data
     if len(text) > MAX_BYTES:
         raise SchemaError(path, f"file is larger than {MAX_BYTES:,} bytes", "an item holds one statement")
-    value = _load_fast(text)
+    bounded: list[bool] = []
+    value = _load_fast(text, bounded)
     if value is None and blob is not None:
         value = _parsed(blob, text)
     if value is not None:
-        _check_bounds(value, path)  # the same size and depth bounds as for YAML
+        if bounded != [True]:
+            _check_bounds(value, path)  # the same size and depth bounds as for YAML
         return value
     value = _load_yaml(text, path)
     if blob is not None:
@@ -348,14 +350,30 @@ def _fast_scalar(value: Any, quoted: bool = False) -> str | None:
         text = repr(value)
         return None if "e" in text or "n" in text else text
     if isinstance(value, str):
-        if _CANONICAL_TS.match(value):
-            return value
-        if len(value) < 1000 and _PLAIN.match(value) and not _RESERVED.search(value) \
-                and not _resolves_to_non_str(value):
-            return value
-        if len(value) < 1000 and _QUOTABLE.match(value) and (quoted or "'" not in value and (  # ruamel: "it's"
-                _NEVER_PLAIN.search(value) or _resolves_to_non_str(value))):
-            return "'" + value.replace("'", "''") + "'"
+        known = _WRITTEN[quoted]
+        text = known.get(value, known)
+        if text is known:
+            text = _fast_str(value, quoted)
+            if len(value) < 80:  # what repeats across files: statuses, names, stamps, reviewers
+                if len(known) > 100_000:
+                    known.clear()
+                known[value] = text
+        return text
+    return None
+
+
+_WRITTEN: dict[bool, dict[str, str | None]] = {False: {}, True: {}}  # by QUOTED: text -> as _fast_str writes it
+
+
+def _fast_str(value: str, quoted: bool) -> str | None:
+    if _CANONICAL_TS.match(value):
+        return value
+    if len(value) < 1000 and _PLAIN.match(value) and not _RESERVED.search(value) \
+            and not _resolves_to_non_str(value):
+        return value
+    if len(value) < 1000 and _QUOTABLE.match(value) and (quoted or "'" not in value and (  # ruamel: "it's"
+            _NEVER_PLAIN.search(value) or _resolves_to_non_str(value))):
+        return "'" + value.replace("'", "''") + "'"
     return None
 
 
@@ -480,77 +498,109 @@ _INT = rx.compile(r"-?(?:0|[1-9][0-9]*)")
 _FLOAT = rx.compile(r"-?[0-9]+\.[0-9]+")
 
 
+_SCALARS: dict[str, Any] = {}  # raw text -> its value, for what repeats across files (statuses, names, stamps)
+
+
 def _scalar(text: str) -> Any:
-    if text == "null":
-        return None
-    if text in ("true", "false"):
-        return text == "true"
+    value = _SCALARS.get(text, _SCALARS)
+    if value is not _SCALARS:
+        return value
     if text == "{}":
-        return {}
+        return {}  # mutable: never shared through the memo
     if text == "[]":
         return []
-    if _INT.fullmatch(text):
-        return int(text)
-    if _FLOAT.fullmatch(text):
-        return float(text)
-    if len(text) >= 2 and text[0] == text[-1] == "'":
-        return text[1:-1].replace("''", "'")
-    return text
+    if text == "null":
+        value = None
+    elif text in ("true", "false"):
+        value = text == "true"
+    elif _INT.fullmatch(text):
+        value = int(text)
+    elif _FLOAT.fullmatch(text):
+        value = float(text)
+    elif len(text) >= 2 and text[0] == text[-1] == "'":
+        value = text[1:-1].replace("''", "'")
+    else:
+        value = text
+    if len(text) < 80:
+        if len(_SCALARS) > 100_000:
+            _SCALARS.clear()
+        _SCALARS[text] = value
+    return value
 
 
-def _load_fast(text: str) -> dict | None:
+# one line of the stable layout: indentation, a sequence entry's "- ", then "key:" with " value" or nothing (a
+# block opens below), or a value alone. A value that looks like "key: x" behind "- " is an entry's first key.
+_LINE = rx.compile(r"^( *)(- )?(?:([a-z][a-z0-9_]*):( .*)?|(.*))$", re.M)
+
+
+def _read_lines(text: str) -> tuple[dict | None, bool]:
+    """(the data TEXT holds if it is in the stable layout, else possibly anything or None; whether it is within
+    the size and depth bounds for certain). Only a guess: _load_fast accepts it only if it renders back to TEXT.
+
+    One C-level findall splits the lines; a stack of open blocks (indentation, mapping or sequence) places each.
+    A sequence sits at its key's indentation, a mapping's keys two deeper (an entry's after its "- ")."""
+    root: dict = {}
+    stack: list[tuple[int, dict | list]] = [(0, root)]
+    pending: tuple[dict, str, int] | None = None  # a key whose block opens on the next line
+    deepest = 1
+    lines = _LINE.findall(text, 0, len(text) - 1)
+    for indent, dash, key, rest, alone in lines:
+        at = len(indent)
+        if pending is not None:
+            owner, name, above = pending
+            pending = None
+            if dash and at == above:
+                block: dict | list = []
+            elif not dash and at == above + 2:
+                block = {}
+            else:
+                return None, False  # an empty block, or one indented otherwise than the writer does
+            owner[name] = block
+            stack.append((at, block))
+            deepest = max(deepest, len(stack))
+        while stack[-1][0] > at:
+            stack.pop()
+        top_at, top = stack[-1]
+        if dash:
+            if top_at != at or type(top) is not list:
+                return None, False
+            if not key:
+                top.append(_scalar(alone))
+                continue
+            entry: dict = {}
+            top.append(entry)
+            at += 2
+            stack.append((at, entry))
+            deepest = max(deepest, len(stack))
+            top_at, top = at, entry
+        elif not key:
+            return None, False
+        elif type(top) is list:
+            stack.pop()  # the sequence at this indentation ended; its key's mapping goes on
+            top_at, top = stack[-1]
+        if top_at != at or type(top) is not dict or key in _YAML_WORDS or key in top:
+            return None, False  # a repeated key included: the YAML loader then refuses it, naming both lines
+        if rest:
+            top[key] = _scalar(rest[1:])
+        else:
+            top[key] = None
+            pending = (top, key, at)
+    if pending is not None or not root:
+        return None, False
+    return root, 2 * len(lines) + 1 <= MAX_NODES and deepest <= MAX_DEPTH  # a line adds at most two values
+
+
+def _load_fast(text: str, bounded: list | None = None) -> dict | None:
+    """TEXT's data if it is in the stable layout, else None. BOUNDED, if given, gets whether the data is within
+    the size and depth bounds for certain (else the caller checks them)."""
     if not text.endswith("\n") or "\r" in text or "\t" in text or text.startswith((" ", "-")):
         return None
-    lines = text[:-1].split("\n")
-    at = 0
-
-    def mapping(indent: str) -> dict | None:
-        nonlocal at
-        out: dict = {}
-        while at < len(lines) and lines[at].startswith(indent) and not lines[at].startswith(indent + " ") \
-                and not lines[at].startswith(indent + "-"):
-            key, colon, rest = lines[at][len(indent):].partition(":")
-            if not colon or not _KEY.fullmatch(key) or key in _YAML_WORDS or key in out:
-                return None  # a repeated key included: the YAML loader then refuses it, naming both lines
-            at += 1
-            if rest:
-                if rest[0] != " ":
-                    return None
-                out[key] = _scalar(rest[1:])
-            elif at < len(lines) and lines[at].startswith(indent + "- "):
-                out[key] = sequence(indent)
-            elif at < len(lines) and lines[at].startswith(indent + "  "):
-                out[key] = mapping(indent + "  ")
-            else:
-                return None
-            if not rest and not out[key]:  # a block that parsed to nothing: not the stable layout
-                return None
-        return out
-
-    def sequence(indent: str) -> list | None:
-        nonlocal at
-        out: list = []
-        while at < len(lines) and lines[at].startswith(indent + "- "):
-            rest = lines[at][len(indent) + 2:]
-            head = rest.partition(":")
-            if rest[:1] != "'" and head[1] and _KEY.fullmatch(head[0]) and (head[2] == "" or head[2][:1] == " "):
-                lines[at] = indent + "  " + rest  # "- key: value" opens a mapping one level in
-                element = mapping(indent + "  ")
-                if not element:
-                    return None
-                out.append(element)
-            else:
-                out.append(_scalar(rest))
-                at += 1
-        return out
-
-    try:
-        value = mapping("")
-    except RecursionError:
-        return None
-    if not value or at != len(lines):
+    value, within = _read_lines(text)
+    if value is None:
         return None
     rendered: list[str] = []
     if not _fast_lines(value, "", rendered, quoted=True) or "\n".join(rendered) + "\n" != text:
         return None
+    if bounded is not None:
+        bounded.append(within)
     return value

@@ -8,6 +8,11 @@ from vmem.store import codec
 _PARSED: dict[tuple[str, str], dict] = {}  # (kind, blob id) -> validated item; blob ids are content hashes
 
 
+def parsed(kind: str, oid: str) -> dict | None:
+    """The validated item in blob OID if this process parsed it already (None: not yet, or it does not parse)."""
+    return _PARSED.get((kind, oid))
+
+
 def parse_blob(kind: str, path: str, oid: str, data: bytes) -> dict:
     key = (kind, oid)
     cached = _PARSED.get(key)
