@@ -291,3 +291,28 @@ def test_hand_edited_provenance_is_not_served_what_history_attests_is(team):
     errors = team.governance_errors(team.rita)
     assert {e["path"] for e in errors if edit[:10] in e["message"]} == {model.item_path(claim),
                                                                         model.item_path(learning)}, errors
+
+
+# -- 8. a customer deleted from the lexicon by hand -------------------------------------------------------------
+
+
+def test_an_entity_file_deleted_by_hand_still_feeds_the_de_id_gate(team):
+    """Alice deletes entities/tidewell.yaml and its episodes with a plain commit and pushes; a learning naming
+    Tidewell, proposed afterwards in Rita's clone, is still quarantined, and check names the commit."""
+    assert (team.alice / "entities" / "tidewell.yaml").is_file()
+    team.git(team.alice, "rm", "-rq", "entities/tidewell.yaml", "episodes/tidewell")
+    team.git(team.alice, "commit", "-qm", "tidy up customers")
+    removal = team.git(team.alice, "rev-parse", "HEAD").stdout.strip()
+    team.git(team.alice, "push", "-q", "origin", "main")
+    team.pull(team.rita)
+    statement = "Tidewell asks for audit logs before every security review."
+    for entity, writer in (("corvane", ALICE), ("larkspur-health", "Bob <bob@example.com>"),
+                           ("corvane", "Chen <chen@example.com>")):
+        learning = team.propose(team.rita, statement, "--from", entity, "-c", "industry:healthcare", who=writer)
+    team.json(team.rita, "consolidate")
+    shown = team.json(team.rita, "show", learning)
+    assert shown["status"] == "quarantined", shown
+    refused = team.vmem(team.rita, "publish", learning, check=False)
+    assert refused.returncode == 1
+    errors = team.governance_errors(team.rita)
+    assert any(e["path"] == "entities/tidewell.yaml" and removal[:10] in e["message"] for e in errors), errors

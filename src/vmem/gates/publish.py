@@ -14,12 +14,14 @@ from vmem.policy import k_min as policy_k_min
 class GateInputs:
     """What the gates read from the store: every entity (lexicon, category sizes) and the episodes by entity."""
 
-    __slots__ = ("entities", "episodes", "problems", "_cache")
+    __slots__ = ("entities", "episodes", "problems", "kept", "_cache")
 
     def __init__(self, entities: dict[str, dict], episodes: dict[str, list[dict]],
-                 problems: tuple[tuple[str, str], ...] = ()) -> None:
+                 problems: tuple[tuple[str, str], ...] = (), kept: tuple[list, list] = ([], [])) -> None:
         self.entities, self.episodes = entities, episodes
         self.problems = problems  # lexicon files that cannot be read: the de-id gate fails closed
+        # entity and episode versions removed or replaced without a reviewer: in the lexicon, never in the counts
+        self.kept = kept
         self._cache: dict = {}
 
     def lexicon(self, item: dict) -> Lexicon:
@@ -27,7 +29,7 @@ class GateInputs:
         (or with no evidence of theirs at all) are still that customer's words."""
         if "base" not in self._cache:
             episodes = [ep for entity in sorted(self.episodes) for ep in self.episodes[entity]]
-            self._cache["base"] = build_lexicon(list(self.entities.values()), episodes)
+            self._cache["base"] = build_lexicon(list(self.entities.values()) + self.kept[0], episodes + self.kept[1])
         return self._cache["base"]
 
     def category_sizes(self) -> tuple[Counter, set[str]]:
@@ -55,7 +57,8 @@ def load_inputs(snapshot) -> GateInputs:
     for loaded in snapshot.files("episode"):
         if loaded.item is not None:
             episodes.setdefault(loaded.item["entity"], []).append(loaded.item)
-    return GateInputs(snapshot.entities(), episodes, tuple(snapshot.lexicon_problems()))
+    # the kept versions change only with the entities/ and episodes/ trees, which key the screening cache
+    return GateInputs(snapshot.entities(), episodes, tuple(snapshot.lexicon_problems()), snapshot.kept_lexicon())
 
 
 LEXICON_LIBRARIES = ("confusable_homoglyphs", "anyascii", "number_parser")  # what build_lexicon reads names with

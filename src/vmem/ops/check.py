@@ -201,6 +201,14 @@ def check_governance(store: Store, report: Report) -> int:
         report.error(path, f"edited by commit {commit[:10]} after it was reviewed, without a reviewer: agents are "
                            "still served the reviewed version. Revert the edit, then propose it as a revision "
                            "(vmem propose TEXT --supersedes ID)")
+    tree = store.head().tree
+    for path, entries in sorted(state.kept.items()):
+        if tree is not None and path in tree:
+            continue  # replaced, not removed: the lexicon reads both versions, nothing is lost
+        blob, commit, who = entries[-1]
+        report.error(path, f"removed by commit {commit[:10]} ({who}, not a reviewer): the de-id gate still screens "
+                           "for its names; restore it (git revert), or have a reviewer remove it: vmem forget "
+                           "--entity ID")
     if state.policy_unattested:
         blob, commit, who = state.policy_unattested
         if (store.head().blob(POLICY_FILE) or (None,))[0] == blob:

@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 
 # 4: who decided each row, whose reviewers each line has (merges); 3: evidence lineage; 2: served content (the
 # blob a reviewer attested) and content changes made without one
-FORMAT = 4
+FORMAT = 5  # 5: lexicon files removed or replaced without a reviewer (kept)
 TOPS = ("claims", "knowledge", "entities", "episodes", POLICY_FILE)
 SERVABLE = {"claim": ("approved", "mandatory"), "knowledge": ("published",)}
 ENTRY = {"claim": ("proposed",), "knowledge": ("candidate", "quarantined")}
@@ -134,6 +134,9 @@ class State:
         # what a merge checks before it carries the row over, and where served provenance comes from
         self.decider = Overlay("decider", base)
         self.broken: dict[str, list] = data.get("broken", {})  # lexicon path -> [seq it broke at, problem]
+        # lexicon path -> [[blob, commit, committer], ...]: versions a commit without a reviewer removed or replaced;
+        # the de-id gate still reads them (SPEC 12: the lexicon fails closed on deletion too)
+        self.kept: dict[str, list] = data.get("kept", {})
         self.policy: dict = data.get("policy") or DEFAULTS
         self.policy_blob: str | None = data.get("policy_blob")
         self.policy_unattested: list | None = data.get("policy_unattested")  # [blob, commit, committer]
@@ -152,7 +155,7 @@ class State:
         self.store: AttestDB | None = None
 
     def globals(self) -> dict:
-        return {"broken": self.broken, "policy": self.policy, "policy_blob": self.policy_blob,
+        return {"broken": self.broken, "kept": self.kept, "policy": self.policy, "policy_blob": self.policy_blob,
                 "policy_unattested": self.policy_unattested, "policy_by": self.policy_by, "refused": self.refused,
                 "seq": self.seq, "commit": self.commit, "root": self.root, "anchor": self.anchor,
                 "governed_since": self.governed_since, "epoch": self.epoch}
@@ -578,6 +581,10 @@ def _step(repo, commit: pygit2.Commit, states: dict[str, State], need: dict[str,
     else:
         state, others, changes = State(), [], tree_changes(None, commit.tree, TOPS)
         state.root = commit_id
+    for _, other in others:  # what any line kept for the lexicon stays kept
+        for path, entries in other.kept.items():
+            mine = state.kept.setdefault(path, [])
+            mine.extend(list(e) for e in entries if not any(e[0] == m[0] for m in mine))
     if not changes:
         return state
     message = parse_message(commit.message)
@@ -615,7 +622,8 @@ def _step(repo, commit: pygit2.Commit, states: dict[str, State], need: dict[str,
         if path == POLICY_FILE:
             _policy_step(repo, state, change, commit, reviewer)
         elif path.startswith(("entities/", "episodes/")):
-            _lexicon_step(repo, state, path, change, seq)
+            _lexicon_step(repo, state, path, change, seq, _entry(parents[base].tree if parents else None, path),
+                          commit, reviewer)
         elif path.startswith(("claims/", "knowledge/")):
             _item_step(repo, state, others, path, change, commit, message, reviewer, seq, policy, vouches)
             if path.startswith("knowledge/"):
@@ -695,7 +703,16 @@ def lexicon_problem(repo, path: str, change: Change) -> str | None:
     return None
 
 
-def _lexicon_step(repo, state: State, path: str, change: Change, seq: int) -> None:
+def _entry(tree, path: str) -> Change | None:
+    try:
+        entry = tree[path] if tree is not None else None
+    except KeyError:
+        return None
+    return Change(str(entry.id), entry.filemode) if entry is not None else None
+
+
+def _lexicon_step(repo, state: State, path: str, change: Change, seq: int, before: Change | None = None,
+                  commit=None, reviewer: Callable[[], bool] | None = None) -> None:
     problem = lexicon_problem(repo, path, change) if change.oid is not None else None
     if problem is None:
         state.broken.pop(path, None)
@@ -703,6 +720,14 @@ def _lexicon_step(repo, state: State, path: str, change: Change, seq: int) -> No
         state.broken[path] = [seq, problem]
     else:
         state.broken[path] = [state.broken[path][0], problem]
+    if commit is None or before is None or before.oid == change.oid or not path.endswith(".yaml"):
+        return
+    if reviewer():
+        state.kept.pop(path, None)  # a reviewer's commit (vmem forget, say) settles what the lexicon holds
+    elif before.is_file and lexicon_problem(repo, path, before) is None:
+        entries = state.kept.setdefault(path, [])
+        if not any(e[0] == before.oid for e in entries):
+            entries.append([before.oid, str(commit.id), commit.committer.email])
 
 
 def _read_item(repo, path: str, change: Change) -> dict | None:

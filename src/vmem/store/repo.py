@@ -192,6 +192,26 @@ class Snapshot:
         found = [(path, lexicon_problem(self.repo, path, change)) for path, change in changes.items()]
         return sorted((path, problem) for path, problem in found if problem)
 
+    def kept_lexicon(self) -> tuple[list[dict], list[dict]]:
+        """(entities, episodes): versions of lexicon files that a commit without a reviewer removed or replaced.
+        The de-id gate still reads them (SPEC 12), so a customer deleted by hand is still screened for."""
+        if self.commit is None:
+            return [], []
+        if getattr(self.repo, "lite", False) is True:
+            raise Unsupported("the lexicon's kept versions are read with pygit2")  # rare: the lexicon is cached
+        from vmem.store.attest import attestation
+
+        state = attestation(self.repo, Path(self.repo.workdir), self.commit_id)
+        found: tuple[list[dict], list[dict]] = ([], [])
+        for path, entries in sorted(state.kept.items()):
+            kind = "entity" if path.startswith("entities/") else "episode"
+            for oid, _, _ in entries:
+                try:
+                    found[kind == "episode"].append(parse_blob(kind, path, oid, self.repo[oid].data))
+                except (SchemaError, KeyError):
+                    continue  # it was readable when it was kept; a pruned object is a broken clone
+        return found
+
     def entity(self, entity_id: str) -> dict:
         path = model.entity_path(entity_id)
         found = self.load_file("entity", path)
