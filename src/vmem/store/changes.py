@@ -65,6 +65,10 @@ def tree_changes(old: pygit2.Tree | None, new: pygit2.Tree, tops: tuple[str, ...
     trees on the changed paths. (libgit2's tree diff reads far more: ~30 ms per fresh repository on a 20k store,
     against ~1 ms here, and a write such as propose pays it on every call.)
     """
+    if _REMEMBERED is not None:
+        key = (old.id if old is not None else None, new.id, tops)
+        if key in _REMEMBERED:
+            return dict(_REMEMBERED[key])
     exact, under = frozenset(tops), tuple(top + "/" for top in tops)
 
     def wanted(path: str) -> bool:
@@ -93,7 +97,31 @@ def tree_changes(old: pygit2.Tree | None, new: pygit2.Tree, tops: tuple[str, ...
                     changed[path] = Change(b[1].hex(), int(b[0], 8))
                 elif a is not None and not a_tree:
                     changed[path] = Change(None)
+    if _REMEMBERED is not None:
+        _REMEMBERED[key] = dict(changed)
     return changed
+
+
+_REMEMBERED: dict | None = None  # (old tree, new tree, tops) -> changes, while remembering() is on
+
+
+class remembering:
+    """`with remembering():` tree_changes keeps its answers meanwhile (a replay that looks ahead at what each
+    commit changed, then steps through the same commits, diffs each pair of trees once)."""
+
+    def __enter__(self) -> None:
+        global _REMEMBERED
+        _REMEMBERED = {}
+
+    def __exit__(self, *exc) -> None:
+        global _REMEMBERED
+        _REMEMBERED = None
+
+
+def changed_files(commits: list[pygit2.Commit], tops: tuple[str, ...]) -> list[tuple[str, Change]]:
+    """(path, Change) for each file under TOPS that each of COMMITS changed from its first parent, in order."""
+    return [pair for commit in commits for pair in tree_changes(commit.parents[0].tree if commit.parent_ids else None,
+                                                                commit.tree, tops).items()]
 
 
 def entry_at(tree: pygit2.Tree, path: str) -> Change:
