@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 from conftest import REVIEWER
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
 from test_team import run, vmem_cli
 
 from vmem import model
@@ -316,3 +318,159 @@ def test_an_entity_file_deleted_by_hand_still_feeds_the_de_id_gate(team):
     assert refused.returncode == 1
     errors = team.governance_errors(team.rita)
     assert any(e["path"] == "entities/tidewell.yaml" and removal[:10] in e["message"] for e in errors), errors
+
+
+# -- the property: branches, merges, orphans and policy edits never widen what is served ------------------------
+
+STRATEGIES = ([], ["-s", "ours"], ["-X", "theirs"], ["-X", "ours"])
+
+
+@st.composite
+def team_histories(draw):
+    ops = []
+    branches = 0
+    for _ in range(draw(st.integers(2, 9))):
+        kind = draw(st.sampled_from(["fork", "orphan", "hand-approve", "alice-policy", "alice-approve",
+                                     "rita-approve", "merge", "octopus"]))
+        if kind in ("fork", "orphan"):
+            branches += 1
+            ops.append((kind, draw(st.integers(0, 6))))
+        elif kind in ("merge", "octopus"):
+            ops.append((kind, draw(st.sampled_from(range(len(STRATEGIES)))), draw(st.booleans())))
+        else:
+            ops.append((kind, draw(st.integers(0, 3))))
+    return ops
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                                                  HealthCheck.too_slow])
+@given(ops=team_histories())
+@example(ops=[("fork", 0), ("alice-approve", 1), ("merge", 0, True)])  # attack 1, fast-forwarded
+@example(ops=[("orphan", 0), ("hand-approve", 0), ("merge", 2, True)])  # attack 2, orphan as first parent
+def test_branches_merges_orphans_and_policy_edits_never_widen_what_is_served(tmp_path_factory, ops):
+    """Oracle: what Rita's own vmem commands approved on main. Whatever Alice does on forks (from any commit,
+    the root included) and orphan histories — vmem commands, hand edits with forged trailers, a vmem.yaml naming
+    herself — and however it is merged (any strategy, octopus, either parent order with a fast-forward of main),
+    sync serves nothing Rita did not approve there, and the policy in force names Rita alone: in the clone that
+    followed along, and in one replaying everything with only the pinned root."""
+    import shutil
+
+    import pygit2
+
+    from vmem.errors import VmemError
+    from vmem.ops.govern import set_status
+    from vmem.ops.init import init_store
+    from vmem.ops.merge import pin_root
+    from vmem.ops.sync import sync
+    from vmem.store import codec
+    from vmem.store.attest import cache_path
+    from vmem.store.repo import Store
+
+    path = tmp_path_factory.mktemp("team") / "store"
+    config = pygit2.init_repository(str(path), initial_head="main").config
+    config["user.name"], config["user.email"] = "Alice Analyst", "alice@example.com"
+    store = init_store(path)
+    with store.acting_as(RITA), store.transaction("import", summary="reviewers") as tx:
+        raw = codec.load((path / "vmem.yaml").read_text(), "vmem.yaml")
+        raw["reviewers"] = [REVIEWER[1]]
+        tx.write_file("vmem.yaml", raw)
+    claims = []
+    for n in range(4):
+        store._policy = None
+        item = model.normalize_item({"id": model.new_id("claim"), "kind": "claim", "status": "proposed",
+                                     "statement": f"fact number {n} about orders", "created_at": model.now(),
+                                     "expires_at": "2099-01-01T00:00:00Z"})
+        with store.transaction("propose", items=[item["id"]], summary=item["statement"]) as tx:
+            tx.write(item)
+        claims.append(item["id"])
+    pin_root(store.repo)
+
+    def env(who: str) -> dict:
+        name, email = who[:-1].split(" <")
+        return {**_git_env(), "GIT_AUTHOR_NAME": name, "GIT_AUTHOR_EMAIL": email, "GIT_COMMITTER_NAME": name,
+                "GIT_COMMITTER_EMAIL": email}
+
+    def git(*args, who=ALICE, check=True):
+        return run("git", *args, cwd=path, env=env(who), check=check)
+
+    def fresh() -> Store:
+        return Store.open(path)
+
+    legit: set[str] = set()
+    branches: list[str] = []
+    for op in ops:
+        kind = op[0]
+        if kind == "fork":
+            history = git("rev-list", "--first-parent", "--reverse", "main").stdout.split()
+            branches.append(f"b{len(branches)}")
+            git("checkout", "-q", "-b", branches[-1], history[min(op[1], len(history) - 1)])
+        elif kind == "orphan":
+            branches.append(f"b{len(branches)}")
+            git("checkout", "-q", "--orphan", branches[-1])
+            git("rm", "-rqf", ".")
+            (path / "vmem.yaml").write_text("version: 1\nreviewers: [alice@example.com]\n")
+            git("add", "vmem.yaml")
+            git("commit", "-qm", "an orphan history")
+        elif kind == "hand-approve":
+            file = path / model.item_path(claims[op[1]])
+            if file.is_file():
+                file.write_text(re.sub(r"(?m)^status: \S+$", "status: approved", file.read_text()))
+                item = claims[op[1]]
+                git("commit", "-qam", f"vmem: approve {item}\n\nVmem-Action: approve\nVmem-Item: {item}\n",
+                    check=False)
+            else:  # an orphan line: Alice writes the approved claim there herself
+                file.parent.mkdir(parents=True, exist_ok=True)
+                file.write_text(codec.dump(model.normalize_item({
+                    "id": claims[op[1]], "kind": "claim", "status": "approved", "created_at": model.now(),
+                    "statement": f"fact number {op[1]} about orders", "expires_at": "2099-01-01T00:00:00Z"})))
+                git("add", model.item_path(claims[op[1]]))
+                git("commit", "-qm", f"vmem: import\n\nVmem-Action: import\n")
+        elif kind == "alice-policy":
+            raw = codec.load((path / "vmem.yaml").read_text(), "vmem.yaml")
+            (path / "vmem.yaml").write_text(codec.dump({**raw, "reviewers": ["alice@example.com"]}))
+            git("commit", "-qam", "policy", check=False)
+        elif kind in ("alice-approve", "rita-approve"):
+            who = RITA if kind == "rita-approve" else ALICE
+            on_main = git("rev-parse", "--abbrev-ref", "HEAD").stdout.strip() == "main"
+            if kind == "rita-approve" and not on_main:
+                git("checkout", "-q", "main")
+                on_main = True
+            try:
+                s = fresh()
+                with s.acting_as(who):
+                    set_status(s, claims[op[1]], "approved")
+                if who == RITA and on_main:
+                    legit.add(claims[op[1]])
+            except VmemError:
+                pass  # refused: not a reviewer here, an illegal transition, an unattested file
+        elif kind in ("merge", "octopus") and branches:
+            strategy = STRATEGIES[op[1]] if kind == "merge" else []
+            sources = branches[-2:] if kind == "octopus" else branches[-1:]
+            flags = ["--no-edit", "--allow-unrelated-histories", *strategy]
+            if op[2] and kind == "merge":  # main merged into the branch, then main fast-forwarded to it
+                git("checkout", "-q", sources[0])
+                done = git("merge", "-q", *flags, "main", check=False)
+                if done.returncode != 0:
+                    git("merge", "--abort", check=False)
+                git("checkout", "-q", "main")
+                git("merge", "-q", "--ff-only", sources[0], check=False)
+            else:
+                git("checkout", "-q", "main")
+                done = git("merge", "-q", *flags, *sources, check=False)
+                if done.returncode != 0:
+                    git("merge", "--abort", check=False)
+        if kind in ("merge", "rita-approve"):  # the clone follows along, as a teammate's hook would
+            current = git("rev-parse", "--abbrev-ref", "HEAD").stdout.strip()
+            if current == "main":
+                fresh().attestation()
+    git("checkout", "-q", "-f", "main")
+    for replay in ("followed along", "pinned root only"):
+        if replay == "pinned root only":
+            for suffix in ("", "-wal", "-shm"):
+                Path(str(cache_path(path)) + suffix).unlink(missing_ok=True)
+        s = fresh()
+        result, _ = sync(path, target=path.parent / f"rules-{replay[0]}")
+        served = {model.item_path(i) for i in legit}
+        assert {model.item_path(i) for i in result.items} <= served, (replay, ops)
+        assert s.attestation().policy["reviewers"] == [REVIEWER[1]], (replay, ops)
+    shutil.rmtree(path.parent, ignore_errors=True)

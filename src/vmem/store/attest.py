@@ -329,17 +329,19 @@ class AttestDB:
                 db.execute("DELETE FROM journal")
                 db.execute("INSERT OR REPLACE INTO meta VALUES ('journal_from', ?)", (state.seq,))
                 state.epoch = os.urandom(8).hex()
-            rows = []
-            for path in state.changed_paths():
+            rows, kept = [], {}
+            changed = sorted(state.changed_paths())  # in key order: SQLite appends to its index instead of inserting
+            for path in changed:
                 row = state.row(path)
                 if any(value is not None for value in row.values()):
                     flag = row["unattested"] or row["altered"] or row["forged"]
                     rows.append((path, marshal.dumps(row), int(bool(flag))))
+                    kept[path] = row
                 else:
                     db.execute("DELETE FROM items WHERE path = ?", (path,))
             db.executemany("INSERT OR REPLACE INTO items VALUES (?, ?, ?)", rows)
             if since is not None:
-                db.executemany("INSERT INTO journal VALUES (?, ?)", [(state.seq, p) for p in state.changed_paths()])
+                db.executemany("INSERT INTO journal VALUES (?, ?)", [(state.seq, p) for p in changed])
                 cutoff = state.seq - self.JOURNAL_KEEP
                 if db.execute("DELETE FROM journal WHERE seq <= ?", (cutoff,)).rowcount:
                     db.execute("INSERT OR REPLACE INTO meta VALUES ('journal_from', "
@@ -359,8 +361,9 @@ class AttestDB:
                 db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             except sqlite3.OperationalError:
                 pass  # busy: a later checkpoint does it
-        saved = {path: marshal.loads(row) for path, row, _ in rows}
-        self._rows = {p: v for p, v in self._rows.items() if p not in state.changed_paths()} | saved
+        # the rows as stored: the overlays that held them are cleared below, so nothing else refers to them
+        gone = set(changed)
+        self._rows = {p: v for p, v in self._rows.items() if p not in gone} | kept
         self._complete = since is None or getattr(self, "_complete", False)  # a full replay holds every row
         for column in ROW:  # the rows are stored: later reads go to the table (and its cache)
             getattr(state, column).changes.clear()
@@ -627,12 +630,13 @@ def _step(repo, commit: pygit2.Commit, states: dict[str, State], need: dict[str,
         if not ok:
             state.refused.append([commit_id, f"merge of {what} decided in {decided[0][:10]}", who,
                                   "not a reviewer of the line it was merged into" if not is_reviewer(policy, who)
-                                  else "signature does not verify for that reviewer"])
+                                  else f"signature does not verify ({verifier.why(decided[0]) or 'unsigned'})"])
         return ok
 
     if message is not None and message.action in GOVERNED_ACTIONS and not reviewer():
         who = commit.committer.email
-        why = "not a reviewer" if not is_reviewer(policy, who) else "signature does not verify"
+        why = ("not a reviewer" if not is_reviewer(policy, who)
+               else f"signature does not verify ({verifier.why(commit_id) or 'no good signature'})")
         state.refused.append([commit_id, message.action, who, why])
     pool = {tuple(key) for p in changes if p.startswith("knowledge/") for key in state.evidence.get(p) or []}
     for path, change in sorted(changes.items()):

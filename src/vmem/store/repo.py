@@ -299,11 +299,16 @@ class Store:
         `vmem init` wrote it). The committed file is read too, so a broken one is named; a change nobody attested
         is ignored whole (`vmem check --governance` reports it)."""
         if self._policy is None:
-            written = self._file_policy()
-            if self.head().commit_id is None:
-                self._policy = written  # nothing committed yet: vmem init is writing it
-            else:
-                self._policy = self.attestation().policy
+            head = self.head()
+            if head.commit_id is None:
+                self._policy = self._file_policy()  # nothing committed yet: vmem init is writing it
+                return self._policy
+            state = self.attestation()
+            found = head.blob(POLICY_FILE)
+            known = {state.policy_blob, (state.policy_unattested or [None])[0]}
+            if found is None or found[0] not in known:
+                self._file_policy()  # a reviewer's change history could not read, or a symlink: say what is wrong
+            self._policy = state.policy  # an unattested change is ignored whole, broken or not
         return self._policy
 
     def _file_policy(self) -> dict:
