@@ -66,9 +66,9 @@ def tree_changes(old: pygit2.Tree | None, new: pygit2.Tree, tops: tuple[str, ...
     against ~1 ms here, and a write such as propose pays it on every call.)
     """
     if _REMEMBERED is not None:
-        key = (old.id if old is not None else None, new.id, tops)
-        if key in _REMEMBERED:
-            return dict(_REMEMBERED[key])
+        asked = (old.id if old is not None else None, new.id, tops)
+        if asked in _REMEMBERED:
+            return dict(_REMEMBERED[asked])
     exact, under = frozenset(tops), tuple(top + "/" for top in tops)
 
     def wanted(path: str) -> bool:
@@ -98,7 +98,7 @@ def tree_changes(old: pygit2.Tree | None, new: pygit2.Tree, tops: tuple[str, ...
                 elif a is not None and not a_tree:
                     changed[path] = Change(None)
     if _REMEMBERED is not None:
-        _REMEMBERED[key] = dict(changed)
+        _REMEMBERED[asked] = dict(changed)
     return changed
 
 
