@@ -474,3 +474,20 @@ def test_branches_merges_orphans_and_policy_edits_never_widen_what_is_served(tmp
         assert {model.item_path(i) for i in result.items} <= served, (replay, ops)
         assert s.attestation().policy["reviewers"] == [REVIEWER[1]], (replay, ops)
     shutil.rmtree(path.parent, ignore_errors=True)
+
+
+def test_a_store_made_with_its_reviewers_has_no_history_where_anyone_may_review(tmp_path, vmem):
+    """`vmem init --reviewer`: the root commit names the reviewers, so a fork from the very first commit is
+    already governed and Alice cannot approve there."""
+    store = tmp_path / "s"
+    vmem("init", str(store), "--reviewer", REVIEWER[1])
+    root = run("git", "rev-list", "--max-parents=0", "HEAD", cwd=store).stdout.strip()
+    assert f"- {REVIEWER[1]}" in run("git", "show", f"{root}:vmem.yaml", cwd=store).stdout
+    claim = json.loads(vmem_cli(store, "propose", "refunds settle daily", "--json").stdout)["data"]["item"]["id"]
+    run("git", "checkout", "-q", "-b", "fork", root, cwd=store)
+    run("git", "checkout", "-q", "main", "--", model.item_path(claim), cwd=store)
+    run("git", "commit", "-qm", "bring the claim", cwd=store, env=_git_env())
+    refused = vmem_cli(store, "approve", claim, who=ALICE, check=False)
+    assert refused.returncode == 1 and "not a reviewer" in refused.stderr
+    assert vmem("init", str(tmp_path / "t"), "--reviewer", "not an address", code=1)
+    assert not (tmp_path / "t").exists()

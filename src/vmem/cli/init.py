@@ -15,13 +15,17 @@ def init(
     path: Annotated[Path, typer.Argument(help="Directory for the new store (created if missing).")] = Path("."),
     remote: Annotated[Optional[str], typer.Option("--remote", metavar="URL",
                                                   help="The team's git remote, added as origin.")] = None,
+    reviewer: Annotated[Optional[list[str]], typer.Option(
+        "--reviewer", metavar="EMAIL",
+        help="A reviewer, in vmem.yaml from the first commit (repeatable): no fork of the store's history is "
+             "ever one where anyone may review.")] = None,
     json_: JsonOpt = False,
 ) -> None:
     """Create a new store: a git repository with vmem.yaml, the item folders and one initial commit."""
     with session(ctx, json_) as s:
         from vmem.ops.init import init_store
 
-        store = init_store(path, remote=remote)
+        store = init_store(path, remote=remote, reviewers=reviewer or [])
         head = str(store.repo.head.target)
         s.out.result({"path": str(store.root), "commit": head}, lambda c: (
             c.print(f"created vmem store in [bold]{store.root}[/] (commit {head[:10]})"),

@@ -18,7 +18,9 @@ def template_dir() -> Path:
     return Path(str(resources.files("vmem") / "store_template"))
 
 
-def init_store(path: Path, branch: str = "main", remote: str | None = None) -> Store:
+def init_store(path: Path, branch: str = "main", remote: str | None = None, reviewers: list[str] = ()) -> Store:
+    """A new store at PATH. REVIEWERS go into the first commit's vmem.yaml: a store that has reviewers from its
+    root has no history where anyone may review, so no fork of it can vouch for itself (SPEC 12)."""
     root = Path(path).absolute()
     if (root / POLICY_FILE).exists():
         raise StoreExists(f"{root} is already a vmem store", f"use it: vmem --store {root} list")
@@ -29,7 +31,7 @@ def init_store(path: Path, branch: str = "main", remote: str | None = None) -> S
     made = next((p for p in reversed((root, *root.parents)) if not p.exists()), None)  # the top folder we create
     had = set(root.iterdir()) if made is None else set()
     try:
-        return _create(root, branch, remote)
+        return _create(root, branch, remote, list(reviewers))
     except BaseException:
         # a refusal (no git identity) or a failure leaves nothing behind: what existed before stays as it was
         if made is not None:
@@ -43,7 +45,7 @@ def init_store(path: Path, branch: str = "main", remote: str | None = None) -> S
         raise
 
 
-def _create(root: Path, branch: str, remote: str | None) -> Store:
+def _create(root: Path, branch: str, remote: str | None, reviewers: list[str]) -> Store:
     root.mkdir(parents=True, exist_ok=True)
     try:
         repo = pygit2.Repository(str(root), pygit2.enums.RepositoryOpenFlag.NO_SEARCH)
@@ -58,6 +60,15 @@ def _create(root: Path, branch: str, remote: str | None) -> Store:
         raise VmemError(exc.message, "set it once for every repository: git config --global user.name 'Your Name' "
                         "&& git config --global user.email you@example.com, then run vmem init again") from None
     shutil.copytree(template_dir(), root, dirs_exist_ok=True)
+    if reviewers:
+        from vmem.policy import load_policy
+        from vmem.store import codec
+
+        text = (root / POLICY_FILE).read_text(encoding="utf-8")
+        raw = codec.load(text, POLICY_FILE)
+        raw["reviewers"] = list(dict.fromkeys(reviewers))
+        load_policy(raw)  # a malformed address is refused before anything is committed
+        (root / POLICY_FILE).write_text(codec.dump(raw, text), encoding="utf-8")
     index = repo.index
     index.add_all()
     index.write()

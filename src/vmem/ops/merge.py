@@ -35,17 +35,20 @@ def register(repo: pygit2.Repository) -> bool:
 
 
 def pin_root(repo: pygit2.Repository) -> None:
-    """Remember the store's root commit as this clone first saw it (SPEC 12): a history merged in later that
-    claims another root then attests nothing here, whichever parent order its merge chose."""
-    from vmem.store.attest import PIN, first_root
+    """Remember the store's identity as this clone first saw it (SPEC 12): its root commit, and the commit that
+    first gave it reviewers. A history merged in later that claims another root, or a fork from before reviewers
+    that named its own, then attests nothing here, whichever parent order its merge chose, even after the
+    attestation cache is gone. Kept in the clone's own git config, which nobody can push."""
+    from pathlib import Path
 
-    root = first_root(repo)
-    try:
-        if root is not None and not repo.config[PIN]:
-            repo.config[PIN] = root
-    except KeyError:
-        if root is not None:
-            repo.config[PIN] = root
+    from vmem.store.attest import PIN, PIN_ANCHOR, attestation, first_root, pinned_root
+
+    if repo.head_is_unborn or pinned_root(repo) is not None:
+        return
+    state = attestation(repo, Path(repo.workdir))  # the first replay: also the cache the first sync will use
+    repo.config[PIN] = state.root or first_root(repo)
+    if state.anchor:
+        repo.config[PIN_ANCHOR] = state.anchor
 
 
 def registered(repo: pygit2.Repository) -> bool:

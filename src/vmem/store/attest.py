@@ -144,7 +144,10 @@ class State:
         self.refused: list[list] = data.get("refused", [])  # [commit, action, committer, why]
         self.seq: int = data.get("seq", 0)
         self.commit: str | None = data.get("commit")
-        self.root: str | None = data.get("root")  # the first commit: the store's identity across clones
+        self.root: str | None = data.get("root")  # the first commit of this commit's own line
+        # the store's root commit (its identity across clones): the line HEAD is on may have another root (an
+        # orphan history checked out), which then attests nothing
+        self.store_root: str | None = data.get("store_root")
         # the commit that first gave this line's policy reviewers (None: anyone may review here); a policy is
         # carried with it through merges, so two lines share it only if their reviewers stem from one decision
         self.governed_since: str | None = data.get("governed_since")
@@ -157,7 +160,7 @@ class State:
     def globals(self) -> dict:
         return {"broken": self.broken, "kept": self.kept, "policy": self.policy, "policy_blob": self.policy_blob,
                 "policy_unattested": self.policy_unattested, "policy_by": self.policy_by, "refused": self.refused,
-                "seq": self.seq, "commit": self.commit, "root": self.root, "anchor": self.anchor,
+                "seq": self.seq, "commit": self.commit, "root": self.root, "store_root": self.store_root, "anchor": self.anchor,
                 "governed_since": self.governed_since, "epoch": self.epoch}
 
     def copy(self) -> "State":
@@ -398,7 +401,8 @@ def attestation(repo: pygit2.Repository, root: Path, commit: str | None = None) 
     except Exception:  # noqa: BLE001 - a damaged cache is rebuilt, never fatal
         cache_path(root).unlink(missing_ok=True)
         store, start = AttestDB(cache_path(root)), None
-    pins = (start.root, start.anchor) if start is not None else (pinned_root(repo), None)
+    pins = ((start.store_root or start.root, start.anchor) if start is not None
+            else (pinned_root(repo), pinned_root(repo, PIN_ANCHOR)))
     if commit is not None and head.id != repo.head.target:
         return _walk(repo, head, None, root, pins)  # the past: replayed in memory
     if start is not None and start.commit == str(head.id):
@@ -406,6 +410,8 @@ def attestation(repo: pygit2.Repository, root: Path, commit: str | None = None) 
     since = start.commit if start is not None else None
     try:
         state = _walk(repo, head, start, root, pins)
+        if getattr(state, "foreign", False):
+            return state  # never stored: the store's own line is what the cache follows
         store.save(since if state.epoch is not None else None, state)  # no epoch: replayed from the first commit
     except sqlite3.DatabaseError:  # damaged rows found on the way: replay from the first commit into a new file
         for suffix in ("", "-wal", "-shm"):
@@ -417,12 +423,13 @@ def attestation(repo: pygit2.Repository, root: Path, commit: str | None = None) 
 
 
 PIN = "vmem.root"  # git config: the store's root commit as this clone first saw it (`vmem clone`, `vmem setup`)
+PIN_ANCHOR = "vmem.reviewed-since"  # git config: the commit that first gave the store reviewers, as first seen
 
 
-def pinned_root(repo) -> str | None:
+def pinned_root(repo, key: str = PIN) -> str | None:
     from vmem.store.repo import _config
 
-    found = _config(repo, PIN)
+    found = _config(repo, key)
     return found.strip().lower() if found and len(found.strip()) in (40, 64) else None
 
 
@@ -469,10 +476,10 @@ def _walk(repo: pygit2.Repository, head: pygit2.Commit, start: State | None, roo
         line.append(at)
         at = first[at]
     if start is not None:
-        store_root, anchor = start.root, start.anchor
-    else:
-        store_root = known_root if known_root in first else (line[-1] if line else None)
-        anchor = known_anchor if known_anchor in first else None
+        store_root, anchor = start.store_root or start.root, start.anchor
+    else:  # known and still in the repository (a store made anew at the same path has other commits)
+        store_root = known_root if _exists(repo, known_root) else (line[-1] if line else None)
+        anchor = known_anchor if _exists(repo, known_anchor) else None
     on_line = set(line) if anchor is None else ()
     seq = start.seq if start is not None else 0
     verifier = _Verifier(root)
@@ -485,9 +492,16 @@ def _walk(repo: pygit2.Repository, head: pygit2.Commit, start: State | None, roo
             state = _step(repo, commit, states, need, seq, verifier, store_root, anchor)
             if anchor is None and commit_id in on_line and state.governed_since:
                 anchor = state.governed_since  # the reviewers the store's own line has had from the start
-            state.seq, state.commit, state.anchor = seq, commit_id, anchor
+            state.seq, state.commit, state.anchor, state.store_root = seq, commit_id, anchor, store_root
             states[commit_id] = state
-    return states[str(head.id)]
+    final = states[str(head.id)]
+    if store_root is not None and final.root != store_root:
+        # HEAD is on a history unrelated to the store (an orphan branch checked out): it attests nothing
+        foreign = State({"store_root": store_root, "anchor": anchor, "root": final.root, "commit": final.commit,
+                         "seq": final.seq})
+        foreign.foreign = True
+        return foreign
+    return final
 
 
 def _parse_ahead(repo: pygit2.Repository, commits: list) -> None:
@@ -505,6 +519,16 @@ def _parse_ahead(repo: pygit2.Repository, commits: list) -> None:
         return lambda oid: fresh[oid].data
 
     parse_ahead(wanted, lambda oid: repo[oid].data, reader)
+
+
+def _exists(repo, commit_id: str | None) -> bool:
+    if not commit_id:
+        return False
+    try:
+        return (repo.commit_or_none(commit_id) if getattr(repo, "lite", False) is True else repo.get(commit_id)) \
+            is not None
+    except (KeyError, ValueError, TypeError):
+        return False
 
 
 def _range(repo: pygit2.Repository, head: pygit2.Commit, since: str) -> list[pygit2.Commit] | None:
@@ -525,8 +549,10 @@ def _range(repo: pygit2.Repository, head: pygit2.Commit, since: str) -> list[pyg
     if not commits:
         return None  # HEAD is SINCE's ancestor (a look into the past): replay from the start
     known = {since} | {str(c.id) for c in commits}
-    if any(str(p) not in known for c in commits for p in c.parent_ids):
-        return None  # HEAD is not a descendant of SINCE (history rewritten, branch switched): start over
+    if any(str(p) not in known for c in commits for p in c.parent_ids) or any(not c.parent_ids for c in commits):
+        # HEAD is not a descendant of SINCE (history rewritten, branch switched), or a root commit is among the new
+        # ones (an orphan history, which descends from nothing): start over, keeping the store's known identity
+        return None
     return commits
 
 
@@ -595,7 +621,7 @@ def _step(repo, commit: pygit2.Commit, states: dict[str, State], need: dict[str,
         for n, parent in enumerate(parents):
             if n != base:
                 other = _take(states, need, ids[n], own=False)
-                if other.root == state.root:  # a line from another root (an orphan history) attests nothing
+                if other.root == state.root == (store_root or state.root):  # another root attests nothing
                     others.append((parent, other))
                 else:
                     state.refused.append([commit_id, f"merge of a history unrelated to the store ({ids[n][:10]})",
