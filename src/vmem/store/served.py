@@ -117,8 +117,8 @@ def _read_store(root: Path, cached: dict | None) -> dict:
             seqs[item_path] = state.published.get(item_path)
     entities = sorted(p[9:-5] for p, _ in snapshot.walk("entities") if p.endswith(".yaml"))
     problems = state.lexicon_problems()
-    about = {"id": state.root, "entities": entities, "lexicon": f"{problems[0][0]}: {problems[0][1]}" if problems
-             else None}
+    lexicon = f"{problems[0][0]}: {problems[0][1]}" if problems else None
+    about = {"id": state.store_root or state.root, "entities": entities, "lexicon": lexicon}
     return {"commit": snapshot.commit_id, "policy": store.policy, "items": items, "token": state.token(),
             "seqs": seqs, "lexicon_since": state.lexicon_since, "store": about, "format": FORMAT}
 
