@@ -197,19 +197,19 @@ class Snapshot:
         The de-id gate still reads them (SPEC 12), so a customer deleted by hand is still screened for."""
         if self.commit is None:
             return [], []
-        if getattr(self.repo, "lite", False) is True:
-            raise Unsupported("the lexicon's kept versions are read with pygit2")  # rare: the lexicon is cached
         from vmem.store.attest import attestation
 
         state = attestation(self.repo, Path(self.repo.workdir), self.commit_id)
+        wanted = [(path, oid) for path, entries in sorted(state.kept.items()) for oid, _, _ in entries]
         found: tuple[list[dict], list[dict]] = ([], [])
-        for path, entries in sorted(state.kept.items()):
+        for (path, oid), data in zip(wanted, self.blob_data([oid for _, oid in wanted]) if wanted else []):
             kind = "entity" if path.startswith("entities/") else "episode"
-            for oid, _, _ in entries:
-                try:
-                    found[kind == "episode"].append(parse_blob(kind, path, oid, self.repo[oid].data))
-                except (SchemaError, KeyError):
-                    continue  # it was readable when it was kept; a pruned object is a broken clone
+            try:
+                if data is None:
+                    raise SchemaError(path, f"kept version {oid[:10]} is missing", "run git fsck")
+                found[kind == "episode"].append(parse_blob(kind, path, oid, data))
+            except SchemaError:
+                continue  # it was readable when it was kept; a pruned object is a broken clone
         return found
 
     def entity(self, entity_id: str) -> dict:
@@ -630,11 +630,14 @@ def _signing(store: Store) -> bool:
     value = (_config(store.repo, "commit.gpgsign") or "").lower()
     if value in ("true", "yes", "on", "1"):
         return True
-    try:  # signing grants nothing by itself: the file's word is enough to sign, the attested one too
-        if store._file_policy()["require_signed"]:
-            return True
+    try:
         return bool(store.policy["require_signed"])
-    except (VmemError, Unsupported):  # Unsupported: lite has no attestation to ask yet; the file did not ask
+    except Unsupported:  # lite, with no attestation to bring forward yet: the file's word is enough to sign
+        try:
+            return bool(store._file_policy()["require_signed"])
+        except VmemError:
+            return False
+    except VmemError:
         return False
 
 
