@@ -529,8 +529,9 @@ def _scalar(text: str) -> Any:
 
 
 # one line of the stable layout: indentation, a sequence entry's "- ", then "key:" with " value" or nothing (a
-# block opens below), or a value alone. A value that looks like "key: x" behind "- " is an entry's first key.
-_LINE = rx.compile(r"^( *)(- )?(?:([a-z][a-z0-9_]*):( .*)?|(.*))$", re.M)
+# block opens below), or a value alone (the last group: the rest of the line). A value that looks like "key: x"
+# behind "- " is an entry's first key.
+_LINE = rx.compile(r"^( *)(- )?(?:([a-z][a-z0-9_]*):(?= |$))?(.*)$", re.M)
 
 
 def _read_lines(text: str) -> tuple[dict | None, bool]:
@@ -544,7 +545,7 @@ def _read_lines(text: str) -> tuple[dict | None, bool]:
     pending: tuple[dict, str, int] | None = None  # a key whose block opens on the next line
     deepest = 1
     lines = _LINE.findall(text, 0, len(text) - 1)
-    for indent, dash, key, rest, alone in lines:
+    for indent, dash, key, rest in lines:
         at = len(indent)
         if pending is not None:
             owner, name, above = pending
@@ -565,7 +566,7 @@ def _read_lines(text: str) -> tuple[dict | None, bool]:
             if top_at != at or type(top) is not list:
                 return None, False
             if not key:
-                top.append(_scalar(alone))
+                top.append(_scalar(rest))
                 continue
             entry: dict = {}
             top.append(entry)
