@@ -118,3 +118,16 @@ def test_a_deep_file_is_still_refused_by_the_bounds():
     text = "".join("  " * n + f"k{n}:\n" for n in range(40)) + "  " * 40 + "v: 1\n"
     with pytest.raises(Exception, match="nested deeper"):
         codec.load(text, "x.yaml")
+
+
+def test_no_second_process_is_forked_while_other_threads_run():
+    import threading
+
+    release = threading.Event()
+    other = threading.Thread(target=release.wait)
+    other.start()
+    try:
+        assert parse._cores() == 1
+    finally:
+        release.set()
+        other.join()

@@ -40,7 +40,7 @@ def parse_ahead(wanted: list[tuple[str, str, str]], read: Callable[[str], bytes]
     own repository handle) and hands the validated items back; the same function on the same bytes, so the
     result is the one this process would have computed. A blob that does not parse is left for the caller to meet
     (its error is the caller's to report); anything that goes wrong with the second process costs only time."""
-    todo = [w for w in dict.fromkeys(wanted) if (w[0], w[2]) not in _PARSED][:CAPACITY - len(_PARSED)]
+    todo = [w for w in dict.fromkeys(wanted) if (w[0], w[2]) not in _PARSED][:max(0, CAPACITY - len(_PARSED))]
     share = todo[1::2] if len(todo) >= SHARE_FROM and _cores() >= 2 else []
     child = _fork(share, reader) if share else None
     for kind, path, oid in todo[::2] if child is not None else todo:
@@ -53,12 +53,18 @@ def parse_ahead(wanted: list[tuple[str, str, str]], read: Callable[[str], bytes]
 
 
 def _cores() -> int:
+    """Cores this process may fork a parser onto: 1 off Linux (fork elsewhere is not worth its risks) and while
+    other threads run (a lock one of them holds, the import lock say, would stay held forever in the child)."""
     import os
+    import sys
 
+    threading = sys.modules.get("threading")
+    if threading is not None and threading.active_count() > 1:
+        return 1
     try:
         return len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
-        return 1  # not Linux: one process (fork elsewhere is not worth its risks)
+        return 1
 
 
 def _fork(share: list[tuple[str, str, str]], reader: Callable[[], Callable[[str], bytes]]):
