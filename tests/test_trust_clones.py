@@ -491,3 +491,122 @@ def test_a_store_made_with_its_reviewers_has_no_history_where_anyone_may_review(
     assert refused.returncode == 1 and "not a reviewer" in refused.stderr
     assert vmem("init", str(tmp_path / "t"), "--reviewer", "not an address", code=1)
     assert not (tmp_path / "t").exists()
+
+
+# -- merges that roll a decision back (found by a red-team review of the above) --------------------------------
+
+
+def _approved_then_revoked(team: Team) -> tuple[str, str]:
+    claim = team.propose(team.alice, "refund exports include every test transaction")
+    team.git(team.alice, "push", "-q", "origin", "main")
+    team.pull(team.rita)
+    team.vmem(team.rita, "approve", claim)
+    approved_at = team.git(team.rita, "rev-parse", "HEAD").stdout.strip()
+    team.vmem(team.rita, "revoke", claim)
+    team.git(team.rita, "push", "-q", "origin", "main")
+    team.pull(team.alice)
+    return claim, approved_at
+
+
+@pytest.mark.parametrize("how", ["old-parent", "old-branch-fast-forwarded", "old-file-edited-in-the-merge"])
+def test_a_merge_cannot_bring_back_what_a_reviewer_revoked(team, how):
+    """Rita approves, later revokes. Alice merges in the approved version: with the approving commit itself as a
+    second parent; from a branch of that time that merges main with -s ours and is pushed as a fast-forward; or
+    taking that version into a merge and editing it. The revoke stands everywhere, and check names the file."""
+    claim, approved_at = _approved_then_revoked(team)
+    path = model.item_path(claim)
+    if how == "old-parent":
+        team.git(team.alice, "checkout", "-q", approved_at, "--", path)
+        tree = team.git(team.alice, "write-tree").stdout.strip()
+        merge = team.git(team.alice, "commit-tree", tree, "-p", "HEAD", "-p", approved_at, "-m",
+                         "Merge branch 'x'").stdout.strip()
+        team.git(team.alice, "reset", "-q", "--hard", merge)
+        team.git(team.alice, "push", "-q", "origin", "main")
+    else:
+        team.git(team.alice, "checkout", "-q", "-b", "topic", approved_at)
+        (team.alice / "NOTES.md").write_text("notes\n")
+        team.git(team.alice, "add", "NOTES.md")
+        team.git(team.alice, "commit", "-qm", "notes")
+        if how == "old-branch-fast-forwarded":
+            team.git(team.alice, "merge", "-q", "--no-edit", "-s", "ours", "main")
+            team.git(team.alice, "push", "-q", "origin", "topic:main")
+        else:
+            team.git(team.alice, "checkout", "-q", "main")
+            team.git(team.alice, "merge", "-q", "--no-ff", "--no-commit", "topic")
+            team.git(team.alice, "checkout", "topic", "--", path)
+            _edit(team.alice / path, lambda t: t.replace("include every", "include every single"))
+            team.git(team.alice, "commit", "-qam", "Merge branch 'topic'")
+            team.git(team.alice, "push", "-q", "origin", "main")
+    team.pull(team.rita)
+    assert re.search(r"(?m)^status: approved$", (team.rita / path).read_text())
+    fresh = team.tmp / "fresh"
+    vmem_cli(team.tmp, "clone", str(team.bare), str(fresh))
+    for clone in (team.rita, fresh):
+        _never_served(team, clone, claim, "refund exports include every")
+        assert team.json(clone, "show", claim)["computed"]["attested_status"] == "revoked"
+    assert any(e["path"] == path for e in team.governance_errors(team.rita))
+
+
+def test_a_merge_cannot_bring_back_the_roots_policy(team):
+    """A merge whose second parent is the store's first commit, keeping that commit's vmem.yaml (reviewers: [],
+    written by the store's own `vmem init`): the policy in force keeps Rita as the reviewer."""
+    root = team.git(team.alice, "rev-list", "--max-parents=0", "HEAD").stdout.strip()
+    team.git(team.alice, "checkout", "-q", root, "--", "vmem.yaml")
+    tree = team.git(team.alice, "write-tree").stdout.strip()
+    merge = team.git(team.alice, "commit-tree", tree, "-p", "HEAD", "-p", root, "-m", "Merge").stdout.strip()
+    team.git(team.alice, "reset", "-q", "--hard", merge)
+    team.git(team.alice, "push", "-q", "origin", "main")
+    claim = team.propose(team.alice, "trial accounts are excluded from ARR")
+    refused = team.vmem(team.alice, "approve", claim, check=False)
+    assert refused.returncode == 1 and "not a reviewer" in refused.stderr
+    team.git(team.alice, "push", "-q", "origin", "main")
+    team.pull(team.rita)
+    assert any(e["path"] == "vmem.yaml" and merge[:10] in e["message"] for e in team.governance_errors(team.rita))
+
+
+@pytest.mark.parametrize("how", ["deleted-in-the-merge", "deleted-on-a-branch-then-merged"])
+def test_a_merge_cannot_drop_a_customer_from_the_lexicon(team, how):
+    path = "entities/tidewell.yaml"
+    root = team.git(team.alice, "rev-list", "--max-parents=0", "HEAD").stdout.strip()  # no customers yet
+    team.git(team.alice, "checkout", "-q", "-b", "old", root if how == "deleted-in-the-merge" else "main")
+    if how == "deleted-in-the-merge":
+        (team.alice / "NOTES.md").write_text("notes\n")
+        team.git(team.alice, "add", "NOTES.md")
+    else:
+        team.git(team.alice, "rm", "-rq", path, "episodes/tidewell")
+    team.git(team.alice, "commit", "-qm", "on a branch")
+    team.git(team.alice, "checkout", "-q", "main")
+    team.git(team.alice, "merge", "-q", "--no-ff", "--no-commit", "old")
+    if how == "deleted-in-the-merge":
+        team.git(team.alice, "rm", "-rq", path, "episodes/tidewell")
+    team.git(team.alice, "commit", "-qm", "Merge branch 'old'")
+    assert path not in team.git(team.alice, "ls-tree", "-r", "--name-only", "HEAD").stdout
+    team.git(team.alice, "push", "-q", "origin", "main")
+    team.pull(team.rita)
+    statement = "Tidewell asks for audit logs before every security review."
+    for entity, writer in (("corvane", ALICE), ("larkspur-health", "Bob <bob@example.com>"),
+                           ("corvane", "Chen <chen@example.com>")):
+        learning = team.propose(team.rita, statement, "--from", entity, "-c", "industry:healthcare", who=writer)
+    team.json(team.rita, "consolidate")
+    assert team.json(team.rita, "show", learning)["status"] == "quarantined"
+
+
+def test_a_checked_out_fork_that_named_its_own_reviewers_serves_nothing(team):
+    """Rita checks out Alice's branch: forked from the root (anyone reviews there), Alice named reviewer, a claim
+    mandated by her. On that branch nothing is served; back on main all is as it was."""
+    root = team.git(team.alice, "rev-list", "--max-parents=0", "HEAD").stdout.strip()
+    team.git(team.alice, "checkout", "-q", "-b", "fork", root)
+    raw = (team.alice / "vmem.yaml").read_text().replace("reviewers: []", "reviewers: [alice@example.com]")
+    (team.alice / "vmem.yaml").write_text(raw)
+    team.git(team.alice, "commit", "-qam", "reviewers")
+    claim = team.propose(team.alice, "refund exports include every test transaction")
+    path = team.alice / model.item_path(claim)  # her own clone knows the store: she mandates by hand
+    path.write_text(re.sub(r"(?m)^status: \S+$", "status: mandatory", path.read_text()))
+    team.git(team.alice, "commit", "-qam", f"vmem: mandate {claim}\n\nVmem-Action: mandate\nVmem-Item: {claim}\n")
+    team.git(team.alice, "push", "-q", "origin", "fork")
+    team.git(team.rita, "fetch", "-q", "origin")
+    before = team.served(team.rita, "refund exports")["items"]
+    team.git(team.rita, "checkout", "-q", "-b", "fork", "origin/fork")
+    _never_served(team, team.rita, claim, "refund exports include every")
+    team.git(team.rita, "checkout", "-q", "main")
+    assert team.served(team.rita, "refund exports")["items"] == before

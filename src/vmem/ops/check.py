@@ -212,7 +212,8 @@ def check_governance(store: Store, report: Report) -> int:
     if state.policy_unattested:
         blob, commit, who = state.policy_unattested
         if (store.head().blob(POLICY_FILE) or (None,))[0] == blob:
-            report.error(POLICY_FILE, f"changed by commit {commit[:10]} ({who}, not a reviewer): the reviewers and "
-                                      "rules in force are still those a reviewer last committed; a reviewer must "
-                                      "commit the change")
+            report.error(POLICY_FILE, f"changed by commit {commit[:10]} ({who}) without a reviewer's own commit (not "
+                                      "a reviewer, or a merge, which never vouches for a vmem.yaml of its own): "
+                                      "the reviewers and rules in force are still those a reviewer last committed; "
+                                      "a reviewer must commit the change")
     return len(report.errors) - before

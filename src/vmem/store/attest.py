@@ -374,6 +374,12 @@ class AttestDB:
         state.store = self
 
 
+def _now() -> float:
+    import time
+
+    return time.time()
+
+
 def _utc(seconds: int):
     from datetime import datetime, timezone
 
@@ -495,8 +501,10 @@ def _walk(repo: pygit2.Repository, head: pygit2.Commit, start: State | None, roo
             state.seq, state.commit, state.anchor, state.store_root = seq, commit_id, anchor, store_root
             states[commit_id] = state
     final = states[str(head.id)]
-    if store_root is not None and final.root != store_root:
-        # HEAD is on a history unrelated to the store (an orphan branch checked out): it attests nothing
+    if store_root is not None and (final.root != store_root or (
+            anchor is not None and final.governed_since is not None and final.governed_since != anchor)):
+        # HEAD is on a history unrelated to the store (an orphan branch checked out), or on a line whose reviewers
+        # are not the store's (a fork from before reviewers that named its own): it attests nothing
         foreign = State({"store_root": store_root, "anchor": anchor, "root": final.root, "commit": final.commit,
                          "seq": final.seq})
         foreign.foreign = True
@@ -622,7 +630,7 @@ def _step(repo, commit: pygit2.Commit, states: dict[str, State], need: dict[str,
             if n != base:
                 other = _take(states, need, ids[n], own=False)
                 if other.root == state.root == (store_root or state.root):  # another root attests nothing
-                    others.append((parent, other))
+                    others.append((parent, other, _merge_base(repo, parents[base], parent)))
                 else:
                     state.refused.append([commit_id, f"merge of a history unrelated to the store ({ids[n][:10]})",
                                           commit.committer.email, "its commits attest nothing here"])
@@ -630,10 +638,12 @@ def _step(repo, commit: pygit2.Commit, states: dict[str, State], need: dict[str,
     else:
         state, others, changes = State(), [], tree_changes(None, commit.tree, TOPS)
         state.root = commit_id
-    for _, other in others:  # what any line kept for the lexicon stays kept
+    for _, other, _ in others:  # what any line kept for the lexicon stays kept
         for path, entries in other.kept.items():
             mine = state.kept.setdefault(path, [])
             mine.extend(list(e) for e in entries if not any(e[0] == m[0] for m in mine))
+    if others:
+        changes = _overruled(repo, state, others, parents[base], commit, changes)
     if not changes:
         return state
     message = parse_message(commit.message)
@@ -666,24 +676,73 @@ def _step(repo, commit: pygit2.Commit, states: dict[str, State], need: dict[str,
         state.refused.append([commit_id, message.action, who, why])
     pool = {tuple(key) for p in changes if p.startswith("knowledge/") for key in state.evidence.get(p) or []}
     for path, change in sorted(changes.items()):
-        adopted = _from_other_parent(state, others, path, change, vouches)
+        # the other parents that changed PATH since they parted from the landing line: taking another parent's
+        # version that it never changed is not its decision, it is a rollback of the landing line's
+        fresh = [(parent, other) for parent, other, (tree, _) in others
+                 if _entry(parent.tree, path) != _entry(tree, path)]
+        adopted = _from_other_parent(state, fresh, path, change, vouches)
+        if path.startswith(("entities/", "episodes/")):
+            before = [_entry(parents[base].tree if parents else None, path)]
+            before += [_entry(parent.tree, path) for parent, _, _ in others]
+            _lexicon_step(repo, state, path, change, seq, before, commit, reviewer, adopted=adopted)
+            continue
         if adopted:
             continue
         if path == POLICY_FILE:
             _policy_step(repo, state, change, commit, reviewer)
-        elif path.startswith(("entities/", "episodes/")):
-            _lexicon_step(repo, state, path, change, seq, _entry(parents[base].tree if parents else None, path),
-                          commit, reviewer)
         elif path.startswith(("claims/", "knowledge/")):
-            _item_step(repo, state, others, path, change, commit, message, reviewer, seq, policy, vouches)
+            _item_step(repo, state, fresh, path, change, commit, message, reviewer, seq, policy, vouches)
             if path.startswith("knowledge/"):
-                _evidence_step(repo, state, others, path, change, commit, message, reviewer, pool)
+                _evidence_step(repo, state, fresh, path, change, commit, message, reviewer, pool)
     return state
+
+
+def _merge_base(repo, ours, theirs) -> tuple:
+    """(tree, commit id) where two parents of a merge parted (None, None: unrelated, or unknown)."""
+    try:
+        found = repo.merge_base(ours.id, theirs.id)
+        return (repo[found].tree, str(found)) if found is not None else (None, None)
+    except Exception:  # noqa: BLE001 - no base found: every version counts as changed, which only adds checks
+        return None, None
+
+
+def _seen(repo, line, commit_id: str) -> bool:
+    """Does the commit LINE (a merge's landing parent) have COMMIT_ID in its history already?"""
+    if str(line.id) == commit_id:
+        return True
+    try:
+        return bool(repo.descendant_of(line.id, commit_id))
+    except Exception:  # noqa: BLE001 - unknown: treat as not seen, so the newer decision is weighed
+        return False
+
+
+def _overruled(repo, state: State, others: list, line, commit, changes: dict) -> dict:
+    """A merge that keeps the landing line's version of an item another parent changed since they parted throws
+    that change away. If the change was a decision the landing line has not seen (a revoke, say, when the
+    landing line is an old branch fast-forwarded onto main), the result is judged against that decision, as the
+    merge commit's own change: it cannot roll the decision back."""
+    out = dict(changes)
+    for parent, other, (tree, _) in others:
+        for path, theirs in tree_changes(tree, parent.tree, ("claims", "knowledge")).items():
+            if path in out or _entry(commit.tree, path) == theirs:
+                continue
+            decided = other.decider.get(path)
+            if decided is None or other.row(path) == state.row(path) or _seen(repo, line, decided[0]):
+                continue
+            for table in ROW:  # the decision the result must answer to
+                mine, source = getattr(state, table), getattr(other, table)
+                if path in source:
+                    mine[path] = source[path]
+                else:
+                    mine.pop(path, None)
+            out[path] = _entry(commit.tree, path) or Change(None)
+    return out
 
 
 def _from_other_parent(state: State, others: list, path: str, change: Change, vouches) -> bool:
     """A merge that took another parent's version of a file takes that parent's attestation of it too, if the
-    decision it rests on would count on the line it lands on (else the file is judged as this commit's change)."""
+    decision it rests on would count on the line it lands on (else the file is judged as this commit's change).
+    OTHERS: the parents that changed the file since they parted from the landing line."""
     for parent, other in others:
         try:
             entry = parent.tree[path]
@@ -719,7 +778,9 @@ def _from_other_parent(state: State, others: list, path: str, change: Change, vo
 def _policy_step(repo, state: State, change: Change, commit: pygit2.Commit, reviewer: Callable[[], bool]) -> None:
     if not change.is_file:
         return  # vmem never reads a symlinked or missing vmem.yaml; the attested policy stays
-    if not reviewer():
+    if len(commit.parent_ids) > 1 or not reviewer():
+        # a merge carries a parent's attested policy (above) but never vouches for a vmem.yaml of its own: a
+        # reviewer's `git pull` would otherwise make a teammate's unreviewed lines official
         state.policy_unattested = [change.oid, str(commit.id), commit.committer.email]
         return
     try:
@@ -761,23 +822,29 @@ def _entry(tree, path: str) -> Change | None:
     return Change(str(entry.id), entry.filemode) if entry is not None else None
 
 
-def _lexicon_step(repo, state: State, path: str, change: Change, seq: int, before: Change | None = None,
-                  commit=None, reviewer: Callable[[], bool] | None = None) -> None:
-    problem = lexicon_problem(repo, path, change) if change.oid is not None else None
-    if problem is None:
-        state.broken.pop(path, None)
-    elif path not in state.broken:
-        state.broken[path] = [seq, problem]
-    else:
-        state.broken[path] = [state.broken[path][0], problem]
-    if commit is None or before is None or before.oid == change.oid or not path.endswith(".yaml"):
+def _lexicon_step(repo, state: State, path: str, change: Change, seq: int, before: list | None = None,
+                  commit=None, reviewer: Callable[[], bool] | None = None, adopted: bool = False) -> None:
+    """BEFORE: the file in each parent. A version a commit without a reviewer removes or replaces stays in the
+    lexicon (kept); so does one a merge drops, whichever parent it came from."""
+    if not adopted:
+        problem = lexicon_problem(repo, path, change) if change.oid is not None else None
+        if problem is None:
+            state.broken.pop(path, None)
+        elif path not in state.broken:
+            state.broken[path] = [seq, problem]
+        else:
+            state.broken[path] = [state.broken[path][0], problem]
+    gone = [b for b in before or () if b is not None and b.oid != change.oid]
+    if commit is None or not gone or not path.endswith(".yaml"):
         return
-    if reviewer():
-        state.kept.pop(path, None)  # a reviewer's commit (vmem forget, say) settles what the lexicon holds
-    elif before.is_file and lexicon_problem(repo, path, before) is None:
-        entries = state.kept.setdefault(path, [])
-        if not any(e[0] == before.oid for e in entries):
-            entries.append([before.oid, str(commit.id), commit.committer.email])
+    if len(commit.parent_ids) < 2 and reviewer():
+        state.kept.pop(path, None)  # a reviewer's own commit (vmem forget, say) settles what the lexicon holds
+        return
+    for version in gone:
+        if version.is_file and lexicon_problem(repo, path, version) is None:
+            entries = state.kept.setdefault(path, [])
+            if not any(e[0] == version.oid for e in entries):
+                entries.append([version.oid, str(commit.id), commit.committer.email])
 
 
 def _read_item(repo, path: str, change: Change) -> dict | None:
@@ -906,8 +973,10 @@ def _provenance_kept(repo, state: State, path: str, change: Change, item: dict, 
     added = after[len(before):]
     if not added:
         return True
+    latest = min(commit.committer.time, _now()) + 300  # a verification dated ahead would freeze its claim's age
     return (message is not None and message.action == "verify" and item["id"] in message.items
-            and all(v["user"].casefold() == commit.committer.email.casefold() for v in added))
+            and all(v["user"].casefold() == commit.committer.email.casefold()
+                    and model.parse_ts(v["at"]).timestamp() <= latest for v in added))
 
 
 def _content_step(repo, state: State, path: str, change: Change, item: dict, message, commit: pygit2.Commit,
@@ -959,5 +1028,6 @@ def allowed(item: dict, prev: str | None, message, commit: pygit2.Commit, review
         return reviewer()  # approving a revision retires the old claim; retiring a reviewed belief: reviewers
     if new == "expired":
         expires = item.get("expires_at")
-        return bool(expires) and model.parse_ts(expires).timestamp() <= commit.committer.time
+        # the committer chooses the commit's date: an expiry dated in the future is not one yet
+        return bool(expires) and model.parse_ts(expires).timestamp() <= min(commit.committer.time, _now())
     return True
