@@ -213,7 +213,7 @@ class State:
         decided = self.decider.get(path)
         served = dict(item)
         if decided is not None:
-            when = model.format_ts(_utc(decided[2]))
+            when = _stamp(decided[2])
             if item["kind"] == "claim" and item.get("review"):
                 served["review"] = {**item["review"], "by": decided[1], "at": when}
             elif item["kind"] == "knowledge" and item.get("published"):
@@ -380,10 +380,16 @@ def _now() -> float:
     return time.time()
 
 
-def _utc(seconds: int):
-    from datetime import datetime, timezone
+_STAMPS: dict[int, str] = {}
 
-    return datetime.fromtimestamp(seconds, timezone.utc)
+
+def _stamp(seconds: int) -> str:
+    """A commit time as vmem writes times; a store's decisions share few commits, so each is formatted once."""
+    if seconds not in _STAMPS:
+        from datetime import datetime, timezone
+
+        _STAMPS[seconds] = model.format_ts(datetime.fromtimestamp(seconds, timezone.utc))
+    return _STAMPS[seconds]
 
 
 def cache_path(root: Path) -> Path:
