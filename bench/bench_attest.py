@@ -161,7 +161,7 @@ def ms(values: list[float]) -> float:
 
 
 def report(results: list[dict], base: str, runs: int) -> str:
-    lines = [f"Attestation cost: current checkout vs `{base}` (before trust derived from history), medians of "
+    lines = [f"Attestation cost: current checkout vs `{base}` (the base revision), medians of "
              f"{runs} fresh `python -m vmem` processes, interleaved; attestation rows in-process.", "",
              "| store | sync cold, before | now | ratio | sync warm, before | sync warm, now | ratio "
              "| sync after a commit, before | now | ratio | attestation: cold | +1 commit | +100 commits |",
