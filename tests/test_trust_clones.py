@@ -610,3 +610,20 @@ def test_a_checked_out_fork_that_named_its_own_reviewers_serves_nothing(team):
     _never_served(team, team.rita, claim, "refund exports include every")
     team.git(team.rita, "checkout", "-q", "main")
     assert team.served(team.rita, "refund exports")["items"] == before
+
+
+def test_a_reviewed_claim_deleted_by_hand_is_reported_not_lost_silently(team):
+    claim = team.propose(team.rita, "refunds settle three days after payment", who=ALICE)
+    team.vmem(team.rita, "approve", claim)
+    team.git(team.rita, "push", "-q", "origin", "main")
+    team.pull(team.alice)
+    team.git(team.alice, "rm", "-q", model.item_path(claim))
+    team.git(team.alice, "commit", "-qm", "tidy")
+    removal = team.git(team.alice, "rev-parse", "HEAD").stdout.strip()
+    team.git(team.alice, "push", "-q", "origin", "main")
+    team.pull(team.rita)
+    errors = team.governance_errors(team.rita)
+    assert any(e["path"] == model.item_path(claim) and removal[:10] in e["message"] for e in errors), errors
+    team.git(team.rita, "revert", "--no-edit", removal)  # a plain revert brings the reviewed claim back
+    assert claim in team.served(team.rita, "refunds settle")["items"]
+    assert team.json(team.rita, "check", "--governance")["errors"] == []

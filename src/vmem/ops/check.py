@@ -209,6 +209,10 @@ def check_governance(store: Store, report: Report) -> int:
         report.error(path, f"removed by commit {commit[:10]} ({who}, not a reviewer): the de-id gate still screens "
                            "for its names; restore it (git revert), or have a reviewer remove it: vmem forget "
                            "--entity ID")
+    for path, (commit, who) in sorted(state.dropped.items()):
+        report.error(path, f"removed by commit {commit[:10]} ({who}) after a reviewer approved it, without a reviewer: "
+                           f"agents are no longer served it. Restore it (git revert {commit[:10]}), or have a "
+                           "reviewer revoke it")
     if state.policy_unattested:
         blob, commit, who = state.policy_unattested
         if (store.head().blob(POLICY_FILE) or (None,))[0] == blob:

@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 
 # 4: who decided each row, whose reviewers each line has (merges); 3: evidence lineage; 2: served content (the
 # blob a reviewer attested) and content changes made without one
-FORMAT = 5  # 5: lexicon files removed or replaced without a reviewer (kept)
+FORMAT = 6  # 6: reviewed items removed without a reviewer (dropped); 5: lexicon versions kept
 TOPS = ("claims", "knowledge", "entities", "episodes", POLICY_FILE)
 SERVABLE = {"claim": ("approved", "mandatory"), "knowledge": ("published",)}
 ENTRY = {"claim": ("proposed",), "knowledge": ("candidate", "quarantined")}
@@ -137,6 +137,8 @@ class State:
         # lexicon path -> [[blob, commit, committer], ...]: versions a commit without a reviewer removed or replaced;
         # the de-id gate still reads them (SPEC 12: the lexicon fails closed on deletion too)
         self.kept: dict[str, list] = data.get("kept", {})
+        # item path -> [commit, committer]: a reviewed (servable) item whose file a commit without a reviewer removed
+        self.dropped: dict[str, list] = data.get("dropped", {})
         self.policy: dict = data.get("policy") or DEFAULTS
         self.policy_blob: str | None = data.get("policy_blob")
         self.policy_unattested: list | None = data.get("policy_unattested")  # [blob, commit, committer]
@@ -158,7 +160,7 @@ class State:
         self.store: AttestDB | None = None
 
     def globals(self) -> dict:
-        return {"broken": self.broken, "kept": self.kept, "policy": self.policy, "policy_blob": self.policy_blob,
+        return {"broken": self.broken, "kept": self.kept, "dropped": self.dropped, "policy": self.policy, "policy_blob": self.policy_blob,
                 "policy_unattested": self.policy_unattested, "policy_by": self.policy_by, "refused": self.refused,
                 "seq": self.seq, "commit": self.commit, "root": self.root, "store_root": self.store_root, "anchor": self.anchor,
                 "governed_since": self.governed_since, "epoch": self.epoch}
@@ -648,6 +650,8 @@ def _step(repo, commit: pygit2.Commit, states: dict[str, State], need: dict[str,
         for path, entries in other.kept.items():
             mine = state.kept.setdefault(path, [])
             mine.extend(list(e) for e in entries if not any(e[0] == m[0] for m in mine))
+        for path, found in other.dropped.items():
+            state.dropped.setdefault(path, found)
     if others:
         changes = _overruled(repo, state, others, parents[base], commit, changes)
     if not changes:
@@ -876,9 +880,16 @@ def fingerprint(item: dict) -> str:
 def _item_step(repo, state: State, others: list, path: str, change: Change, commit: pygit2.Commit, message,
                reviewer: Callable[[], bool], seq: int, policy: dict, vouches=lambda decided, what: True) -> None:
     if not change.is_file:
+        kind = "claim" if path.startswith("claims/") else "knowledge"
+        if state.status.get(path) in SERVABLE[kind] and not (len(commit.parent_ids) < 2 and reviewer()):
+            # a reviewed decision removed without a reviewer: reported, and kept, so restoring the file (git revert)
+            # brings the reviewed item back as it was
+            state.dropped[path] = [str(commit.id), commit.committer.email]
+            return
         for table in (state.status, state.unattested, state.published, state.served, state.altered, state.decider):
             table.pop(path, None)  # gone (or a symlink, which is never read): nothing to serve
         return
+    state.dropped.pop(path, None)
     item = _read_item(repo, path, change)
     if item is None:
         return  # unreadable: never served; what history attested stays for when it is fixed
