@@ -547,9 +547,13 @@ def test_a_merge_cannot_bring_back_what_a_reviewer_revoked(team, how):
     assert any(e["path"] == path for e in team.governance_errors(team.rita))
 
 
-def test_a_merge_cannot_bring_back_the_roots_policy(team):
+def test_a_merge_cannot_bring_back_the_roots_policy(tmp_path):
     """A merge whose second parent is the store's first commit, keeping that commit's vmem.yaml (reviewers: [],
-    written by the store's own `vmem init`): the policy in force keeps Rita as the reviewer."""
+    written by Rita's own `vmem init`, so its decider is a reviewer): the policy in force keeps Rita alone."""
+    from vmem.ops.demo import seed_store
+
+    (tmp_path / "ritas").mkdir()
+    team = Team(seed_store(tmp_path / "ritas", ("Rita", REVIEWER[1]), [REVIEWER[1]]), tmp_path)
     root = team.git(team.alice, "rev-list", "--max-parents=0", "HEAD").stdout.strip()
     team.git(team.alice, "checkout", "-q", root, "--", "vmem.yaml")
     tree = team.git(team.alice, "write-tree").stdout.strip()
