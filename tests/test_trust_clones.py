@@ -298,6 +298,16 @@ def test_hand_edited_provenance_is_not_served_what_history_attests_is(team):
 # -- 8. a customer deleted from the lexicon by hand -------------------------------------------------------------
 
 
+def _a_learning_naming_tidewell(team: Team) -> dict:
+    """Three analysts propose a learning that names Tidewell, from other customers; consolidated in Rita's clone."""
+    statement = "Tidewell asks for audit logs before every security review."
+    for entity, writer in (("corvane", ALICE), ("larkspur-health", "Bob <bob@example.com>"),
+                           ("corvane", "Chen <chen@example.com>")):
+        learning = team.propose(team.rita, statement, "--from", entity, "-c", "industry:healthcare", who=writer)
+    team.json(team.rita, "consolidate")
+    return team.json(team.rita, "show", learning)
+
+
 def test_an_entity_file_deleted_by_hand_still_feeds_the_de_id_gate(team):
     """Alice deletes entities/tidewell.yaml and its episodes with a plain commit and pushes; a learning naming
     Tidewell, proposed afterwards in Rita's clone, is still quarantined, and check names the commit."""
@@ -307,14 +317,9 @@ def test_an_entity_file_deleted_by_hand_still_feeds_the_de_id_gate(team):
     removal = team.git(team.alice, "rev-parse", "HEAD").stdout.strip()
     team.git(team.alice, "push", "-q", "origin", "main")
     team.pull(team.rita)
-    statement = "Tidewell asks for audit logs before every security review."
-    for entity, writer in (("corvane", ALICE), ("larkspur-health", "Bob <bob@example.com>"),
-                           ("corvane", "Chen <chen@example.com>")):
-        learning = team.propose(team.rita, statement, "--from", entity, "-c", "industry:healthcare", who=writer)
-    team.json(team.rita, "consolidate")
-    shown = team.json(team.rita, "show", learning)
+    shown = _a_learning_naming_tidewell(team)
     assert shown["status"] == "quarantined", shown
-    refused = team.vmem(team.rita, "publish", learning, check=False)
+    refused = team.vmem(team.rita, "publish", shown["id"], check=False)
     assert refused.returncode == 1
     errors = team.governance_errors(team.rita)
     assert any(e["path"] == "entities/tidewell.yaml" and removal[:10] in e["message"] for e in errors), errors
@@ -587,12 +592,7 @@ def test_a_merge_cannot_drop_a_customer_from_the_lexicon(team, how):
     assert path not in team.git(team.alice, "ls-tree", "-r", "--name-only", "HEAD").stdout
     team.git(team.alice, "push", "-q", "origin", "main")
     team.pull(team.rita)
-    statement = "Tidewell asks for audit logs before every security review."
-    for entity, writer in (("corvane", ALICE), ("larkspur-health", "Bob <bob@example.com>"),
-                           ("corvane", "Chen <chen@example.com>")):
-        learning = team.propose(team.rita, statement, "--from", entity, "-c", "industry:healthcare", who=writer)
-    team.json(team.rita, "consolidate")
-    assert team.json(team.rita, "show", learning)["status"] == "quarantined"
+    assert _a_learning_naming_tidewell(team)["status"] == "quarantined"
 
 
 def test_a_checked_out_fork_that_named_its_own_reviewers_serves_nothing(team):
