@@ -35,20 +35,10 @@ def register(repo: pygit2.Repository) -> bool:
 
 
 def pin_root(repo: pygit2.Repository) -> None:
-    """Remember the store's identity as this clone first saw it (SPEC 12): its root commit, and the commit that
-    first gave it reviewers. A history merged in later that claims another root, or a fork from before reviewers
-    that named its own, then attests nothing here, whichever parent order its merge chose, even after the
-    attestation cache is gone. Kept in the clone's own git config, which nobody can push."""
-    from pathlib import Path
+    """Remember the store's identity as this clone first saw it (SPEC 12); see store.attest.pin_identity."""
+    from vmem.store.attest import pin_identity
 
-    from vmem.store.attest import PIN, PIN_ANCHOR, attestation, first_root, pinned_root
-
-    if repo.head_is_unborn or pinned_root(repo) is not None:
-        return
-    state = attestation(repo, Path(repo.workdir))  # the first replay: also the cache the first sync will use
-    repo.config[PIN] = state.root or first_root(repo)
-    if state.anchor:
-        repo.config[PIN_ANCHOR] = state.anchor
+    pin_identity(repo)
 
 
 def registered(repo: pygit2.Repository) -> bool:

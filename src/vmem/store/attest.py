@@ -447,6 +447,19 @@ def pinned_root(repo, key: str = PIN) -> str | None:
     return found.strip().lower() if found and len(found.strip()) in (40, 64) else None
 
 
+def pin_identity(repo) -> None:
+    """Remember the store's identity as this clone first saw it: its root commit, and the commit that first gave
+    it reviewers. A history merged in later that claims another root, or a fork from before reviewers that named
+    its own, then attests nothing here, whichever parent order its merge chose, even after the attestation cache
+    is gone. Kept in the clone's own git config, which nobody can push."""
+    if repo.head_is_unborn or pinned_root(repo) is not None:
+        return
+    state = attestation(repo, Path(repo.workdir))  # the first replay: also the cache the first sync will use
+    repo.config[PIN] = state.store_root or state.root or first_root(repo)
+    if state.anchor:
+        repo.config[PIN_ANCHOR] = state.anchor
+
+
 def first_root(repo) -> str | None:
     """The root commit of HEAD's first-parent line (None: no commits)."""
     if repo.head_is_unborn:
