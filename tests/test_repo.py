@@ -168,6 +168,24 @@ def test_concurrent_writers_lose_nothing(store):
     subprocess.run(["git", "-C", str(store.root), "fsck", "--no-dangling"], check=True, capture_output=True)
 
 
+def test_concurrent_cli_writers_lose_nothing(store):
+    """The path users take: 8 `vmem propose` loops x 25 through the console entry point (the fast reader, the
+    plumbing backend) on one store: 200 kept, 201 commits, a valid store (SPEC 15: writers serialise)."""
+    vmem = Path(sys.executable).with_name("vmem")
+    script = ("for n in $(seq 1 25); do \"$0\" propose \"writer $1 fact $n\" --json >/dev/null || "
+              "echo \"refused $1 $n\" >&2; done")
+    env = {**os.environ, "VMEM_LOCK_TIMEOUT": "120"}
+    procs = [subprocess.Popen(["bash", "-c", script, str(vmem), str(w)], env=env, cwd=store.root,
+                              stderr=subprocess.PIPE, text=True) for w in range(8)]
+    errors = [p.communicate()[1] for p in procs]
+    refused = [line for text in errors for line in text.splitlines() if line.startswith(("refused", "error"))]
+    assert all(p.returncode == 0 for p in procs) and not refused, refused
+    assert commit_count(store) == 1 + 200
+    statements = {loaded.item["statement"] for loaded in Store.open(store.root).head().files("claim")}
+    assert statements == {f"writer {w} fact {n}" for w in range(8) for n in range(1, 26)}
+    subprocess.run(["git", "-C", str(store.root), "fsck", "--no-dangling"], check=True, capture_output=True)
+
+
 def test_symlinks_in_the_tree_are_not_followed(store, tmp_path):
     secret = tmp_path / "secret.yaml"
     secret.write_text("id: c-aaaaaaaaaaaa\n")

@@ -24,7 +24,7 @@ import re
 import time
 from pathlib import Path
 
-from vmem import digest, rx
+from vmem import digest
 
 FILEMODE_TREE = 0o040000
 FILEMODE_BLOB = 0o100644
@@ -236,30 +236,34 @@ class _Head:
         self.target = target
 
 
-_ENTRY = rx.compile(rb"(\d+) ([^\0]*)\0(.{20})", re.S)
+_ENTRY = re.compile(rb"(\d+) ([^\0]*)\0(.{20})", re.S)
 
 
-_WHOLE_ENTRY = rx.compile(rb"\d+ [^\0]*\0.{20}", re.S)
+_WHOLE_ENTRY = re.compile(rb"\d+ [^\0]*\0.{20}", re.S)
 
 
-_FOLDERS = frozenset((b"claims", b"knowledge", b"entities", b"episodes"))
-_SHARD = rx.compile(rb"[0-9a-f]{2}")
+# whole entries from where it starts: mode and name up to their NUL, then 20 id bytes (every step is forced)
+_ENTRIES_BEFORE = re.compile(rb"(?:[^\0]*\0.{20})*", re.S)
 
 
 def find_entry(raw: bytes, name: bytes) -> tuple[bytes, bytes] | None:
     """(raw mode, raw id) of the entry NAME in a raw tree object, or None, without parsing the other entries.
 
-    A name is absent when " NAME\0" is nowhere in the bytes. Where it is, the match must start at an entry: a
-    pattern anchored at the tree's start steps over whole entries (mode, name, NUL, 20 id bytes: every step is
-    forced, a name holds no NUL) and takes the first whose name is NAME, so bytes inside another name or inside
-    an id can never be taken for it. All in C."""
-    if b" " + name + b"\0" not in raw:
-        return None
-    pattern = rb"(?:[^\0]*\0.{20})*?(\d+) " + re.escape(name) + rb"\0(.{20})"
-    # the store's folders and its two-hex shards are a fixed family, kept compiled (vmem.rx); a file's name is not
-    compiled = rx.compile(pattern, re.S) if name in _FOLDERS or _SHARD.fullmatch(name) else re.compile(pattern, re.S)
-    found = compiled.match(raw)
-    return (found.group(1), found.group(2)) if found is not None else None
+    A name is absent when " NAME\0" is nowhere in the bytes. Where it is, it must be an entry's: one fixed pattern
+    steps over whole entries from the tree's start up to that place (a name holds no NUL, so every step is forced)
+    and the entry it stops at must be its mode's digits, then " NAME\0", then an id. So bytes inside another name
+    or inside an id can never be taken for it; the first such place wins. All in C, and no pattern is compiled
+    per name (a write looks up hundreds of names)."""
+    needle = b" " + name + b"\0"
+    at = raw.find(needle)
+    start = 0
+    while at != -1:
+        start = _ENTRIES_BEFORE.match(raw, start, at).end()  # the steps are forced: go on from the last stop
+        oid = at + len(needle)
+        if raw[start:at].isdigit() and len(raw) >= oid + 20:
+            return raw[start:at], raw[oid:oid + 20]
+        at = raw.find(needle, at + 1)
+    return None
 
 
 def parse_tree(raw: bytes) -> list[tuple[int, bytes, bytes]]:
@@ -394,9 +398,10 @@ def _run(argv: list[str]) -> tuple[int, bytes]:
 
 
 def git_env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in _GIT_ENV_DROPPED}
-    env["GIT_NO_REPLACE_OBJECTS"] = "1"  # libgit2 ignores replace refs; so must we, to read the same objects
-    return env
+    """vmem.store.gitenv's scrub, replace refs off: libgit2 ignores them, and git must read the objects it reads."""
+    from vmem.store.gitenv import scrubbed_env
+
+    return scrubbed_env({"GIT_NO_REPLACE_OBJECTS": "1"})
 
 
 class Repository:
@@ -578,6 +583,10 @@ class Repository:
             raise Unsupported("HEAD is not a commit")
         self._commits[found] = Commit(self, found, raw=raw)
         return found
+
+    def forget_head(self) -> None:
+        """Read HEAD again next time (a writer takes the store lock, then reads the commit it builds on)."""
+        self._head_id = False
 
     def _head(self) -> Oid | None:
         if self._head_id is False:

@@ -521,6 +521,9 @@ class Transaction:
     def __enter__(self) -> "Transaction":
         self._lock.__enter__()
         try:
+            forget = getattr(self.store.repo, "forget_head", None)
+            if forget is not None:
+                forget()  # HEAD as it is now, under the lock: a snapshot read before it may be a writer behind
             self.store.recover()
             self.snapshot = self.store.head()
         except BaseException:
@@ -791,10 +794,12 @@ def _git_update_index(store: Store, paths: list[str]) -> bool:
     import shutil
     import subprocess
 
+    from vmem.store.gitenv import scrubbed_env
+
     git = shutil.which("git")
     if git is None:
         return False
-    env = {k: v for k, v in os.environ.items() if k not in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE")}
+    env = scrubbed_env()
     try:
         done = subprocess.run([git, "-C", str(store.root), "update-index", "--add", "--", *paths], env=env,
                               stdin=subprocess.DEVNULL, capture_output=True, timeout=60)
