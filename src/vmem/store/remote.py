@@ -113,9 +113,11 @@ def mirror_path(url: str) -> Path:
 
 
 def _git_env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE")}
-    env.update(GIT_TERMINAL_PROMPT="0", GIT_ASKPASS="", SSH_ASKPASS="", GIT_ALLOW_PROTOCOL=_ALLOWED_PROTOCOLS)
-    return env
+    """The scrubbed environment (vmem.store.gitenv), never prompting, limited to the network transports."""
+    from vmem.store.gitenv import scrubbed_env
+
+    return scrubbed_env({"GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": "", "SSH_ASKPASS": "",
+                         "GIT_ALLOW_PROTOCOL": _ALLOWED_PROTOCOLS})
 
 
 def mirror(url: str, timeout_s: float = 5.0) -> tuple[Path | None, str | None]:

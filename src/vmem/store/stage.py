@@ -21,7 +21,8 @@ the flush is lost). So the first deferred write installs a pre-commit guard (.gi
 hook of the user's is and core.hooksPath is not set) that stages into the index git is about to commit the
 waiting entries HEAD holds and the last DONE_KEEP staged ones whose work-tree file still holds the committed blob.
 
-Standard library only: the flusher runs as `python -I -S stage.py GIT_DIR ROOT` (no site-packages, ~15 ms).
+Standard library only: the flusher runs as `python -I -S stage.py GIT_DIR ROOT` (no site-packages, ~15 ms); the one
+vmem module it needs, vmem.store.gitenv (standard library only too), it loads from beside itself.
 """
 
 from __future__ import annotations
@@ -31,6 +32,12 @@ import os
 import sys
 import time
 from pathlib import Path
+
+try:
+    from vmem.store.gitenv import scrubbed_env
+except ImportError:  # run as `python -I -S stage.py` (the flusher, the guard): no vmem on sys.path, its file beside
+    sys.path.append(os.path.dirname(os.path.abspath(__file__)))  # appended: the standard library still comes first
+    from gitenv import scrubbed_env  # type: ignore[no-redef]
 
 JOURNAL = "vmem-stage"  # in .git: "blob\tpath" lines committed but not yet staged (appended under the store lock)
 BATCH = "vmem-stage.flushing"  # what a flusher has taken from the journal; left behind if it was killed
@@ -63,15 +70,11 @@ def _lines(entries: dict[str, str]) -> str:
     return "".join(f"{blob}\t{path}\n" for path, blob in entries.items())
 
 
-_GIT_ENV_DROPPED = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_COMMON_DIR",
-                    "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_NAMESPACE")  # as vmem.store.lite drops (not imported)
-
-
 def _git_env() -> dict[str, str]:
     """The environment for the flusher, `git gc` and their git: none of the caller's variables that point git at
     another repository, object store or namespace (a gc told GIT_OBJECT_DIRECTORY=elsewhere would prune there
     by this store's refs)."""
-    return {k: v for k, v in os.environ.items() if k not in _GIT_ENV_DROPPED}
+    return scrubbed_env()
 
 
 def record(git_dir: Path, entries: dict[str, str]) -> None:
