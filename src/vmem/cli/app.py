@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import sys
 from typing import Annotated, Optional
 
 import typer
@@ -77,28 +75,3 @@ app.add_typer(targets.app, name="targets")
 app.command("map")(report.map_)
 app.command("report")(report.report)
 app.command("demo")(demo.demo)
-
-
-def main() -> None:
-    try:
-        app()
-    except SystemExit as done:
-        # Skip interpreter teardown (freeing a 100k-entry git index and every module: ~100 ms); all output is
-        # flushed and every write is committed by now.
-        code = done.code if isinstance(done.code, int) else (0 if done.code is None else 1)
-        if isinstance(done.code, str):
-            sys.stderr.write(done.code + "\n")
-        sys.stdout.flush()
-        sys.stderr.flush()
-        from vmem.cli.entry import end
-
-        end(code)
-    except KeyboardInterrupt:
-        sys.stderr.write("interrupted\n")
-        sys.exit(130)
-    except Exception as exc:  # noqa: BLE001 - a bug, not a user mistake: one line, traceback on request
-        if os.environ.get("VMEM_DEBUG"):
-            raise
-        sys.stderr.write(f"error: internal error: {type(exc).__name__}: {exc}\n"
-                         "  this is a vmem bug; rerun with VMEM_DEBUG=1 for the traceback and report it\n")
-        sys.exit(1)

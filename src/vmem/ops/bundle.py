@@ -8,8 +8,8 @@ vouched for it and when, its confidence or support tier) so every target can pri
 
 from __future__ import annotations
 
-CHARS_PER_TOKEN = 4
-HEADER = "# What the team knows (vmem)\n\nReviewed facts and published cross-customer patterns, most trusted first.\n\n"
+from vmem.targets.text import CHARS_PER_TOKEN, HEADER  # the text's cost is the targets' to say
+
 _FIELDS = ("id", "kind", "status", "title", "statement", "scope", "paths")
 
 

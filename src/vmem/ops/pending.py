@@ -14,7 +14,7 @@ def awaiting_review(index, qv, who, product=None) -> int:
     are multiplied (the index's blocks, when it has them), or every row. A light index (a one-shot process) is
     counted in plain Python (_waiting), the same rule and the same kernel's cosines."""
     from vmem.index.local import dot, products
-    from vmem.ops.recall import codes
+    from vmem.ops.scope import codes
 
     if not index.order:
         return 0

@@ -4,9 +4,8 @@
 from __future__ import annotations
 
 from vmem import rx
-from vmem.ops.bundle import HEADER
 from vmem.targets import Target
-from vmem.targets.text import entry, heading, one_line, provenance
+from vmem.targets.text import HEADER, entry, heading, one_line, provenance
 
 _OWNED = rx.compile(r"km_(?:approved|[ck]-[0-9a-f]{12})\.md\Z")
 

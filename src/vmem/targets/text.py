@@ -1,9 +1,11 @@
-"""Text every target shares: one-line inline Markdown that cannot forge structure, the ownership marker, and the
-provenance line an agent can cite and act on (SPEC 13)."""
+"""Text every target shares: one-line inline Markdown that cannot forge structure, the ownership marker, the
+provenance line an agent can cite and act on (SPEC 13), and what that text costs in tokens (packing counts it)."""
 
 from __future__ import annotations
 
 MARKER = "<!-- vmem:"
+CHARS_PER_TOKEN = 4  # the estimate every budget uses: packing (ops/bundle) and what sync reports per target
+HEADER = "# What the team knows (vmem)\n\nReviewed facts and published cross-customer patterns, most trusted first.\n\n"
 _UNPRINTABLE = dict.fromkeys([*range(32), 127, *range(0x80, 0xA0), 0x2028, 0x2029, 0x85], " ")
 
 
@@ -58,9 +60,3 @@ def entry(rule: dict, titled: bool = True) -> str:
 def heading(rule: dict, fallback: str) -> str:
     """A heading that reads well and never repeats the statement below it."""
     return one_line(rule["title"] if rule.get("title") else fallback)
-
-
-def tokens(text: str) -> int:
-    from vmem.ops.bundle import CHARS_PER_TOKEN
-
-    return len(text) // CHARS_PER_TOKEN
