@@ -112,3 +112,31 @@ def test_mcp_install_writes_portable_configs(store, vmem, tmp_path):
     assert list(removed["files"].values()) == [True, True]
     assert json.loads((project / ".mcp.json").read_text()) == {"mcpServers": {"other": {"command": "x"}}}
     assert not (project / ".cursor" / "mcp.json").exists()
+
+
+def test_mcp_propose_reports_what_vmem_propose_json_reports(mixed, tmp_path):  # noqa: F811
+    """One body, two faces: the same action, item, commit shape and contradictions; a contradicted item outside
+    the agent's view (another customer's fact) is counted in a note, never shown."""
+    import subprocess
+
+    store, items = mixed
+    three = _claim("Refunds settle three days after payment.")
+    theirs = _claim("Refunds settle four days after payment for this account.", scope="entity:tidewell")
+    with store.acting_as(RITA), store.transaction("import", summary="two refund facts") as tx:
+        tx.write(three)
+        tx.write(theirs)
+    text = "Refunds settle five days after payment."
+    base = subprocess.run(["git", "-C", str(store.root), "rev-parse", "HEAD"], capture_output=True, text=True,
+                          check=True).stdout.strip()
+    _, _, results = _run(store, tmp_path, [("propose", {"text": text})])
+    agent = results[0].structured_content
+    subprocess.run(["git", "-C", str(store.root), "reset", "-q", "--hard", base], check=True)  # the same start
+    cli = json.loads(subprocess.run([sys.executable, "-m", "vmem", "propose", text, "--json"], cwd=tmp_path,
+                                    capture_output=True, text=True, check=True).stdout)["data"]
+    assert agent["action"] == cli["action"] == "created"
+    assert set(cli) <= set(agent) and agent["item"].keys() == cli["item"].keys()
+    assert agent["item"]["statement"] == cli["item"]["statement"] == text and len(agent["commit"]) == 40
+    assert {c["id"] for c in cli["contradictions"]} == {three["id"], theirs["id"]}
+    assert agent["contradictions"] == [c for c in cli["contradictions"] if c["id"] == three["id"]]
+    assert any("1 item(s) outside this agent's view" in note for note in agent["notes"])
+    assert "tidewell" not in json.dumps(agent).lower()

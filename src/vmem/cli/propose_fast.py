@@ -23,51 +23,24 @@ def execute(out, store, text: str, *, from_: str | None = None, category: list[s
             episode: list[str] | None = None, about: str | None = None, domain: str | None = None,
             title: str | None = None, klass: str | None = None, audience: str = "all", personal: bool = False,
             paths: list[str] | None = None, supersedes: str | None = None, as_: str | None = None) -> int:
-    """Propose, print, and return the exit code (1 for a statement rejected before); VmemError propagates.
-    STORE is called to open the store, so a missing store is reported like any other error."""
+    """Propose (vmem.ops.propose.propose, the body every face runs), print, and return the exit code (1 for a
+    statement rejected before); VmemError propagates. STORE is called to open the store."""
     from vmem.cli.render import one_line
-    from vmem.errors import UsageError
-    from vmem.ops import propose as ops
+    from vmem.ops.propose import propose
 
-    if from_:
-        misplaced = [flag for flag, value in (("--about", about), ("--domain", domain), ("--title", title),
-                                              ("--class", klass), ("--paths", paths),
-                                              ("--supersedes", supersedes)) if value]
-        if misplaced or personal or audience != "all":
-            raise UsageError(f"{(misplaced or ['--personal/--audience'])[0]} applies to facts, not learnings",
-                             "a learning takes --from ENTITY -c CATEGORY [--episode EP]")
-        opened = store()
-        result = ops.propose_learning(opened, text, entity=from_, categories=category or [], episodes=episode,
-                                      as_=as_)
-    else:
-        if episode:
-            raise UsageError("--episode needs --from ENTITY", "learnings cite episodes; facts do not")
-        opened = store()
-        result = ops.propose_claim(opened, text, about=about, domain=domain, title=title, klass=klass,
-                                   audience=audience, personal=personal, paths=paths, categories=category,
-                                   supersedes=supersedes, as_=as_)
-
-    from vmem.ops.card import viewer_of
-    from vmem.ops.contradictions import at_propose
-
-    from vmem.store.lite import Unsupported
-
-    try:
-        found = [] if result.action in ("previously_rejected", "unchanged") else \
-            at_propose(opened.head(), result.item, viewer_of(opened), result.notes)
-    except Unsupported:  # after the commit: only this check runs again, on pygit2
-        opened = opened.full()
-        found = at_propose(opened.head(), result.item, viewer_of(opened), result.notes)
-    clashes = [{"id": p["b"] if p["a"] == result.item["id"] else p["a"], "reason": p["reason"], "rules": p["rules"],
-                "statement": p["b_statement"] if p["a"] == result.item["id"] else p["a_statement"]} for p in found]
-    out.result({"action": result.action, "item": result.item, "commit": result.commit, "contradictions": clashes})
+    result = propose(store(), text, from_=from_, categories=category, episodes=episode, about=about,
+                     domain=domain, title=title, klass=klass, audience=audience, personal=personal, paths=paths,
+                     supersedes=supersedes, as_=as_)
+    data = result.data()
+    del data["notes"]  # printed below, on stderr
+    out.result(data)
     out.line(one_line(HEADLINES.get(result.action, result.action), result.item, result.commit))
     for note in result.notes:
         out.note(note)
-    for clash in clashes:  # a warning, not a refusal: a reviewer decides which belief stands (SPEC 14)
+    for clash in result.contradictions:  # a warning, not a refusal: a reviewer decides which belief stands
         out.note(f"warning: contradicts {clash['id']} ({clash['reason']}): {clash['statement'][:120]}\n"
                  f"  a reviewer will see both; to replace it instead: vmem propose TEXT --supersedes {clash['id']}")
-    return 1 if result.action == "previously_rejected" else 0
+    return result.exit_code
 
 
 def parser() -> Parser:

@@ -74,13 +74,25 @@ class History(BaseModel):
     events: list[Event]
 
 
+class Clash(BaseModel):
+    id: str
+    reason: str
+    rules: list[str]
+    statement: str
+
+
 class Proposal(BaseModel):
+    """`vmem propose --json`'s result (action, item, commit, contradictions) with its notes, narrowed to the
+    agent's view; id, kind, status, outcome and next say the same in short."""
+    action: str
+    item: dict
+    commit: Optional[str] = None
+    contradictions: list[Clash]
+    notes: list[str]
     id: str
     kind: str
     status: str
     outcome: str
-    commit: Optional[str] = None
-    notes: list[str]
     next: str
 
 

@@ -135,23 +135,37 @@ class AgentView:
                 paths: list[str] | None = None, about: str | None = None, learning_from: str | None = None,
                 categories: list[str] | None = None) -> dict:
         """A fact (a claim, proposed) or, with LEARNING_FROM and CATEGORIES, a learning: a proposal for a
-        human to review, never a review. An entity named must be this server's own scope."""
-        from vmem.ops import propose as ops
+        human to review, never a review. An entity named must be this server's own scope. The body is `vmem
+        propose`'s (vmem.ops.propose.propose): the same result, notes and contradictions, narrowed to what this
+        agent may see (a contradicted item outside its view is counted, never shown)."""
+        from vmem.ops.propose import propose
 
         for entity in (about, learning_from):
             if entity is not None and entity != self.who.entity:
                 raise UsageError(f"this server serves {self.scope}; it cannot propose about entity {entity!r}",
                                  "start the server with --scope entity:ID for that customer")
-        store = self._store()
-        if learning_from:
-            if title or domain or paths or about:
-                raise UsageError("title, domain, paths and about apply to facts, not learnings",
-                                 "a learning takes learning_from and categories")
-            done = ops.propose_learning(store, text, entity=learning_from, categories=categories or [])
-        else:
-            if categories:
-                raise UsageError("categories apply to learnings", "add learning_from, or leave categories out")
-            done = ops.propose_claim(store, text, title=title, domain=domain, paths=paths, about=about)
-        return {"id": done.item["id"], "kind": done.item["kind"], "status": done.item["status"],
-                "outcome": done.action, "commit": done.commit, "notes": list(done.notes),
-                "next": "a reviewer decides: vmem review"}
+        if learning_from and (title or domain or paths or about):
+            raise UsageError("title, domain, paths and about apply to facts, not learnings",
+                             "a learning takes learning_from and categories")
+        if not learning_from and categories:
+            raise UsageError("categories apply to learnings", "add learning_from, or leave categories out")
+        done = propose(self._store(), text, from_=learning_from, categories=categories or [], about=about,
+                       title=title, domain=domain, paths=paths)
+        data = done.data()
+        data["item"] = self._own(done.item)
+        served = self.served() if done.contradictions else {}
+        data["contradictions"] = [c for c in done.contradictions if c["id"] in served]
+        hidden = len(done.contradictions) - len(data["contradictions"])
+        if hidden:
+            data["notes"] = [*data["notes"], f"it contradicts {hidden} item(s) outside this agent's view; a reviewer "
+                                             "will see both"]
+        return {**data, "id": done.item["id"], "kind": done.item["kind"], "status": done.item["status"],
+                "outcome": done.action, "next": "a reviewer decides: vmem review"}
+
+    def _own(self, item: dict) -> dict:
+        """ITEM as this agent may see it: a learning's evidence from other customers (or other writers) never."""
+        if item["kind"] != "knowledge":
+            return item
+        shown = {k: item.get(k) for k in ("id", "kind", "statement", "status", "categories")}
+        shown["evidence"] = [e for e in item.get("evidence") or [] if e.get("entity") == self.who.entity]
+        return shown

@@ -19,15 +19,68 @@ REINFORCEABLE = ("candidate", "eligible", "published")
 class Proposed:
     """What a proposal did. (A plain class: `dataclasses` imports `inspect`, ~10 ms of every write.)"""
 
-    __slots__ = ("action", "item", "commit", "notes")
+    __slots__ = ("action", "item", "commit", "notes", "contradictions")
 
     def __init__(self, action: str, item: dict, commit: str | None = None, notes: list[str] | None = None) -> None:
         self.action = action  # created | reinforced | unchanged | previously_rejected | quarantined
         self.item, self.commit = item, commit
         self.notes: list[str] = [] if notes is None else notes
+        self.contradictions: list[dict] = []  # open items of its kind it contradicts: {id, reason, rules, statement}
+
+    @property
+    def exit_code(self) -> int:
+        return 1 if self.action == "previously_rejected" else 0
+
+    def data(self) -> dict:
+        """What every face reports (`vmem propose --json`'s data; MCP's propose narrows it to its view)."""
+        return {"action": self.action, "item": self.item, "commit": self.commit,
+                "contradictions": self.contradictions, "notes": self.notes}
 
     def __repr__(self) -> str:
         return f"Proposed({self.action!r}, {self.item.get('id')!r}, commit={self.commit!r}, notes={self.notes!r})"
+
+
+def propose(store: Store, text: str, *, from_: str | None = None, categories: list[str] | None = None,
+            episodes: list[str] | None = None, about: str | None = None, domain: str | None = None,
+            title: str | None = None, klass: str | None = None, audience: str = "all", personal: bool = False,
+            paths: list[str] | None = None, supersedes: str | None = None, as_: str | None = None) -> Proposed:
+    """`vmem propose` for every face: a fact, or with FROM_ (an entity) and CATEGORIES a learning; then the open
+    items it contradicts (a warning for the reviewer, never a refusal: SPEC 14). Flags that belong to the other
+    kind are usage errors, found before anything is read."""
+    if from_:
+        misplaced = [flag for flag, value in (("--about", about), ("--domain", domain), ("--title", title),
+                                              ("--class", klass), ("--paths", paths),
+                                              ("--supersedes", supersedes)) if value]
+        if misplaced or personal or audience != "all":
+            raise UsageError(f"{(misplaced or ['--personal/--audience'])[0]} applies to facts, not learnings",
+                             "a learning takes --from ENTITY -c CATEGORY [--episode EP]")
+        result = propose_learning(store, text, entity=from_, categories=categories or [], episodes=episodes,
+                                  as_=as_)
+    else:
+        if episodes:
+            raise UsageError("--episode needs --from ENTITY", "learnings cite episodes; facts do not")
+        result = propose_claim(store, text, about=about, domain=domain, title=title, klass=klass,
+                               audience=audience, personal=personal, paths=paths, categories=categories,
+                               supersedes=supersedes, as_=as_)
+    if result.action not in ("previously_rejected", "unchanged"):
+        result.contradictions = contradicted_by(store, result.item, result.notes)
+    return result
+
+
+def contradicted_by(store: Store, item: dict, notes: list[str] | None = None) -> list[dict]:
+    """The open items ITEM contradicts, as its proposer may see them (never another person's personal items)."""
+    from vmem.ops.card import viewer_of
+    from vmem.ops.contradictions import at_propose
+
+    from vmem.store.lite import Unsupported
+
+    try:
+        found = at_propose(store.head(), item, viewer_of(store), notes)
+    except Unsupported:  # after the commit: only this check, on pygit2 (goes with the second backend)
+        store = store.full()
+        found = at_propose(store.head(), item, viewer_of(store), notes)
+    return [{"id": p["b"] if p["a"] == item["id"] else p["a"], "reason": p["reason"], "rules": p["rules"],
+             "statement": p["b_statement"] if p["a"] == item["id"] else p["a_statement"]} for p in found]
 
 
 def propose_claim(
