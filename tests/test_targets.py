@@ -42,6 +42,21 @@ BUNDLE = Bundle(
 MARK = marker("memory", "a" * 40, "0123456789abcdef")
 
 
+def test_every_target_module_is_registered_under_its_own_name():
+    """A new agent format is one module plus one line in vmem.targets.REGISTRY: a module without its line (or a
+    line naming another module's target) fails here, and exactly one target is the one vmem.yaml's sync.dir and
+    `vmem sync --dir` place."""
+    import pkgutil
+
+    import vmem.targets as registry
+
+    modules = {m.name for m in pkgutil.iter_modules(registry.__path__)} - {"text"}  # text: what targets share
+    assert set(registry.REGISTRY.values()) == modules
+    assert all(get(name).name == name for name in NAMES)
+    assert registry.DEFAULT in NAMES
+    assert [name for name in NAMES if get(name).configured_dir] == ["claude"]
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_each_target_renders_its_golden_files(name, snapshot):
     files = get(name).render(BUNDLE, MARK)

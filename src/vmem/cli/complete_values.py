@@ -12,13 +12,14 @@ from pathlib import Path
 from vmem import rx
 from vmem.model import CLAIM_STATUSES, KNOWLEDGE_STATUSES
 from vmem.names import CLASSES
+from vmem.targets import NAMES
 
 ITEM_KINDS = ("claim", "knowledge")
 VERIFY_KINDS = ("confirmation", "correction")
 EPISODE_KINDS = ("call", "email", "note", "session")
 REVIEW_ACTIONS = ("approve", "mandate", "reject", "publish", "skip")
 AUDIENCES = ("all", "group:")
-TARGETS = ("claude", "agents-md", "cursor", "copilot")
+TARGETS = NAMES
 MAX_DESCRIBED = 40  # up to this many id matches also carry their statement (zsh and fish show it)
 
 _ITEM_ID = rx.compile(r"[ck]-[0-9a-f]{12}\Z")

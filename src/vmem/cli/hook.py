@@ -8,12 +8,13 @@ from typing import Annotated, Optional
 import typer
 
 from vmem.cli.common import JsonOpt, session
+from vmem.targets import listed
 
 app = typer.Typer(help="Install the hooks that keep the agents' rules in sync.", no_args_is_help=True)
 
 ProjectOpt = Annotated[Path, typer.Option("--project", help="The agent's project (default: here).")]
-TargetOpt = Annotated[Optional[list[str]], typer.Option("--target", metavar="T", help="claude (default), agents-md, "
-                                                        "cursor or copilot; repeatable.")]
+TargetOpt = Annotated[Optional[list[str]], typer.Option("--target", metavar="T", help=f"{listed(default=True)}; "
+                                                        "repeatable.")]
 
 
 @app.command("install")

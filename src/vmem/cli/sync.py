@@ -5,6 +5,9 @@ import json
 import sys
 from pathlib import Path
 
+from vmem.targets import NAMES as TARGETS  # the registry alone: no target module is imported to parse
+from vmem.targets import listed
+
 
 def run(*, store: str | None, directory: str | None, scope: str | None, audience: str | None,
         budget: int | None, do_pull: bool, hook: bool, as_json: bool, targets: list[str] | None = None) -> int:
@@ -65,7 +68,7 @@ def parser():
                                 "into the agent's rules directory (default .claude/rules/vmem/).")
     p.add_argument("--store", metavar="PATH", help="the store (else $VMEM_STORE, else the nearest parent)")
     p.add_argument("--target", dest="targets", action="append", metavar="T", choices=TARGETS,
-                   help="claude (default), agents-md, cursor or copilot; repeatable (default: .vmem.yaml's)")
+                   help=f"{listed(default=True)}; repeatable (default: .vmem.yaml's)")
     p.add_argument("--dir", dest="directory", metavar="D", help="the claude target's directory "
                    "(default: sync.dir in vmem.yaml)")
     p.add_argument("--scope", metavar="entity:E", help="also serve claims scoped to this entity")
@@ -78,7 +81,6 @@ def parser():
     return p
 
 
-TARGETS = ("claude", "agents-md", "cursor", "copilot")  # vmem.targets.NAMES, without importing it here
 _VALUED = {"--target": "targets", "--store": "store", "--dir": "directory", "--scope": "scope",
            "--audience": "audience",
            "--budget": "budget"}
@@ -139,8 +141,8 @@ def make_command():
     def sync(
         ctx: typer.Context,
         store: StoreOpt = None,
-        target: Annotated[Optional[list[str]], typer.Option("--target", metavar="T", help="claude (default), "
-                                                             "agents-md, cursor or copilot; repeatable.")] = None,
+        target: Annotated[Optional[list[str]], typer.Option("--target", metavar="T", help=f"{listed(default=True)}; "
+                                                             "repeatable.")] = None,
         directory: Annotated[Optional[str], typer.Option("--dir", metavar="D", help="The claude target's "
                                                                                     "directory.")] = None,
         scope: Annotated[Optional[str], typer.Option("--scope", metavar="entity:E", help="Entity scope.")] = None,

@@ -8,11 +8,11 @@ from typing import Annotated
 import typer
 
 from vmem.cli.common import JsonOpt, session
+from vmem.targets import DEFAULT, NAMES, listed
 
-app = typer.Typer(help="The agent formats this project syncs (claude, agents-md, cursor, copilot).",
-                  no_args_is_help=True)
+app = typer.Typer(help=f"The agent formats this project syncs ({', '.join(NAMES)}).", no_args_is_help=True)
 ProjectOpt = Annotated[Path, typer.Option("--project", help="The agent's project (default: here).")]
-NamesArg = Annotated[list[str], typer.Argument(metavar="NAME...", help="claude, agents-md, cursor or copilot.")]
+NamesArg = Annotated[list[str], typer.Argument(metavar="NAME...", help=listed() + ".")]
 
 
 def _change(ctx: typer.Context, project: Path, add: list[str], remove: list[str], json_: bool) -> None:
@@ -41,13 +41,12 @@ def remove(ctx: typer.Context, names: NamesArg, project: ProjectOpt = Path("."),
     _change(ctx, project, [], names, json_)
 
 
-@app.command("list")
+@app.command("list", help=f"The targets .vmem.yaml names ({DEFAULT} when there is no config).")
 def list_(ctx: typer.Context, project: ProjectOpt = Path("."), json_: JsonOpt = False) -> None:
-    """The targets .vmem.yaml names (claude when there is no config)."""
     with session(ctx, json_) as s:
         from vmem.ops.project import read
 
         config = read(project.absolute())
-        targets = config["targets"] if config else ["claude"]
+        targets = config["targets"] if config else [DEFAULT]
         s.out.result({"targets": targets, "config": bool(config)})
         s.out.line(", ".join(targets) + ("" if config else " (no .vmem.yaml: the default)"))

@@ -140,7 +140,9 @@ def project_config(project: Path, store: str, targets: list[str] | None, budget:
         if origin:
             entry["url"] = without_credentials(origin)  # a clone's origin often carries a CI token
     keep = existing or {}
-    return _check({"store": entry, "targets": targets or keep.get("targets") or ["claude"],
+    from vmem.targets import DEFAULT
+
+    return _check({"store": entry, "targets": targets or keep.get("targets") or [DEFAULT],
                    "budget": budget if budget is not None else keep.get("budget"), "scope": keep.get("scope"),
                    "audience": keep.get("audience")}, ".vmem.yaml", project.absolute())
 
@@ -174,8 +176,9 @@ def remove_config(project: Path) -> bool:
     return True
 
 
-def prune_targets(root: Path, project: Path, names: list[str], claude_dir: Path | None = None) -> list[str]:
-    """Remove every file (and AGENTS.md section) this store's sync wrote into PROJECT for NAMES."""
+def prune_targets(root: Path, project: Path, names: list[str], configured_dir: Path | None = None) -> list[str]:
+    """Remove every file (and AGENTS.md section) this store's sync wrote into PROJECT for NAMES; CONFIGURED_DIR
+    (--dir) places the target that vmem.yaml's sync.dir places otherwise."""
     from vmem import targets as registry
     from vmem.ops import writer
     from vmem.store.served import load_candidates
@@ -185,9 +188,9 @@ def prune_targets(root: Path, project: Path, names: list[str], claude_dir: Path 
     plans = []
     for name in names:
         t = registry.get(name)
-        directory = project / (policy["sync"]["dir"] if name == "claude" else t.default_dir)
-        if name == "claude" and claude_dir is not None:
-            directory = claude_dir
+        directory = project / (policy["sync"]["dir"] if t.configured_dir else t.default_dir)
+        if t.configured_dir and configured_dir is not None:
+            directory = configured_dir
         files = {n: None for n in t.render_empty()} if t.section else {}
         plans.append((directory, writer.plan_dir(directory, files, owner, project, t.prunable,
                                                  t.merge if t.section else None)))

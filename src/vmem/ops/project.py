@@ -40,7 +40,7 @@ def _check(raw: dict, path, project: Path | None = None) -> dict:
     point a colleague's hook at another store on the colleague's machine (issue 28, attack 7)."""
     from vmem.errors import VmemError
     from vmem.store.remote import check_url
-    from vmem.targets import NAMES
+    from vmem.targets import DEFAULT, NAMES
 
     store = raw.get("store") or {}
     if not isinstance(store, dict) or not set(store) <= {"url", "path"} or not store:
@@ -60,7 +60,7 @@ def _check(raw: dict, path, project: Path | None = None) -> dict:
             raise UsageError(f"{path}: store.path {rel!r} passes through the symlink {link}; a committed config may "
                              "not lead to another place on this machine",
                              "put the store itself there (e.g. ../memory) or name it by its https or ssh URL")
-    targets = raw.get("targets") or ["claude"]
+    targets = raw.get("targets") or [DEFAULT]
     if not isinstance(targets, list) or not targets or any(t not in NAMES for t in targets):
         raise UsageError(f"{path}: targets must be a list of {', '.join(NAMES)}", "e.g. targets: [claude, agents-md]")
     budget = raw.get("budget")

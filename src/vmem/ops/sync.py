@@ -69,7 +69,8 @@ def _valid_until(items: list[dict], served: set[str], now: float) -> float:
 def sync(root: Path, *, target: Path | None = None, targets: list[str] | None = None, scope: str | None = None,
          audience: str | None = None, budget: int | None = None, do_pull: bool = False,
          project: Path | None = None) -> tuple[SyncResult, list[str]]:
-    """TARGET: the claude target's directory (--dir); TARGETS: target names (default: claude)."""
+    """TARGET: --dir, the directory of the target that vmem.yaml's sync.dir places (claude); TARGETS: target
+    names (default: the registry's DEFAULT)."""
     import time
 
     from vmem import targets as registry
@@ -85,7 +86,7 @@ def sync(root: Path, *, target: Path | None = None, targets: list[str] | None = 
         problem = pull(root)
         if problem:
             warnings.append(problem)
-    chosen = [registry.get(name) for name in dict.fromkeys(targets or ["claude"])]
+    chosen = [registry.get(name) for name in dict.fromkeys(targets or [registry.DEFAULT])]
     commit = head_commit(root)
     cache = read_cache(_bundle_file(root))
     fresh = cache is not None and commit is not None and cache.get("commit") == commit and "store" in cache \
@@ -133,18 +134,18 @@ def sync(root: Path, *, target: Path | None = None, targets: list[str] | None = 
 
 
 def _write(chosen, rendered: dict, bundle: Bundle, root: Path, about: dict, project: Path, override,
-           claude_dir: str, budget: int) -> SyncResult:
+           configured_dir: str, budget: int) -> SyncResult:
     """Plan every target's files first (a refusal anywhere changes nothing anywhere), then write them."""
     from vmem.ops import writer
 
     owner = writer.Owner(root.name, about["id"])
     plans = []
     for t in chosen:
-        if t.name == "claude":
-            directory = Path(override) if override is not None else _policy_dir(claude_dir, project)
+        if t.configured_dir:
+            directory = Path(override) if override is not None else _policy_dir(configured_dir, project)
             if override is not None and directory.suffix.lower() in (".md", ".mdc") and not directory.is_dir():
                 # issue 12: `--dir AGENTS.md` used to create a directory by that name
-                raise UsageError(f"--dir {override} looks like a file; --dir names the claude target's rules "
+                raise UsageError(f"--dir {override} looks like a file; --dir names the {t.name} target's rules "
                                  "directory", "for AGENTS.md use --target agents-md; else pass a directory")
         else:
             directory = project / t.default_dir

@@ -2,14 +2,30 @@
 
 A target renders a packed Bundle into files relative to its directory and says which file names it may prune;
 the one writer (vmem.ops.writer) applies any target's files all or nothing and touches only what it owns.
+A new agent format is one module here (a Target with its name, directory and render, as TARGET) and one line in
+REGISTRY; everything else (sync, hook, `vmem targets`, the .vmem.yaml check, help texts, shell completion)
+reads the registry.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-NAMES = ("claude", "agents-md", "cursor", "copilot")
-_MODULES = {"claude": "claude", "agents-md": "agents_md", "cursor": "cursor", "copilot": "copilot"}
+# name -> its module under vmem.targets, imported only when that target is used (the hook's start-up path)
+REGISTRY = {
+    "claude": "claude",
+    "agents-md": "agents_md",
+    "cursor": "cursor",
+    "copilot": "copilot",
+}
+NAMES = tuple(REGISTRY)
+DEFAULT = "claude"  # what a project syncs when nothing names a target
+
+
+def listed(default: bool = False) -> str:
+    """The names for a help text: `claude, agents-md, cursor or copilot`; DEFAULT marked with `(default)`."""
+    words = [f"{n} (default)" if default and n == DEFAULT else n for n in NAMES]
+    return ", ".join(words[:-1]) + " or " + words[-1]
 
 
 class Target:
@@ -19,7 +35,8 @@ class Target:
 
     name = ""
     version = 1  # bumped when the rendering changes: part of the bundle cache key
-    default_dir = "."
+    default_dir = "."  # relative to the project
+    configured_dir = False  # True: vmem.yaml's sync.dir places it instead (and `vmem sync --dir`); one target only
     section = False
 
     def render(self, bundle, marker: str) -> dict[str, str | None]:
@@ -41,9 +58,9 @@ def get(name: str) -> Target:
 
     from vmem.errors import UsageError
 
-    if name not in _MODULES:
+    if name not in REGISTRY:
         raise UsageError(f"unknown target {name!r}", f"use one of: {', '.join(NAMES)}")
-    return import_module(f"vmem.targets.{_MODULES[name]}").TARGET
+    return import_module(f"vmem.targets.{REGISTRY[name]}").TARGET
 
 
 def _braces(glob: str, limit: int = 64) -> list[str]:

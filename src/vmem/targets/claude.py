@@ -21,7 +21,8 @@ def _frontmatter(paths: list[str]) -> str:
 class Claude(Target):
     name = "claude"
     version = 2
-    default_dir = ".claude/rules/vmem"
+    default_dir = ".claude/rules/vmem"  # sync.dir's default in vmem.yaml
+    configured_dir = True
 
     def render(self, bundle, marker: str) -> dict[str, str]:
         files: dict[str, str] = {}
