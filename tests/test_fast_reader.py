@@ -1,68 +1,96 @@
-"""The typer-free command-line reader of `vmem propose` and `vmem supersede` (vmem.cli.fast.Parser) never reads a
-command line otherwise than argparse would: it reads the same values, or declines (then typer reads it)."""
+"""The typer-free reader of the commands a session or a script waits for (vmem.cli.fast) is derived from the
+typer commands themselves and never reads a command line otherwise than click does: it reads the same values, or
+declines (then typer reads it)."""
 
 from __future__ import annotations
-
-import argparse
-import contextlib
-import io
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vmem.cli.fast import Parser, _Unsure
+from vmem.cli.fast import read, spec_of
 
 WORDS = ["Refunds settle in 3 days.", "other words", "x", "-", "--", "-5", "-x", "--fro", "--json=1", "-cindustry:x",
-         "--json", "--store", "/tmp/s", "--as", "Bob <bob@example.com>", "--from", "tidewell", "-c", "--category",
-         "industry:x", "--episode", "ep-1", "--personal", "--audience", "group:x", "--paths", "src/*.py", "--title",
-         "--class", "factual", "--supersedes", "c-0123456789ab", "--reason", "-r", "--about", "--domain"]
+         "--json", "--store", "/tmp/s", "--store=/tmp/t", "--as", "Bob <bob@example.com>", "--from", "tidewell", "-c",
+         "--category", "industry:x", "--episode", "ep-1", "--personal", "--audience", "group:x", "--paths",
+         "src/*.py", "--title", "--class", "factual", "--supersedes", "c-0123456789ab", "--reason", "-r", "--about",
+         "--domain", "--scope", "entity:acme", "-k", "3", "-k=3", "--as-of", "2026-01-01", "--include-superseded",
+         "--rebuild", "--target", "claude", "--dir", "d", "--budget", "100", "--pull", "--no-pull", "--hook"]
+COMMANDS = [("propose", "propose", "propose"), ("supersede", "supersede", "supersede"), ("recall", "recall", "recall"),
+            ("recall", "index", "index"), ("sync", "sync", "sync")]
 
 
-def _argparse_twin(ours: Parser) -> argparse.ArgumentParser:
-    twin = argparse.ArgumentParser(add_help=False, allow_abbrev=False, exit_on_error=False)
-    by_dest: dict[str, list[str]] = {}
-    for name, (dest, _) in ours.options.items():
-        by_dest.setdefault(dest, []).append(name)
-    for dest, names in by_dest.items():
-        action = ours.options[names[0]][1]
-        if action == "store_true":
-            twin.add_argument(*names, dest=dest, action="store_true")
-        else:
-            twin.add_argument(*names, dest=dest, action=action, default=ours.defaults[dest])
-    for name in ours.positionals:
-        twin.add_argument(name)
-    return twin
+def _click(name: str):
+    import typer.main
+
+    from vmem.cli.app import app
+
+    return typer.main.get_command(app).commands[name]
 
 
-def _read(parser, argv):
+def _clicks_reading(command, argv):
     try:
-        with contextlib.redirect_stderr(io.StringIO()):
-            found = parser.parse_args(argv)
-    except (_Unsure, argparse.ArgumentError, SystemExit):
+        ctx = command.make_context(command.name, list(argv), resilient_parsing=False)
+    except Exception:  # noqa: BLE001 - click refuses it (usage error, or --help's exit)
         return None
-    return found if isinstance(found, dict) else vars(found)
+    params = dict(ctx.params)
+    return {k: (list(v) if isinstance(v, tuple) else v) for k, v in params.items()}
 
 
-@pytest.mark.parametrize("command", ["propose", "supersede"])
-@settings(max_examples=400, deadline=None)
+@pytest.mark.parametrize("module,function,name", COMMANDS)
+@settings(max_examples=300, deadline=None)
 @given(argv=st.lists(st.sampled_from(WORDS), max_size=8))
-def test_the_fast_reader_reads_what_argparse_reads_or_declines(command, argv):
-    import importlib
+def test_the_fast_reader_reads_what_click_reads_or_declines(module, function, name, argv):
+    ours = read(argv, spec_of(module, function))
+    if ours is not None:
+        theirs = _clicks_reading(_click(name), argv)
+        assert theirs is not None, argv
+        assert {k: (v or None) if isinstance(v, list) else v for k, v in ours.items()} == \
+            {k: (v or None) if isinstance(v, list) else v for k, v in theirs.items()}, argv
 
-    ours = importlib.import_module(f"vmem.cli.{command}_fast").parser()
-    mine = _read(ours, argv)
-    if mine is not None:
-        assert mine == _read(_argparse_twin(ours), argv)
+
+@pytest.mark.parametrize("module,function,name", COMMANDS)
+def test_every_option_of_the_typer_command_is_known_to_the_fast_reader(module, function, name):
+    spec = spec_of(module, function)
+    flags = {opt for p in _click(name).params for opt in (*p.opts, *p.secondary_opts) if opt.startswith("-")}
+    assert set(spec.options) == flags
+    assert spec.positionals == [p.name for p in _click(name).params if p.param_type_name == "argument"]
 
 
 def test_the_everyday_lines_are_read_not_declined():
-    from vmem.cli.propose_fast import parser
+    spec = spec_of("propose", "propose")
+    got = read(["Buyers ask early.", "--from", "tidewell", "-c", "industry:x", "-c", "size:smb", "--json",
+                "--store", "/tmp/s"], spec)
+    assert got["text"] == "Buyers ask early." and got["from_"] == "tidewell" and got["json_"] is True
+    assert got["category"] == ["industry:x", "size:smb"] and got["store"] == "/tmp/s" and got["audience"] == "all"
+    assert read(["q", "--scope=entity:acme", "-k", "3", "--json"], spec_of("recall", "recall"))["k"] == 3
+    assert read(["--", "-starts with a dash"], spec_of("recall", "recall"))["query"] == "-starts with a dash"
+    for unsure in (["x", "--from"], ["x", "--from", "-c"], ["x", "y"], [], ["x", "--fro", "t"], ["x", "-cX"]):
+        assert read(unsure, spec) is None, unsure
 
-    read = parser().parse_args(["Buyers ask early.", "--from", "tidewell", "-c", "industry:x", "-c", "size:smb",
-                                "--json", "--store", "/tmp/s"])
-    assert read["text"] == "Buyers ask early." and read["from_"] == "tidewell" and read["as_json"] is True
-    assert read["category"] == ["industry:x", "size:smb"] and read["store"] == "/tmp/s" and read["audience"] == "all"
-    for unsure in (["x", "--"], ["--from"], ["x", "--from", "-c"], ["x", "y"], [], ["x", "--fro", "t"]):
-        with pytest.raises(_Unsure):
-            parser().parse_args(unsure)
+
+def test_a_global_store_yields_to_the_commands_own():
+    """`vmem --store A propose X --store B` writes to B, as typer reads it; `vmem --store A propose X` to A."""
+    spec = spec_of("propose", "propose")
+    assert read(["x", "--store", "B"], spec, store="A")["store"] == "B"
+    assert read(["x", "--store=B"], spec, store="A")["store"] == "B"
+    assert read(["x"], spec, store="A")["store"] == "A"
+
+
+def test_a_new_option_needs_one_edit(tmp_path, monkeypatch):
+    """The table is derived from the source: a changed command file is read again (the cache is per version)."""
+    import os
+
+    from vmem.cli import fast
+
+    here = os.path.dirname(fast.__file__)
+    source = open(os.path.join(here, "supersede.py"), encoding="utf-8").read()
+    fresh = tmp_path / "cli"
+    fresh.mkdir()
+    (fresh / "common.py").write_text(open(os.path.join(here, "common.py"), encoding="utf-8").read())
+    (fresh / "supersede.py").write_text(source.replace('    title: Annotated[Optional[str], typer.Option("--title"',
+                                                       '    note: Annotated[Optional[str], typer.Option("--note")] '
+                                                       '= None,\n    title: Annotated[Optional[str], '
+                                                       'typer.Option("--title"'))
+    monkeypatch.setattr(fast, "__file__", str(fresh / "fast.py"))
+    assert "--note" in fast.spec_of("supersede", "supersede").options

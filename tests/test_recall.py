@@ -318,10 +318,12 @@ def test_index_with_nothing_new_decides_before_numpy_and_the_model(seeded, vmem,
 
 
 def test_fast_path_parses_only_what_the_full_command_would_read_the_same():
-    from vmem.cli.recall_fast import RECALL_OPTIONS, _parse
+    from vmem.cli.fast import read, spec_of
 
-    assert _parse(["q", "--scope=entity:acme", "-k", "3", "--json"], RECALL_OPTIONS, 1) == \
-        {"json": True, "args": ["q"], "scope": "entity:acme", "k": "3"}
-    assert _parse(["--", "-starts with a dash"], RECALL_OPTIONS, 1)["args"] == ["-starts with a dash"]
-    for argv in (["q", "-k=3"], ["q", "--as-of", "x"], ["q", "r"], [], ["q", "--scope"], ["q", "-k", "1", "-k", "2"]):
-        assert _parse(argv, RECALL_OPTIONS, 1) is None, argv
+    spec = spec_of("recall", "recall")
+    got = read(["q", "--scope=entity:acme", "-k", "3", "--json"], spec)
+    assert (got["query"], got["json_"], got["scope"], got["k"]) == ("q", True, "entity:acme", 3)
+    assert read(["--", "-starts with a dash"], spec)["query"] == "-starts with a dash"
+    for argv in (["q", "-k=3"], ["q", "r"], [], ["q", "--scope"], ["q", "-k", "x"]):
+        assert read(argv, spec) is None, argv
+    assert read(["q", "--as-of", "x"], spec)["as_of"] == "x"  # read, and then left to the full command

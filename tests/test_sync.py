@@ -324,8 +324,14 @@ def test_pull_without_a_remote_degrades_to_a_warning(mixed, tmp_path):
                                  "all", "--budget", "10", "--budget=7", "-3", "--pull", "--no-pull", "--hook",
                                  "--json", "--bogus", "-x", "--budget=x"]), max_size=7))
 def test_the_fast_argument_reader_agrees_with_argparse_or_declines(argv):
-    from vmem.cli.sync import _parse_simple, parser
+    """(Now with click itself: the reader is derived from the typer command; see tests/test_fast_reader.py.)"""
+    import typer.main
 
-    fast = _parse_simple(argv)
+    from vmem.cli.app import app
+    from vmem.cli.fast import read, spec_of
+
+    fast = read(argv, spec_of("sync", "sync"))
     if fast is not None:
-        assert fast == vars(parser().parse_args(argv))
+        command = typer.main.get_command(app).commands["sync"]
+        params = command.make_context("sync", list(argv)).params
+        assert fast == {k: (list(v) or None) if isinstance(v, tuple) else v for k, v in params.items()}

@@ -7,12 +7,9 @@ import sys
 
 def end(code: int) -> None:
     """End the process now, skipping interpreter teardown (all output is flushed and every write committed by
-    then), after keeping the regular expressions this run compiled (vmem.rx)."""
+    then)."""
     import os
 
-    kept = sys.modules.get("vmem.rx")
-    if kept is not None:
-        kept.save()
     os._exit(code)
 
 
@@ -33,7 +30,7 @@ def _fast(args: list[str], store: list[str]) -> None:
     from vmem.cli.recall_fast import fast_main
 
     try:
-        code = fast_main(args, store)
+        code = fast_main(args, store[1] if store else None)
         if code is None:
             return
         sys.stdout.flush()
@@ -51,17 +48,18 @@ def main() -> None:
         from vmem.cli.sync import fast_main
 
         try:
-            code = fast_main(args[1:] + store)
+            code = fast_main(args[1:], store[1] if store else None)
             sys.stdout.flush()
         except BrokenPipeError:
             # `vmem sync --json | head`: the reader left; the bundle is written, so end quietly
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             code = 0
-        try:
-            sys.stderr.flush()
-        except BrokenPipeError:
-            pass
-        end(code)
+        if code is not None:
+            try:
+                sys.stderr.flush()
+            except BrokenPipeError:
+                pass
+            end(code)
     import os
 
     if args[:1] in (["recall"], ["index"]) and "_VMEM_COMPLETE" not in os.environ:
@@ -72,7 +70,7 @@ def main() -> None:
         else:
             from vmem.cli.supersede_fast import fast_main
 
-        code = fast_main(args[1:] + store)
+        code = fast_main(args[1:], store[1] if store else None)
         if code is not None:
             try:
                 sys.stdout.flush()

@@ -1,14 +1,10 @@
-"""`vmem propose` without typer or rich: the body both faces run, and the parser the console entry point tries
-first (a proposal is the commonest write; typer and its command table cost ~60 ms before anything happens).
-
-Anything this parser does not read with certainty (help, an unknown option, a missing value, a TEXT that starts
-with '-') returns None and the typer command runs instead, with its own messages. A test checks that both faces
-take the same options and print the same thing.
+"""`vmem propose` without typer or rich: what the typer-free face prints (the body is vmem.ops.propose.propose;
+the reader is derived from the typer command in cli/propose.py, see cli/fast.py).
 """
 
 from __future__ import annotations
 
-from vmem.cli.fast import Parser, parser_for, run_fast
+from vmem.cli.fast import run_fast, spec_of
 
 HEADLINES = {
     "created": "proposed",
@@ -43,23 +39,6 @@ def execute(out, store, text: str, *, from_: str | None = None, category: list[s
     return result.exit_code
 
 
-def parser() -> Parser:
-    p = parser_for("propose")
-    p.add_argument("text")
-    p.add_argument("--from", dest="from_")
-    p.add_argument("--category", "-c", dest="category", action="append")
-    p.add_argument("--episode", action="append")
-    p.add_argument("--about")
-    p.add_argument("--domain")
-    p.add_argument("--title")
-    p.add_argument("--class", dest="klass")
-    p.add_argument("--audience", default="all")
-    p.add_argument("--personal", action="store_true")
-    p.add_argument("--paths", action="append")
-    p.add_argument("--supersedes")
-    return p
-
-
-def fast_main(argv: list[str]) -> int | None:
-    """The exit code, or None when the typer command should run instead."""
-    return run_fast(argv, parser(), execute)
+def fast_main(argv: list[str], store: str | None = None) -> int | None:
+    """The exit code, or None when the typer command should run instead. STORE: a global --store."""
+    return run_fast(argv, spec_of("propose", "propose"), execute, store)

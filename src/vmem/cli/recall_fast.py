@@ -6,34 +6,6 @@ from __future__ import annotations
 
 import sys
 
-RECALL_OPTIONS = {"--scope": "scope", "--audience": "audience", "-k": "k", "--store": "store"}
-
-
-def _parse(argv: list[str], options: dict[str, str], positionals: int) -> dict | None:
-    """The everyday command lines only: known options with a value, --json, and the positionals; else None."""
-    parsed: dict = {"json": False, "args": []}
-    rest = list(argv)
-    while rest:
-        word = rest.pop(0)
-        name, eq, value = word.partition("=")
-        if word == "--json":
-            parsed["json"] = True
-        elif name in options and options[name] not in parsed and (not eq or name.startswith("--")):
-            if not eq:
-                if not rest:
-                    return None
-                value = rest.pop(0)
-            parsed[options[name]] = value
-        elif word == "--" and len(rest) + len(parsed["args"]) == positionals:
-            parsed["args"] += rest
-            rest = []
-        elif word.startswith("-") and word != "-":
-            return None
-        else:
-            parsed["args"].append(word)
-    return parsed if len(parsed["args"]) == positionals else None
-
-
 def _root(store: str | None):
     import os
 
@@ -74,19 +46,21 @@ def answer_lines(result: dict) -> list[list[tuple[str, str | None]]]:
     return lines
 
 
-def recall(argv: list[str]) -> int | None:
+def recall(argv: list[str], store: str | None = None) -> int | None:
     """`vmem recall QUERY` for scripts and agents: --json, or text when stdout is not a terminal (a terminal gets
     the full command's colours)."""
-    parsed = _parse(argv, RECALL_OPTIONS, 1)
-    if parsed is None or not (parsed["json"] or not sys.stdout.isatty()):
+    from vmem.cli.fast import read, spec_of
+
+    parsed = read(argv, spec_of("recall", "recall"), store)
+    if parsed is None or parsed["as_of"] or parsed["include_superseded"] or \
+            not (parsed["json_"] or not sys.stdout.isatty()):
         return None
     from vmem.ops.recall import recall_current
 
     try:
-        k = int(parsed.get("k", 5))
-        root = _root(parsed.get("store"))
-        result = root and recall_current(root, parsed["args"][0], scope=parsed.get("scope"),
-                                         audience=parsed.get("audience"), k=k)
+        root = _root(parsed["store"])
+        result = root and recall_current(root, parsed["query"], scope=parsed["scope"], audience=parsed["audience"],
+                                         k=parsed["k"])
     except Exception:  # noqa: BLE001 - a bad argument, or an index rebuilt under us: the full command decides
         import os
 
@@ -95,17 +69,19 @@ def recall(argv: list[str]) -> int | None:
         return None
     if not result:
         return None
-    _emit(parsed["json"], result, ["".join(text for text, _ in runs) for runs in answer_lines(result)])
+    _emit(parsed["json_"], result, ["".join(text for text, _ in runs) for runs in answer_lines(result)])
     return 0
 
 
-def index(argv: list[str]) -> int | None:
+def index(argv: list[str], store: str | None = None) -> int | None:
     """`vmem index` with nothing new: decided from .git and the index's sqlite file, before numpy or the model."""
     import time
 
     started = time.perf_counter()
-    parsed = _parse(argv, {"--store": "store"}, 0)
-    if parsed is None:
+    from vmem.cli.fast import read, spec_of
+
+    parsed = read(argv, spec_of("recall", "index"), store)
+    if parsed is None or parsed["rebuild"]:
         return None
     from vmem.embed import bundled_model_dir
     from vmem.errors import VmemError
@@ -113,7 +89,7 @@ def index(argv: list[str]) -> int | None:
     from vmem.store.served import head_commit
 
     try:
-        root = _root(parsed.get("store"))
+        root = _root(parsed["store"])
     except VmemError:
         return None
     info = recorded(root) if root else None
@@ -122,13 +98,10 @@ def index(argv: list[str]) -> int | None:
         return None
     data = {"commit": commit, "items": info["items"], "parsed": 0, "rebuilt": False,
             "seconds": round(time.perf_counter() - started, 3), "path": str(index_dir_for(root))}
-    _emit(parsed["json"], data, [f"index at {commit[:10]}: {data['items']} items, 0 parsed now, {data['seconds']} s"])
+    _emit(parsed["json_"], data, [f"index at {commit[:10]}: {data['items']} items, 0 parsed now, {data['seconds']} s"])
     return 0
 
 
-def fast_main(args: list[str], store: list[str]) -> int | None:
-    """ARGS starts with the command; STORE is a leading global `--store PATH` (as a two-item list) or []."""
-    command, rest = args[0], args[1:] + store
-    if {"-h", "--help", "--rebuild", "--as-of", "--include-superseded"} & set(rest):
-        return None
-    return recall(rest) if command == "recall" else index(rest)
+def fast_main(args: list[str], store: str | None = None) -> int | None:
+    """ARGS starts with the command; STORE is a global `--store PATH` given before it."""
+    return recall(args[1:], store) if args[0] == "recall" else index(args[1:], store)

@@ -3,7 +3,7 @@ first (a revision is a write an analyst waits for, like a proposal; see propose_
 
 from __future__ import annotations
 
-from vmem.cli.fast import Parser, parser_for, refuse_as, run_fast
+from vmem.cli.fast import refuse_as, run_fast, spec_of
 
 
 def execute(out, store, item_id: str, text: str, *, reason: str | None = None, title: str | None = None,
@@ -21,15 +21,6 @@ def execute(out, store, item_id: str, text: str, *, reason: str | None = None, t
     return 0
 
 
-def parser() -> Parser:
-    p = parser_for("supersede")
-    p.add_argument("item_id")
-    p.add_argument("text")
-    p.add_argument("--reason", "-r")
-    p.add_argument("--title")
-    return p
-
-
-def fast_main(argv: list[str]) -> int | None:
-    """The exit code, or None when the typer command should run instead."""
-    return run_fast(argv, parser(), execute)
+def fast_main(argv: list[str], store: str | None = None) -> int | None:
+    """The exit code, or None when the typer command should run instead. STORE: a global --store."""
+    return run_fast(argv, spec_of("supersede", "supersede"), execute, store)

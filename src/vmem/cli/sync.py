@@ -1,5 +1,6 @@
 """`vmem sync`: write the bundle into each target's rules files. Runs in hooks, so it has a fast path that
-skips typer (argparse, no rich): an unchanged store is synced without importing pygit2 either."""
+skips typer and rich (its reader is derived from the typer command below): an unchanged store is synced without
+importing pygit2 either."""
 
 import json
 import sys
@@ -61,72 +62,19 @@ def run(*, store: str | None, directory: str | None, scope: str | None, audience
     return 0
 
 
-def parser():
-    import argparse
-
-    p = argparse.ArgumentParser(prog="vmem sync", description="Write the trusted, ranked, token-budgeted bundle "
-                                "into the agent's rules directory (default .claude/rules/vmem/).")
-    p.add_argument("--store", metavar="PATH", help="the store (else $VMEM_STORE, else the nearest parent)")
-    p.add_argument("--target", dest="targets", action="append", metavar="T", choices=TARGETS,
-                   help=f"{listed(default=True)}; repeatable (default: .vmem.yaml's)")
-    p.add_argument("--dir", dest="directory", metavar="D", help="the claude target's directory "
-                   "(default: sync.dir in vmem.yaml)")
-    p.add_argument("--scope", metavar="entity:E", help="also serve claims scoped to this entity")
-    p.add_argument("--audience", metavar="A", help="all or group:NAME")
-    p.add_argument("--budget", type=int, metavar="N", help="tokens for the approved bundle (default 6000)")
-    p.add_argument("--pull", dest="do_pull", action="store_true", help="fast-forward the store first (5 s timeout)")
-    p.add_argument("--no-pull", dest="do_pull", action="store_false", help="do not pull (default)")
-    p.add_argument("--hook", action="store_true", help="Claude Code SessionStart hook mode: JSON out, never fails")
-    p.add_argument("--json", dest="as_json", action="store_true", help="print {schema_version, data}")
-    return p
-
-
-_VALUED = {"--target": "targets", "--store": "store", "--dir": "directory", "--scope": "scope",
-           "--audience": "audience",
-           "--budget": "budget"}
-_FLAGS = {"--pull": ("do_pull", True), "--no-pull": ("do_pull", False), "--hook": ("hook", True),
-          "--json": ("as_json", True)}
-
-
-def _parse_simple(argv: list[str]) -> dict | None:
-    """The everyday command lines, without importing argparse (~10 ms of a hook's start-up); None for
-    anything else, which argparse then parses (and explains, if it is wrong)."""
-    args: dict = {"store": None, "directory": None, "targets": None, "scope": None, "audience": None, "budget": None,
-                  "do_pull": False, "hook": False, "as_json": False}
-    rest = list(argv)
-    while rest:
-        word = rest.pop(0)
-        name, equals, value = word.partition("=")
-        if name in _VALUED:
-            if not equals:
-                if not rest or rest[0].startswith("-"):
-                    return None
-                value = rest.pop(0)
-            if name == "--target":
-                if value not in TARGETS:
-                    return None
-                args["targets"] = (args["targets"] or []) + [value]
-                continue
-            if name == "--budget":
-                if not value.isdigit():
-                    return None
-                value = int(value)
-            args[_VALUED[name]] = value
-        elif word in _FLAGS:
-            key, flag = _FLAGS[word]
-            args[key] = flag
-        else:
-            return None
-    return args
-
-
-def fast_main(argv: list[str]) -> int:
+def fast_main(argv: list[str], store: str | None = None) -> int | None:
+    """The exit code, or None when the typer command should read ARGV (help, or anything the reader derived
+    from it is unsure of). STORE: a global --store."""
     import os
 
-    args = _parse_simple(argv)
-    if args is None:
-        args = vars(parser().parse_args(argv))
-    return run(**{**args, "store": args["store"] or os.environ.get("VMEM_STORE")})
+    from vmem.cli.fast import read, spec_of
+
+    args = read(argv, spec_of("sync", "sync"), store)
+    if args is None or any(t not in TARGETS for t in args["target"] or []):
+        return None
+    return run(store=args["store"] or os.environ.get("VMEM_STORE"), directory=args["directory"],
+               targets=args["target"], scope=args["scope"], audience=args["audience"], budget=args["budget"],
+               do_pull=args["do_pull"], hook=args["hook"], as_json=args["json_"])
 
 
 def make_command():
