@@ -26,7 +26,7 @@ def init(
         from vmem.ops.init import init_store
 
         store = init_store(path, remote=remote, reviewers=reviewer or [])
-        head = str(store.repo.head.target)
+        head = store.head().commit_id
         s.out.result({"path": str(store.root), "commit": head}, lambda c: (
             c.print(f"created vmem store in [bold]{store.root}[/] (commit {head[:10]})"),
             c.print(f"next: cd {store.root} && vmem entity add acme --name 'Acme Health' -c industry:healthcare",

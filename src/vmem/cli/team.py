@@ -18,29 +18,20 @@ def clone(
 ) -> None:
     """Clone a store and register the vmem merge driver in the clone."""
     with session(ctx, json_) as s:
-        import pygit2
-
-        from vmem.errors import VmemError
-        from vmem.ops.merge import pin_root, register
+        from vmem.ops.merge import clone as clone_store
 
         target = directory or Path(url.rstrip("/").split("/")[-1].removesuffix(".git") or "store")
-        try:
-            repo = pygit2.clone_repository(url, str(target))
-        except (pygit2.GitError, ValueError) as exc:
-            raise VmemError(f"cannot clone {url}: {exc}", "check the URL and your access to it") from None
-        register(repo)
-        pin_root(repo)
-        s.out.result({"path": str(Path(repo.workdir)), "merge_driver": True})
-        s.out.line(f"cloned into {repo.workdir} and registered the vmem merge driver")
+        workdir = clone_store(url, target)
+        s.out.result({"path": str(Path(workdir)), "merge_driver": True})
+        s.out.line(f"cloned into {workdir} and registered the vmem merge driver")
 
 
 def setup(ctx: typer.Context, json_: JsonOpt = False, store: StoreOpt = None) -> None:
     """Register the vmem merge driver in this clone (git silently line-merges item files without it)."""
     with session(ctx, json_, store) as s:
-        from vmem.ops.merge import pin_root, register
+        from vmem.ops.merge import set_up
 
-        changed = register(s.store.full().repo)
-        pin_root(s.store.full().repo)
+        changed = set_up(s.store)
         s.out.result({"merge_driver": True, "changed": changed})
         s.out.line("vmem merge driver " + ("registered" if changed else "already registered"))
 

@@ -6,6 +6,7 @@ from datetime import datetime, timezone
 
 from vmem import model
 from vmem.errors import SchemaError
+from vmem.store import blobs
 from vmem.store import message as messages
 from vmem.store.repo import Store, parse_blob
 
@@ -45,7 +46,7 @@ def blame(store: Store, item_id: str) -> dict:
         statement = None
         if oid is not None:
             try:
-                statement = parse_blob(model.kind_of(version), path, oid, store.repo[oid].data)["statement"]
+                statement = parse_blob(model.kind_of(version), path, oid, blobs.read(store, oid))["statement"]
             except SchemaError:
                 statement = None
         if not groups or groups[-1][0]["commit"] != str(commit.id):

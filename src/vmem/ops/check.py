@@ -96,9 +96,9 @@ def check(store: Store) -> Report:
             report.error(path, f"lexicon incomplete: {problem}; until it is fixed every learning is quarantined, "
                                "publish is refused and knowledge published since is not served")
     _check_knowledge(snapshot, items, report)
-    from vmem.ops.merge import registered
+    from vmem.store import mergedriver
 
-    if not registered(store.repo):
+    if not mergedriver.is_registered(store.repo):
         report.warn(".git/config", "the vmem merge driver is not configured, so git would line-merge item files; "
                                    "run: vmem setup")
     _check_work_tree(store, report)
@@ -109,8 +109,9 @@ def _check_conflict_notes(snapshot, path: str, oid: str, report: Report) -> None
     """The merge driver heads an unresolved conflict with comment lines; parsing drops comments, so look at the
     committed bytes: a file that still has them was committed as is, our side kept and theirs lost."""
     from vmem.ops.merge import CONFLICT_NOTE
+    from vmem.store import blobs
 
-    data = snapshot.repo[oid].data
+    data = blobs.read(snapshot, oid)
     note = CONFLICT_NOTE.encode()
     if not data.startswith(note) and b"\n" + note not in data:
         return
@@ -161,17 +162,12 @@ def _where(error: SchemaError) -> str:
 
 def _check_work_tree(store: Store, report: Report) -> None:
     """vmem reads the committed state: say so when hand edits are not committed yet."""
-    import pygit2
-
-    from vmem.store import stage
+    from vmem.store import stage, worktree
 
     if stage.waiting(store.git_dir) and not stage.flush(store.git_dir, store.root):
         report.warn("index", "files vmem committed are not staged in git's index yet (git holds index.lock, or "
                              "git failed); rerun vmem check when git is done")
-    store.repo.index.read(False)
-    for path, flags in store.repo.status(untracked_files="all").items():
-        if flags & pygit2.GIT_STATUS_IGNORED:
-            continue
+    for path in worktree.uncommitted(store):
         report.warn(path, "not committed: vmem reads the committed state; commit it (then run vmem check)")
 
 

@@ -6,10 +6,9 @@ import shutil
 from importlib import resources
 from pathlib import Path
 
-import pygit2
-
 from vmem.errors import StoreExists, VmemError
 from vmem.policy import POLICY_FILE
+from vmem.store import gitrepo, mergedriver
 from vmem.store.message import Message
 from vmem.store.repo import Store
 
@@ -47,12 +46,7 @@ def init_store(path: Path, branch: str = "main", remote: str | None = None, revi
 
 def _create(root: Path, branch: str, remote: str | None, reviewers: list[str]) -> Store:
     root.mkdir(parents=True, exist_ok=True)
-    try:
-        repo = pygit2.Repository(str(root), pygit2.enums.RepositoryOpenFlag.NO_SEARCH)
-        if not repo.head_is_unborn:
-            raise StoreExists(f"{root} is a git repository with history", "create the store in a new directory")
-    except pygit2.GitError:
-        repo = pygit2.init_repository(str(root), initial_head=branch)
+    repo = gitrepo.open_for_new_store(root, branch)
     store = Store(root, repo)
     try:
         identity = store.identity()  # fail before writing anything if there is no git identity
@@ -69,14 +63,9 @@ def _create(root: Path, branch: str, remote: str | None, reviewers: list[str]) -
         raw["reviewers"] = list(dict.fromkeys(reviewers))
         load_policy(raw)  # a malformed address is refused before anything is committed
         (root / POLICY_FILE).write_text(codec.dump(raw, text), encoding="utf-8")
-    index = repo.index
-    index.add_all()
-    index.write()
     message = Message("init", summary="new vmem store", body=["Created from store_template by vmem init."])
-    repo.create_commit("HEAD", identity, identity, message.render(), index.write_tree(), [])
-    from vmem.ops.merge import register
-
-    register(repo)
+    gitrepo.commit_everything(repo, identity, message.render())
+    mergedriver.register(repo)
     if remote:
-        repo.remotes.create("origin", remote)  # push with: git push -u origin main
+        gitrepo.add_remote(repo, "origin", remote)  # push with: git push -u origin main
     return store
