@@ -8,14 +8,12 @@ from importlib import resources
 from pathlib import Path
 from typing import Callable
 
-import pygit2
-
 from vmem import model
 from vmem.ops.blame import blame
 from vmem.ops.init import init_store
 from vmem.ops.propose import propose_claim, propose_learning
 from vmem.ops.supersede import supersede
-from vmem.store import codec
+from vmem.store import codec, gitrepo, history
 from vmem.store.repo import Store
 
 Narrate = Callable[[str, str], None]
@@ -31,9 +29,8 @@ def _yaml(path: Path):
 
 def seed_store(directory: Path, reviewer: tuple[str, str], reviewers: list[str]) -> Store:
     """A new store holding the example customers and episodes, with the example team's reviewers."""
-    pygit2.init_repository(str(directory), initial_head="main")
-    config = pygit2.Repository(str(directory)).config
-    config["user.name"], config["user.email"] = reviewer
+    gitrepo.init(directory, "main")
+    gitrepo.set_identity(directory, *reviewer)
     store = init_store(directory)
     source = examples_dir() / "store"
     with store.transaction("import", summary="example customers and episodes",
@@ -111,11 +108,11 @@ def run_demo(directory: Path | None, narrate: Narrate) -> dict:
     statuses = Counter(f"{loaded.item['kind']} {loaded.item['status']}" for loaded in head.items() if loaded.item)
     narrate("vmem list", ", ".join(f"{n} {key}" for key, n in sorted(statuses.items())))
     blame_id = revised[0][1] if revised else next(iter(refs.values()))
-    history = blame(store, blame_id)
+    blamed = blame(store, blame_id)
     narrate(f"vmem blame {blame_id}", "\n  ".join(
         f"{e['at']}  {e['author']:<45} {e['action']:<10} {e['item']}" + (f"  ({e['reason']})" if e["reason"] else "")
-        for e in history["events"]))
-    commits = sum(1 for _ in store.repo.walk(store.repo.head.target))
+        for e in blamed["events"]))
+    commits = history.count(store)
     narrate("git log", f"{commits} commits, each with Vmem-Action / Vmem-Item trailers: "
                        f"git -C {root} log --format='%s%n%(trailers:key=Vmem-Action)'")
     from vmem.ops.report import write as write_report
@@ -127,7 +124,7 @@ def run_demo(directory: Path | None, narrate: Narrate) -> dict:
                            f"{counts['communities']} communities on the map: {site['index']}")
     return {"store": str(root), "commits": commits, "claims": len(claims_doc["claims"]),
             "learnings": dict(actions), "statuses": dict(statuses), "blame_id": blame_id,
-            "chain": history["chain"], "knowledge": knowledge, "review": review, "recalls": recalls,
+            "chain": blamed["chain"], "knowledge": knowledge, "review": review, "recalls": recalls,
             "report": site["index"]}
 
 
