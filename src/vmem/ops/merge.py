@@ -15,8 +15,6 @@ from vmem.store import codec, mergedriver
 
 TYPE_CHECKING = False  # typing's flag, without importing typing (~3 ms of every command)
 if TYPE_CHECKING:
-    import pygit2
-
     from vmem.store.repo import Store
 
 CONFLICT_NOTE = "# vmem merge conflict: "  # heads each conflict the driver leaves for a human; vmem check looks for it
@@ -45,7 +43,7 @@ def set_up(store: Store) -> bool:
     return changed
 
 
-def pin_root(repo: pygit2.Repository) -> None:
+def pin_root(repo) -> None:
     """Remember the store's identity as this clone first saw it (SPEC 12); see store.attest.pin_identity."""
     from vmem.store.attest import pin_identity
 
