@@ -39,9 +39,15 @@ class Session:
     @property
     def store(self):
         if self._store is None:
-            from vmem.store.discover import open_store
+            from vmem.ops.session import resolve
+            from vmem.store.repo import Store
 
-            self._store = open_store(self.store_path)
+            found = resolve(self.store_path)
+            if found.aside():
+                self.out.info(found.aside())
+            for warning in found.warnings:
+                self.out.warn(warning)
+            self._store = Store.open(found.root)
         return self._store
 
 

@@ -9,7 +9,6 @@ import os
 import re
 from pathlib import Path
 
-from vmem import rx
 from vmem.model import CLAIM_STATUSES, KNOWLEDGE_STATUSES
 from vmem.names import CLASSES
 from vmem.targets import NAMES
@@ -22,17 +21,17 @@ AUDIENCES = ("all", "group:")
 TARGETS = NAMES
 MAX_DESCRIBED = 40  # up to this many id matches also carry their statement (zsh and fish show it)
 
-_ITEM_ID = rx.compile(r"[ck]-[0-9a-f]{12}\Z")
-_NAME_ID = rx.compile(r"[a-z0-9][a-z0-9_-]{0,63}\Z")
+_ITEM_ID = re.compile(r"[ck]-[0-9a-f]{12}\Z")
+_NAME_ID = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}\Z")
 _DIRS = {"c": "claims", "k": "knowledge"}
 
 
 def store_root(explicit: str | None) -> Path | None:
-    """The store every command would open (--store, $VMEM_STORE, the nearest parent, the user config), or None."""
-    from vmem.store.discover import find_store_root
+    """The store every command would open (vmem.ops.session.resolve, never over the network), or None."""
+    from vmem.ops.session import resolve
 
     try:
-        root = find_store_root(explicit)
+        root = resolve(explicit, network=False).root
     except Exception:  # noqa: BLE001 - no store, or an unreadable user config: no completions, no error
         return None
     return root if (root / "vmem.yaml").is_file() else None

@@ -213,11 +213,15 @@ def lite_first(body: Callable, out, store_path: str | None, *args, **kwargs) -> 
     something only pygit2 does (vmem.store.lite.Unsupported, raised before any commit), the same BODY again on
     pygit2. VMEM_NO_LITE=1 skips the first try."""
     from vmem.errors import VmemError
-    from vmem.store.discover import find_store_root, open_store
+    from vmem.ops.session import resolve
+    from vmem.store.discover import open_store
     from vmem.store.lite import Unsupported, discard_early, start_early
 
     try:  # found once: for the early start and for opening
-        where = find_store_root(store_path)
+        found = resolve(store_path)
+        where = found.root
+        if found.aside() and not out.as_json:
+            sys.stderr.write(found.aside() + "\n")
     except VmemError:
         where = store_path  # a missing store is reported when the command opens it
     if where is not None and not os.environ.get("VMEM_NO_LITE"):

@@ -10,9 +10,9 @@ def _root(store: str | None):
     import os
 
     from vmem.policy import POLICY_FILE
-    from vmem.store.discover import find_store_root
+    from vmem.ops.session import resolve
 
-    root = find_store_root(store).absolute()
+    root = resolve(store).root
     policy = root / POLICY_FILE
     if policy.is_symlink() or not policy.is_file() or not (root / ".git").is_dir() or not os.access(policy, os.R_OK):
         return None  # the full command explains what is wrong

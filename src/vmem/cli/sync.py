@@ -17,12 +17,13 @@ def run(*, store: str | None, directory: str | None, scope: str | None, audience
 
     warnings: list[str] = []
     try:
-        from vmem.ops.session import locate, project_dir
+        from vmem.ops.session import project_dir, resolve
         from vmem.ops.sync import sync
 
-        project = project_dir() if hook else Path(".").absolute()
-        root, config, found = locate(store, project)
-        warnings += found
+        start = project_dir() if hook else Path(".").absolute()
+        found = resolve(store, start, fetch=True)
+        root, config, project = found.root, found.config, found.project or start
+        warnings += found.warnings
         if config:
             targets = targets or config["targets"]
             budget = config["budget"] if budget is None else budget

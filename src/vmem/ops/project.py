@@ -94,9 +94,10 @@ def _symlink_on(project: Path, rel: str) -> str | None:
     return None
 
 
-def resolve_store(project: Path, config: dict) -> tuple[Path, list[str]]:
+def resolve_store(project: Path, config: dict, fetch: bool = True, network: bool = True) -> tuple[Path, list[str]]:
     """The store a project config names: its relative path when that holds a store, else the user's clone of
-    its URL, fast-forwarded (offline: the last good state, with a warning)."""
+    its URL, fast-forwarded when FETCH (offline: the last good state, with a warning); without FETCH the clone
+    as it is (made now if there is none yet)."""
     warnings: list[str] = []
     store = config["store"]
     if store["path"]:
@@ -106,8 +107,15 @@ def resolve_store(project: Path, config: dict) -> tuple[Path, list[str]]:
         if not store["url"]:
             raise StoreNotFound(f"no vmem store at {store['path']} (from {CONFIG})",
                                 "clone the team's store there, or add its url to " + CONFIG)
-    from vmem.store.remote import mirror
+    from vmem.store.remote import check_url, mirror, mirror_path
 
+    if not fetch:
+        check_url(store["url"])
+        kept = mirror_path(store["url"])
+        if (kept / "vmem.yaml").is_file() and (kept / ".git").is_dir():
+            return kept, warnings
+    if not network:
+        raise StoreNotFound(f"no clone of {store['url']} on this machine yet", "run: vmem sync")
     path, problem = mirror(store["url"])
     if path is None:
         raise StoreNotFound(problem or f"cannot reach {store['url']}", "check the network and the URL in " + CONFIG)

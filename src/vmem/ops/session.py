@@ -12,19 +12,59 @@ def project_dir() -> Path:
     return Path(os.environ.get("CLAUDE_PROJECT_DIR") or ".").absolute()
 
 
-def locate(store: str | None, project: Path) -> tuple[Path, dict | None, list[str]]:
-    """(store root, PROJECT's config or None, warnings): --store, else $VMEM_STORE, else the project's
-    .vmem.yaml (its relative path, or the user's clone of its URL, fast-forwarded), else the nearest parent."""
+class Located:
+    """Which store a command acts on, and why: ROOT; PROJECT and its CONFIG when a project's .vmem.yaml named it;
+    VIA: "option" (--store / $VMEM_STORE), "project", "store" (the nearest store) or "user" (the user config)."""
+
+    __slots__ = ("root", "project", "config", "warnings", "via")
+
+    def __init__(self, root: Path, project: Path | None, config: dict | None, warnings: list[str], via: str) -> None:
+        self.root, self.project, self.config, self.warnings, self.via = root, project, config, warnings, via
+
+    def aside(self) -> str | None:
+        """A line that says which store is used, when it is not where the user stands (a project's store)."""
+        if self.via != "project" or Path.cwd().absolute() in (self.root, *self.root.parents):
+            return None
+        url = ((self.config or {}).get("store") or {}).get("url")
+        return f"store: {url} (clone at {self.root})" if url else f"store: {self.root}"
+
+
+def resolve(store: str | None = None, start: Path | None = None, fetch: bool = False,
+            network: bool = True) -> Located:
+    """The store every face acts on (SPEC 15): --store, else $VMEM_STORE, else the nearest project config
+    (.vmem.yaml: its relative path, or the managed clone of its URL) or store from START (default here) upward,
+    whichever is nearer, else the user config. FETCH: bring the managed clone up to date first (sync, the hook
+    and MCP do; a command that only reads or writes the clone uses it as the hook last left it). Without NETWORK
+    (completion) a clone is never made."""
     from vmem.errors import StoreNotFound
     from vmem.ops.project import read, resolve_store
-    from vmem.store.discover import find_store_root
+    from vmem.store.discover import find_store_root, nearest, user_store
 
-    config = read(project)
-    warnings: list[str] = []
-    if store or os.environ.get("VMEM_STORE") or config is None:
-        root = find_store_root(store or os.environ.get("VMEM_STORE")).absolute()
+    explicit = store or os.environ.get("VMEM_STORE")
+    if explicit:  # the project's config still says targets, budget, scope for sync, the hook and MCP
+        root, project, warnings, via = find_store_root(explicit).absolute(), start, [], "option"
+        config = read(start) if start is not None else None
     else:
-        root, warnings = resolve_store(project, config)
+        start = (start or Path.cwd()).absolute()
+        found = nearest(start)
+        project, config, warnings = None, None, []
+        if found is not None and found[0] == "project":
+            project, config = found[1], read(found[1])
+        if config is not None:
+            root, warnings = resolve_store(project, config, fetch=fetch and network, network=network)
+            via = "project"
+        elif found is not None and found[0] == "store":
+            root, via = found[1], "store"
+        else:
+            root, via = user_store().absolute(), "user"
     if not (root / "vmem.yaml").is_file():
-        raise StoreNotFound(f"no vmem store at {root} (no vmem.yaml)", "point at one with --store PATH")
-    return root, config, warnings
+        raise StoreNotFound(f"no vmem store at {root} (no vmem.yaml)",
+                            "create one with: vmem init, or point at one with --store PATH")
+    return Located(root, project, config, warnings, via)
+
+
+def locate(store: str | None, project: Path) -> tuple[Path, dict | None, list[str]]:
+    """(store root, the project's config or None, warnings) for sync, the hook and MCP, which serve PROJECT (the
+    agent's): resolve from there, the managed clone fast-forwarded."""
+    found = resolve(store, project, fetch=True)
+    return found.root, found.config, found.warnings

@@ -15,7 +15,23 @@ def user_config_file() -> Path:
     return Path(user_config_dir("vmem")) / "config.yaml"
 
 
+PROJECT_FILE = ".vmem.yaml"  # a code project's committed config, naming the team's store (ops/project.py)
+
+
+def nearest(start: Path) -> tuple[str, Path] | None:
+    """The nearest directory from START upward that is a project ("project": it holds .vmem.yaml) or a store
+    ("store": vmem.yaml in a git work tree); at one level a project config comes first. None when neither."""
+    for directory in (start, *start.parents):
+        if os.path.lexists(directory / PROJECT_FILE):
+            return "project", directory
+        if (directory / POLICY_FILE).is_file() and (directory / ".git").exists():
+            return "store", directory
+    return None
+
+
 def find_store_root(explicit: str | os.PathLike | None = None) -> Path:
+    """--store, $VMEM_STORE, the nearest store, the user config: the rule without project configs (the full rule,
+    which reads a project's .vmem.yaml, is vmem.ops.session.resolve)."""
     if explicit:
         return Path(explicit).expanduser()
     if os.environ.get("VMEM_STORE"):
@@ -24,6 +40,11 @@ def find_store_root(explicit: str | os.PathLike | None = None) -> Path:
     for directory in (here, *here.parents):
         if (directory / POLICY_FILE).is_file() and (directory / ".git").exists():
             return directory
+    return user_store()
+
+
+def user_store() -> Path:
+    """The store named in the user's config file, or StoreNotFound."""
     config = user_config_file()
     if config.is_file():
         from vmem.store import codec
