@@ -89,7 +89,7 @@ def test_a_teammates_clone_runs_the_committed_hook_and_gets_every_target(mixed, 
 
     # no vmem on PATH: the session still starts, with a one-line notice saying how to install it
     absent = _run_hook(clone, "/usr/bin:/bin", teammate)
-    assert absent.returncode == 0 and "pipx install vmem" in json.loads(absent.stdout)["systemMessage"]
+    assert absent.returncode == 0 and "pipx install vmem-cli" in json.loads(absent.stdout)["systemMessage"]
     assert len(absent.stdout.strip().splitlines()) == 1
 
     # uninstall removes exactly what install and sync added; the user's AGENTS.md text is back, byte for byte

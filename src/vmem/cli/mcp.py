@@ -36,9 +36,12 @@ def mcp(
     try:
         from vmem.mcp.server import serve
     except ImportError:
+        from vmem import DISTRIBUTION
         from vmem.errors import UsageError
+
+        line = f'pipx install "{DISTRIBUTION}[mcp]" (or: uv tool install "{DISTRIBUTION}[mcp]")'
         with session(ctx):
-            raise UsageError("the MCP server needs the mcp package", 'install it: pip install "vmem[mcp]"')
+            raise UsageError("the MCP server needs the mcp package", f"install it: {line}")
     serve(view)
 
 

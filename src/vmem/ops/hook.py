@@ -15,11 +15,17 @@ from pathlib import Path
 
 from vmem.errors import UsageError
 
-NOTICE = ("vmem is not installed, so this session has no team rules from vmem; install it where hooks find it: "
-          "pipx install vmem (or: uv tool install vmem)")
+from vmem import INSTALL
+
+NOTICE = f"vmem is not installed, so this session has no team rules from vmem; install it where hooks find it: {INSTALL}"
 HOOK_COMMAND = ("if command -v vmem >/dev/null 2>&1; then vmem sync --hook; "
                 "else echo '" + json.dumps({"systemMessage": NOTICE}) + "'; fi")
-LEGACY_COMMANDS = ("vmem sync --hook",)  # written by earlier versions: replaced on install, removed on uninstall
+# written by earlier versions: replaced on install, removed on uninstall (the second named the registry's other
+# project "vmem" in its notice)
+LEGACY_COMMANDS = ("vmem sync --hook",
+                   "if command -v vmem >/dev/null 2>&1; then vmem sync --hook; else echo '{\"systemMessage\": \"vmem "
+                   "is not installed, so this session has no team rules from vmem; install it where hooks find it: "
+                   "pipx install vmem (or: uv tool install vmem)\"}'; fi")
 _POST_MERGE = """#!/bin/sh
 # vmem: re-sync the agent's rules after a pull ({marker})
 command -v vmem >/dev/null 2>&1 && vmem sync --store "$(git rev-parse --show-toplevel)" --dir {target} >/dev/null 2>&1
