@@ -85,6 +85,20 @@ def commit_file(store: Store, path: str, data: bytes) -> None:
     git(store, "commit", "-q", "-m", "hand-committed file")
 
 
+def app_commands() -> list[list[str]]:
+    """Every command the app has, groups and their subcommands (e.g. ["entity", "add"]), read from the typer app
+    itself: a test that walks them cannot miss a command added later."""
+    import typer.main
+
+    def walk(command, path: list[str]):
+        for name, sub in sorted((getattr(command, "commands", None) or {}).items()):
+            if not getattr(sub, "hidden", False):
+                yield [*path, name]
+                yield from walk(sub, [*path, name])
+
+    return list(walk(typer.main.get_command(app), []))
+
+
 def assert_clean(store: Store) -> None:
     assert git(store, "status", "--porcelain", "--untracked-files=all") == ""
 
