@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import os
+import re
 from collections import namedtuple
 from datetime import datetime, timezone
 
-from vmem import rx
 from vmem.errors import IllegalTransition, InvalidId, SchemaError
+from vmem.lazyre import lazy
 from vmem.names import CLASSES, NAME_ID, audience, category, scope
 
 TYPE_CHECKING = False  # typing's flag, without importing typing (~3 ms of every command)
@@ -16,9 +17,9 @@ if TYPE_CHECKING:
 
 # -- ids and paths ------------------------------------------------------------------
 
-ITEM_ID = rx.compile(r"[ck]-[0-9a-f]{12}\Z")  # a full match even with .match: no trailing newline
+ITEM_ID = re.compile(r"[ck]-[0-9a-f]{12}\Z")  # a full match even with .match: no trailing newline
 # A unique prefix stands for the whole id, like git's short SHAs: at least 4 of the 12 hex digits.
-ITEM_PREFIX = rx.compile(r"[ck]-[0-9a-f]{4,11}\Z")
+ITEM_PREFIX = lazy(r"[ck]-[0-9a-f]{4,11}\Z")
 PREFIX = {"claim": "c", "knowledge": "k"}
 KIND_OF_PREFIX = {"c": "claim", "k": "knowledge"}
 ITEM_DIRS = {"claim": "claims", "knowledge": "knowledge"}
@@ -68,7 +69,7 @@ def episode_path(entity_id: str, episode_id: str) -> str:
 
 # -- time ---------------------------------------------------------------------------
 
-_TS = rx.compile(r"^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?\s*(Z|z|[+-]\d{2}:?\d{2})?)?$")
+_TS = lazy(r"^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?\s*(Z|z|[+-]\d{2}:?\d{2})?)?$")
 
 
 def now() -> str:
@@ -101,7 +102,7 @@ def parse_ts(value: Any) -> datetime:
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
 
 
-_CANONICAL_TS = rx.compile(r"[1-9]\d{3}-\d\d-\d\dT\d\d:\d\d:\d\dZ")
+_CANONICAL_TS = re.compile(r"[1-9]\d{3}-\d\d-\d\dT\d\d:\d\d:\d\dZ")
 
 
 def normalize_ts(value: Any) -> str:

@@ -6,16 +6,17 @@ can become part of a path or a file and be read back as the same name.
 
 from __future__ import annotations
 
-from vmem import rx
+import re
+
 from vmem.errors import InvalidId
 
-NAME_ID = rx.compile(r"[a-z0-9][a-z0-9_-]{0,63}\Z")  # entity, episode, group and domain names; .match is full
+NAME_ID = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}\Z")  # entity, episode, group and domain names; .match is full
 CLASSES = ("factual", "procedural", "preference", "contextual")  # claim classes (here so the policy needs no model)
 
 # facet:value. The facet is a lowercase word; the value is free text without whitespace, control or format
 # characters and without '/' (so no category can ever name a path). Every category in the examples, the
 # benchmark generator and the tests fits: industry:healthcare, stage:security_review, metric:churn_rate, ...
-_CATEGORY = rx.compile(r"[a-z][a-z0-9_-]{0,63}:[^\s/]+\Z")
+_CATEGORY = re.compile(r"[a-z][a-z0-9_-]{0,63}:[^\s/]+\Z")
 CATEGORY_HINT = "use -c facet:value, e.g. -c industry:healthcare"
 
 

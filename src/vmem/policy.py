@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import copy
+import re
 
-from vmem import names, rx
+from vmem import names
 from vmem.errors import SchemaError
+from vmem.lazyre import lazy
 
 TYPE_CHECKING = False  # typing's flag, without importing typing (~3 ms of every command)
 if TYPE_CHECKING:
@@ -118,7 +120,7 @@ _RANGES: dict[str, Callable[[Any], str | None]] = {
     "sync.audience": _name_rule(names.audience, "all or group:<name>"),
 }
 # one address, nothing around it: no display name, no whitespace or newline, exactly one @
-_EMAIL = rx.compile(r"[^\s@<>()\[\],;:\"\\]+@[^\s@<>()\[\],;:\"\\]+\Z")
+_EMAIL = lazy(r"[^\s@<>()\[\],;:\"\\]+@[^\s@<>()\[\],;:\"\\]+\Z")
 
 
 def _default(dotted: str) -> Any:

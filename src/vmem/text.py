@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
-from vmem import rx
-
 _INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff\u00ad"), None)
-_THOUSANDS = rx.compile(r"(?<=\d),(?=\d{3}\b)")
-_LOOSE_DOT = rx.compile(r"(?<!\d)\.|\.(?!\d)")  # a dot that is not a decimal point
-_NOISE = rx.compile(r"[^\w\s.~%$€£/+&<>=#@-]")  # punctuation that carries no meaning
-_DASHES = rx.compile(r"\s+-+\s+|--+")
+_THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}\b)")
+_LOOSE_DOT = re.compile(r"(?<!\d)\.|\.(?!\d)")  # a dot that is not a decimal point
+_NOISE = re.compile(r"[^\w\s.~%$€£/+&<>=#@-]")  # punctuation that carries no meaning
+_DASHES = re.compile(r"\s+-+\s+|--+")
 
 
 def canonicalize(statement: str) -> str:

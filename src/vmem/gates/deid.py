@@ -17,7 +17,7 @@ from collections import Counter
 from datetime import date
 from collections import namedtuple
 
-from vmem import rx
+from vmem.lazyre import lazy
 
 # -- normalisation -----------------------------------------------------------------------
 
@@ -90,13 +90,13 @@ def _latin(text: str, transliterate: bool) -> str:
 
 
 _APOSTROPHES = str.maketrans({"’": "'", "‘": "'", "ʼ": "'", "`": "'", "´": "'"})
-_CONTRACTIONS = [(rx.compile(p), r) for p, r in (
+_CONTRACTIONS = [(lazy(p), r) for p, r in (  # quotes only: compiled when a customer has one
     (r"\bcan't\b", "can not"), (r"\bcannot\b", "can not"), (r"\bwon't\b", "will not"),
     (r"\bshan't\b", "shall not"), (r"n't\b", " not"),
     (r"'re\b", " are"), (r"'ll\b", " will"), (r"'ve\b", " have"), (r"'d\b", " would"), (r"\bit's\b", "it is"),
     (r"\bthat's\b", "that is"), (r"\bwe're\b", "we are"), (r"\bi'm\b", "i am"), (r"\blet's\b", "let us"),
 )]
-_TOKEN = rx.compile(r"[^\W_]+", re.UNICODE)
+_TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 _TITLES = {"mr", "mrs", "ms", "miss", "mx", "dr", "prof", "sir", "madam"}
 # An alias that is also an everyday industry acronym ("CLM", "SCC") identifies nobody on its own: a statement
 # about contract lifecycle management must not be quarantined because some customer's ticker is CLM.
@@ -105,8 +105,8 @@ COMMON_ACRONYMS = frozenset("""
     IAM IT KPI KYC LATAM MFA ML MRR MSA NDA NPS NRR OKR PCI PDF PII PLG POC QA RFI RFP ROI SAML SCC SCIM SDK SLA
     SMB SOC SOW SQL SSO TCV UK US VP VPN
 """.split())
-_EXAMPLE_DOMAINS = rx.compile(r"@(?:[\w-]+\.)*(?:example\.(?:com|org|net)|[\w-]+\.(?:example|test|invalid)|localhost)$",
-                              re.I)
+_EXAMPLE_DOMAINS = lazy(r"@(?:[\w-]+\.)*(?:example\.(?:com|org|net)|[\w-]+\.(?:example|test|invalid)|localhost)$",
+                         re.I)
 
 
 def fold(text: str, transliterate: bool = False, reversing: frozenset[str] = _REVERSING) -> str:
@@ -121,8 +121,8 @@ def tokens(text: str) -> list[str]:
     return [word.casefold() for word, _, _ in _words(fold(text))]
 
 
-_POSSESSIVE = rx.compile(r"'s\b|(?<=s)'(?=\W|$)")
-_BREAK = rx.compile(r"[.;:!?]+(?=\s|$)|[()\[\]\"]")
+_POSSESSIVE = re.compile(r"'s\b|(?<=s)'(?=\W|$)")
+_BREAK = re.compile(r"[.;:!?]+(?=\s|$)|[()\[\]\"]")
 
 
 def _words(folded: str) -> list[tuple[str, bool, bool]]:
@@ -163,20 +163,22 @@ _MONTHS = {m: i for i, names in enumerate((
     ("dec", "december")), 1) for m in names}
 _SCALE = {"k": 1e3, "thousand": 1e3, "m": 1e6, "mm": 1e6, "mn": 1e6, "million": 1e6, "b": 1e9, "bn": 1e9,
           "billion": 1e9}
-_NUMBER = rx.compile(
+# the value readings below compile on first use: a statement is read for values only when a customer has a
+# restricted value or a date (vmem.lazyre)
+_NUMBER = lazy(
     r"(?P<cur>[$€£¥])?\s?(?P<num>\d{1,3}(?:[,\u00a0 ']\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
     r"(?:\s?(?P<scale>k|thousand|mm|mn|m|million|bn|b|billion)\b)?(?P<pct>\s?%| percent\b)?",
     re.IGNORECASE)
 _MONTH_RE = "|".join(sorted(_MONTHS, key=len, reverse=True))
 _YEAR = r"(\d{4}|'\d{2})"  # a two-digit year only with its apostrophe in written dates ("15 Sep '26")
 _DATE_PATTERNS = [
-    (rx.compile(r"\b(\d{4})([-./])(\d{1,2})\2(\d{1,2})\b"), ("y", "", "m", "d")),
-    (rx.compile(r"\b((?:19|20)\d{2})(0[1-9]|1[0-2])(0[1-9]|[12]\d|3[01])\b"), ("y", "m", "d")),  # 20260915
-    (rx.compile(rf"\b({_MONTH_RE})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+{_YEAR}(?!\w)", re.I), ("M", "d", "y")),
-    (rx.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH_RE})\.?,?\s+{_YEAR}(?!\w)", re.I),
+    (lazy(r"\b(\d{4})([-./])(\d{1,2})\2(\d{1,2})\b"), ("y", "", "m", "d")),
+    (lazy(r"\b((?:19|20)\d{2})(0[1-9]|1[0-2])(0[1-9]|[12]\d|3[01])\b"), ("y", "m", "d")),  # 20260915
+    (lazy(rf"\b({_MONTH_RE})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+{_YEAR}(?!\w)", re.I), ("M", "d", "y")),
+    (lazy(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH_RE})\.?,?\s+{_YEAR}(?!\w)", re.I),
      ("d", "M", "y")),
     # day and month in either order (both readings, fail closed); a two-digit year is 20yy
-    (rx.compile(r"\b(\d{1,2})([-/.])(\d{1,2})\2(\d{4}|\d{2})\b"), ("a", "", "b", "y")),
+    (lazy(r"\b(\d{1,2})([-/.])(\d{1,2})\2(\d{4}|\d{2})\b"), ("a", "", "b", "y")),
 ]
 
 
@@ -186,9 +188,9 @@ class Quantity(namedtuple("Quantity", "value percent")):
     __slots__ = ()
 
 
-_NUMBER_WORD = rx.compile(r"\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\w+teen(?:th)?|"
-                          r"twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|\w+tieth|hundred|thousand|"
-                          r"million|billion|first|second|third|fifth|eighth|ninth|twelfth)\b", re.I)
+_NUMBER_WORD = lazy(r"\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\w+teen(?:th)?|"
+                     r"twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|\w+tieth|hundred|thousand|"
+                     r"million|billion|first|second|third|fifth|eighth|ninth|twelfth)\b", re.I)
 
 
 _DIGIT_WORDS = {"zero": "0", "oh": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6",
@@ -197,13 +199,13 @@ _DIGIT = r"(?:zero|oh|one|two|three|four|five|six|seven|eight|nine|\d+)"
 # "one point two", "3 point 75": a decimal point spoken (number-parser reads neither side of it as one number)
 _WHOLE_WORD = (r"(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|"
                r"sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred)")
-_SPOKEN_DECIMAL = rx.compile(rf"\b({_WHOLE_WORD}(?:[\s-]+(?:and[\s-]+)?{_WHOLE_WORD})*|\d+)[\s-]+point"
-                             rf"((?:[\s-]+{_DIGIT})+)\b", re.I)
+_SPOKEN_DECIMAL = lazy(rf"\b({_WHOLE_WORD}(?:[\s-]+(?:and[\s-]+)?{_WHOLE_WORD})*|\d+)[\s-]+point"
+                        rf"((?:[\s-]+{_DIGIT})+)\b", re.I)
 # number-parser reads "1.2 million" as "1.2 1000000" (and "12,5 thousand" as "12,5 1000"): a decimal, with a point
 # or a decimal comma, before a scale is one number; so is a whole number and a spoken fraction ("twelve and a
 # half thousand": "12 and a half 1000")
-_DECIMAL_SCALE = rx.compile(r"\b(\d+(?:[.,]\d{1,2}(?!\d)|\.\d+)?)(?: and an? (half|quarter|third))? "
-                            r"(1000|1000000|1000000000)\b")
+_DECIMAL_SCALE = lazy(r"\b(\d+(?:[.,]\d{1,2}(?!\d)|\.\d+)?)(?: and an? (half|quarter|third))? "
+                       r"(1000|1000000|1000000000)\b")
 _FRACTIONS = {"half": 0.5, "quarter": 0.25, "third": 1 / 3}
 
 
@@ -265,11 +267,11 @@ def quantities_in(text: str, dates: bool = True) -> set[Quantity]:
     return {quantity for quantity, _, _ in _numbers(text, dates)}
 
 
-_GROUPED_DOTS = rx.compile(r"(?<![\d.,])\d{1,3}(?:\.\d{3})+(?:,\d+)?(?![\d.]\d)")
+_GROUPED_DOTS = lazy(r"(?<![\d.,])\d{1,3}(?:\.\d{3})+(?:,\d+)?(?![\d.]\d)")
 # 12,5 thousand / 12,5k / 3,5 %: a decimal comma (the other reading, a list or thousands, is read as well)
-_DECIMAL_COMMA = rx.compile(r"(?<![\d.,])(\d+),(\d{1,2})(?![\d])(?:\s?(k|thousand|mm|mn|m|million|bn|b|billion)\b)?"
-                            r"(\s?%| percent\b)?", re.I)
-_CURRENCY = rx.compile(r"[$€£¥]|\b(?:usd|eur|gbp|dollars?|euros?|pounds?)\b", re.I)
+_DECIMAL_COMMA = lazy(r"(?<![\d.,])(\d+),(\d{1,2})(?![\d])(?:\s?(k|thousand|mm|mn|m|million|bn|b|billion)\b)?"
+                       r"(\s?%| percent\b)?", re.I)
+_CURRENCY = lazy(r"[$€£¥]|\b(?:usd|eur|gbp|dollars?|euros?|pounds?)\b", re.I)
 
 
 def _numbers(text: str, dates: bool = True) -> list[tuple[Quantity, bool, frozenset[str]]]:
@@ -304,7 +306,7 @@ def _numbers(text: str, dates: bool = True) -> list[tuple[Quantity, bool, frozen
     return out
 
 
-_IDENTIFIER = rx.compile(r"(?=\S*\d)(?=\S*[A-Za-z])[A-Za-z0-9]+(?:[-_/.][A-Za-z0-9]+)+")
+_IDENTIFIER = lazy(r"(?=\S*\d)(?=\S*[A-Za-z])[A-Za-z0-9]+(?:[-_/.][A-Za-z0-9]+)+")
 
 
 def _distinctive(quantity: Quantity, text: str) -> bool:
@@ -514,8 +516,8 @@ class Hit(namedtuple("Hit", "entity kind term found rule", defaults=("exact",)))
         return f"{what} {self.found!r}" + (f" ({how})" if how else "")
 
 
-_EMAIL = rx.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
-_URL = rx.compile(r"\b(?:https?://|www\.)\S+", re.I)
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+_URL = re.compile(r"\b(?:https?://|www\.)\S+", re.I)
 _QUOTE_RUN = 6  # a shared run of this many words is reuse, not a theme
 _QUOTE_SHARE = 0.6  # or this share of the quote's word triples
 
@@ -529,24 +531,26 @@ def _quote_tokens(text: str) -> list[str]:
 
 _LEET = str.maketrans({"4": "a", "@": "a", "3": "e", "0": "o", "5": "s", "$": "s", "7": "t", "8": "b", "9": "g",
                        "|": "l", "!": "i", "€": "e", "£": "l", "¢": "c"})
-_LEETY = rx.compile(r"(?<![\w@$|!€£¢])(?=[\w@$|!€£¢]*[A-Za-z])(?=[\w@$|!€£¢]*[\d@$|!€£¢])[\w@$|!€£¢]+")
-# letters drawn with several signs; replaced before the one-sign table
-_LEET_DRAWN = [(rx.compile(re.escape(drawn)), letter) for drawn, letter in (
+_LEETY = lazy(r"(?<![\w@$|!€£¢])(?=[\w@$|!€£¢]*[A-Za-z])(?=[\w@$|!€£¢]*[\d@$|!€£¢])[\w@$|!€£¢]+")
+_LEET_SIGNS = frozenset("@$|!€£¢")
+# letters drawn with several signs; replaced before the one-sign table (plain text: str.replace, not patterns)
+_LEET_DRAWN = (
     ("|\\/|", "m"), ("/\\/\\", "m"), ("|\\|", "n"), ("|-|", "h"), ("]-[", "h"), ("|<", "k"), ("|{", "k"),
-    ("/\\", "a"), ("\\/", "v"), ("|)", "d"), ("|2", "r"), ("|3", "b"), ("()", "o"), ("[]", "o"))]
-_SPACED = rx.compile(r"(?<![\w.])(?:[A-Za-z](?:\s*[.\-_\u00b7]\s*|\s+)){2,}[A-Za-z](?!\w)")
-_SENTENCE_SIGNS = rx.compile(r"[.;:!?]")
+    ("/\\", "a"), ("\\/", "v"), ("|)", "d"), ("|2", "r"), ("|3", "b"), ("()", "o"), ("[]", "o"))
+_SPACED = re.compile(r"(?<![\w.])(?:[A-Za-z](?:\s*[.\-_\u00b7]\s*|\s+)){2,}[A-Za-z](?!\w)")
 
 
 def _deleet(text: str, one: str) -> str:
     """Digits and signs standing for letters inside a word: L4rkspur, Kestre1, Quint@ra, |<estrel, K€strel."""
     for drawn, letter in _LEET_DRAWN:
-        text = drawn.sub(letter, text)
+        text = text.replace(drawn, letter)
     return _LEETY.sub(lambda m: m.group(0).translate(_LEET).replace("1", one), text)
 
 
 def _leety(folded: str) -> bool:
-    return bool(_LEETY.search(folded)) or any(drawn.search(folded) for drawn, _ in _LEET_DRAWN)
+    # _LEETY needs a digit (\d: a Unicode decimal) or one of its signs: without one it cannot match (nor compile)
+    signs = any(ch in _LEET_SIGNS or ch.isdecimal() for ch in folded)
+    return signs and bool(_LEETY.search(folded)) or any(drawn in folded for drawn, _ in _LEET_DRAWN)
 
 
 def _collapse(text: str) -> str:

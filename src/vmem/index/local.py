@@ -11,9 +11,10 @@ rebuilt, never fatal.
 from __future__ import annotations
 
 import marshal
+import re
 from pathlib import Path
 
-from vmem import digest, model, rx
+from vmem import digest, model
 from vmem.errors import SchemaError
 
 TYPE_CHECKING = False  # typing's flag, without importing typing (~3 ms of every command)
@@ -76,7 +77,7 @@ def open_text_index(root: Path):
     return tantivy.Index.open(str(index_dir_for(root) / "tantivy"))
 
 
-_TERM = rx.compile(r"\w+")
+_TERM = re.compile(r"\w+")
 
 
 def bm25_hits(text_index, words: list[str], limit: int) -> list[tuple[str, float]]:

@@ -15,9 +15,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from vmem import rx
+from vmem.lazyre import lazy
 
-_LINE = rx.compile(rb"^canonical: ([^\n]*)\n(?! )", re.M)  # one top-level line, not continued on the next
+_LINE = lazy(rb"^canonical: ([^\n]*)\n(?! )", re.M)  # one top-level line, not continued on the next
 
 
 def canonical_in(data: bytes) -> str | None:
@@ -125,7 +125,7 @@ def _apply(folder: Path, changes: dict[str, str | None]) -> None:
 # -- rejected claims ----------------------------------------------------------------------------------------------
 
 # a line after the first that is not `key: value`, `key:`, an indented line, a `- ` list item or empty
-_ODD_LINE = rx.compile(rb"\n(?:[^a-z_ \n-]|-[^ \n]|[a-z_]+(?:[^a-z_:\n]|:[^ \n]|\n))")
+_ODD_LINE = lazy(rb"\n(?:[^a-z_ \n-]|-[^ \n]|[a-z_]+(?:[^a-z_:\n]|:[^ \n]|\n))")
 
 
 def plainly_not_rejected(data: bytes) -> bool:

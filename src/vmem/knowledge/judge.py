@@ -21,7 +21,6 @@ import json
 import re
 from collections import namedtuple
 
-from vmem import rx
 from vmem.knowledge.detectors import category_conflict, named_differences
 from vmem.knowledge.parsing import parse
 from vmem.text import canonicalize
@@ -110,7 +109,7 @@ def judge_command(command: list[str], a: dict, b: dict, timeout_s: float) -> Ver
 
 
 # a JSON string (possibly unterminated), or one bracket; the unrolled string loop stays linear on any input
-_JSON_NESTING = rx.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?|[\[\]{}]', re.DOTALL)
+_JSON_NESTING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?|[\[\]{}]', re.DOTALL)
 
 
 def json_deeper_than(text: str, limit: int) -> bool:

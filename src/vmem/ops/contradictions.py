@@ -16,8 +16,9 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
-from vmem import model, rx
+from vmem import model
 from vmem.errors import VmemError
+from vmem.lazyre import lazy
 
 OPEN = {"claim": ("proposed", "approved", "mandatory"), "knowledge": ("candidate", "eligible", "published")}
 # the judge's detectors that make two near-identical statements disagree (SPEC 14); "unaligned", "order" and
@@ -55,8 +56,8 @@ less also only just very about around roughly approximately usually typically of
 _DECISIVE_WORDS = frozenset("""not no never none cannot can't don't doesn't isn't aren't won't without must should shall
 can could may might before after earlier later higher lower more less increase increases increased decrease decreases
 decreased rise rises fall falls up down faster slower longer shorter because since due therefore""".split())
-_WORD = rx.compile(r"[a-z0-9$€£%][a-z0-9_.$€£%'-]*[a-z0-9%]|[a-z0-9]")
-_NUMBERISH = rx.compile(r"^[$€£]?\d[\d.,]*(k|m|bn|%|x|d|h|s)?$")
+_WORD = re.compile(r"[a-z0-9$€£%][a-z0-9_.$€£%'-]*[a-z0-9%]|[a-z0-9]")
+_NUMBERISH = re.compile(r"^[$€£]?\d[\d.,]*(k|m|bn|%|x|d|h|s)?$")
 _NUMBER_WORDS = frozenset("""zero one two three four five six seven eight nine ten eleven twelve fifteen twenty
 thirty forty fifty sixty hundred thousand million billion half quarter double twice triple""".split())
 
@@ -64,7 +65,7 @@ thirty forty fifty sixty hundred thousand million billion half quarter double tw
 _DIGITS = {"one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7", "eight": "8",
            "nine": "9", "ten": "10", "eleven": "11", "twelve": "12", "fifteen": "15", "twenty": "20", "thirty": "30",
            "forty": "40", "fifty": "50", "sixty": "60", "ninety": "90"}
-_PURE_NUMBER = rx.compile(r"^[$€£]?\d[\d.,]*%?$")
+_PURE_NUMBER = lazy(r"^[$€£]?\d[\d.,]*%?$")
 
 
 @lru_cache(maxsize=65536)
@@ -111,7 +112,7 @@ def _antonyms(wa: frozenset[str], wb: frozenset[str]) -> list[tuple[str, str]]:
     return [(x, y) for x in wa - wb for y in _OPPOSITE.get(x, ()) if y in wb - wa]
 
 
-_UNIT_AFTER = rx.compile(r"\s*([A-Za-z]+)?", re.I)  # re.I as before: also the Kelvin sign, long s, dotted I
+_UNIT_AFTER = lazy(r"\s*([A-Za-z]+)?", re.I)  # re.I as before: also the Kelvin sign, long s, dotted I
 
 
 def _with_unit(text: str, number: str) -> str:
@@ -218,7 +219,7 @@ def against(new: dict, others, viewer: str | None = None) -> list[dict]:
     return sorted(found, key=lambda p: (-p["similarity"], p["a"], p["b"]))
 
 
-_STATEMENT = rx.compile(rb"^statement: ?(.*(?:\n[ \t]+.*)*)", re.M)
+_STATEMENT = re.compile(rb"^statement: ?(.*(?:\n[ \t]+.*)*)", re.M)
 
 
 def statement_text(data: bytes) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from vmem import model, rx
+from vmem import model
 from vmem.confidence import is_expired
 from vmem.errors import NotAllowed, UsageError
 from vmem.ops.common import require_attested, require_reviewer, widenings
@@ -122,8 +122,8 @@ def expire(store: Store, *, tx=None) -> list[str]:
     return expired
 
 
-_EXPIRES = rx.compile(rb"^expires_at: *(null|~|'?\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ'?)? *$", re.M)
-_STATUS = rx.compile(rb"^status: *([a-z_]+) *$", re.M)
+_EXPIRES = re.compile(rb"^expires_at: *(null|~|'?\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ'?)? *$", re.M)
+_STATUS = re.compile(rb"^status: *([a-z_]+) *$", re.M)
 _SWEPT = (b"proposed", b"approved", b"mandatory")
 
 

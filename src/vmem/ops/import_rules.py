@@ -13,12 +13,11 @@ import os
 import re
 from pathlib import Path
 
-from vmem import rx
 from vmem.errors import UsageError, VmemError
 
 SOURCES = ("CLAUDE.md", "AGENTS.md", ".claude/rules/**/*.md", ".cursor/rules/**/*.mdc", ".cursor/rules/**/*.md")
-_BULLET = rx.compile(r"^(\s*)(?:[-*+]|\d{1,3}[.)])\s+(.*\S)\s*$")
-_HEADING = rx.compile(r"^(#{1,6})\s+(.*\S)\s*$")
+_BULLET = re.compile(r"^(\s*)(?:[-*+]|\d{1,3}[.)])\s+(.*\S)\s*$")
+_HEADING = re.compile(r"^(#{1,6})\s+(.*\S)\s*$")
 MIN_WORDS = 3
 
 

@@ -14,7 +14,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from vmem import confidence, model, rx
+from vmem import confidence, model
 from vmem.errors import UsageError
 from vmem.ops.scope import Scope, codes  # recall's vocabulary too: callers and tests say recall.Scope
 
@@ -309,7 +309,7 @@ we our us i my me you your they their them he she his her there here than then s
 """.split())
 
 
-_WORD = rx.compile(r"\w+")
+_WORD = re.compile(r"\w+")
 
 
 def _words(text: str) -> list[str]:

@@ -3,20 +3,21 @@
 
 from __future__ import annotations
 
+import re
 from datetime import datetime, time, timedelta, timezone
 
-from vmem import model, rx
+from vmem import model
 from vmem.errors import UsageError
 
 HINT = ("e.g. --as-of 2026-11-01, --as-of 2026-11-01T09:30:00Z, --as-of yesterday, --as-of '2 weeks ago', "
         "or a commit id (--as-of 5cfa247)")
 _UNITS = {"second": 1, "minute": 60, "hour": 3600, "day": 86400, "week": 7 * 86400, "month": 30 * 86400,
           "year": 365 * 86400}
-_AGO = rx.compile(r"(\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten)\s+"
+_AGO = re.compile(r"(\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten)\s+"
                   r"(second|minute|hour|day|week|month|year)s?\s+ago")
 _WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
           "nine": 9, "ten": 10}
-_HEX = rx.compile(r"[0-9a-f]{4,40}")
+_HEX = re.compile(r"[0-9a-f]{4,40}")
 
 
 def moment(text: str, now: datetime | None = None) -> datetime | None:

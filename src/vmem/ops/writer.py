@@ -10,14 +10,14 @@ A target that owns a *section* of a user's file (AGENTS.md) merges into it and n
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Callable
 
-from vmem import rx
 from vmem.errors import UsageError
 from vmem.targets.text import MARKER, id_tag, one_line
 
-_MARKED_COMMIT = rx.compile(rb"at commit (?:[0-9a-f]{40}|none);")
+_MARKED_COMMIT = re.compile(rb"at commit (?:[0-9a-f]{40}|none);")
 HEAD = 2048  # the marker sits in a file's first bytes (after frontmatter)
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections import namedtuple
 
-from vmem import rx
+from vmem.lazyre import lazy
 
 TYPE_CHECKING = False  # typing's flag, without importing typing (~3 ms of every command)
 if TYPE_CHECKING:
@@ -29,11 +29,11 @@ class Change(namedtuple("Change", "oid mode", defaults=(0,))):
         return self.oid is not None and self.mode in FILE_MODES
 
 
-_ENTRIES = {20: rx.compile(rb"(\d+) ([^\0]*)\0(.{20})", re.S), 32: rx.compile(rb"(\d+) ([^\0]*)\0(.{32})", re.S)}
+_ENTRIES = {20: re.compile(rb"(\d+) ([^\0]*)\0(.{20})", re.S), 32: lazy(rb"(\d+) ([^\0]*)\0(.{32})", re.S)}
 _TREE = b"40000"
 
 
-_WHOLE = {20: rx.compile(rb"\d+ [^\0]*\0.{20}", re.S), 32: rx.compile(rb"\d+ [^\0]*\0.{32}", re.S)}
+_WHOLE = {20: re.compile(rb"\d+ [^\0]*\0.{20}", re.S), 32: lazy(rb"\d+ [^\0]*\0.{32}", re.S)}
 
 
 def _entries(tree: pygit2.Tree | None) -> dict[bytes, tuple[bytes, bytes]]:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import io
 import re
 
-from vmem import rx
 from vmem.errors import SchemaError
+from vmem.lazyre import lazy
 
 TYPE_CHECKING = False  # typing's flag, without importing typing (~3 ms of every command)
 if TYPE_CHECKING:
@@ -237,7 +237,7 @@ def _resolves_to_non_str(text: str) -> bool:
 # The plain scalars YAML 1.1's implicit types take (yaml.org/type: bool, null, int, float, timestamp, merge, value)
 # and the indicators PyYAML's resolver also claims, as PyYAML reads them ("$" included: it allows a final newline).
 # Here rather than PyYAML's resolver so that a write does not import PyYAML; tests hold the two equal.
-_NON_TEXT = rx.compile(r"""(?x)(?:
+_NON_TEXT = re.compile(r"""(?x)(?:
     yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF
   | ~|null|Null|NULL
   | [-+]?0b[0-1_]+ | [-+]?0[0-7_]+ | [-+]?(?:0|[1-9][0-9_]*) | [-+]?0x[0-9a-fA-F_]+
@@ -251,7 +251,7 @@ _NON_TEXT = rx.compile(r"""(?x)(?:
 )$""")
 
 
-_CANONICAL_TS = rx.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z\Z")  # \Z: `$` also matches before a final "\n"
+_CANONICAL_TS = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z\Z")  # \Z: `$` also matches before a final "\n"
 _writer = None
 
 
@@ -330,11 +330,11 @@ def _plain(value: Any) -> Any:
 
 
 # Text that every YAML reader takes as plain text and that ruamel writes unquoted: the fast writer's domain.
-_PLAIN = rx.compile(r"[\w(][\w .,;:()/%$+=@~'*?!&\"…–—‘’“”-]*\Z")  # \w: letters and digits of any script
-_QUOTABLE = rx.compile(r"[\w .,;:()/%$+=@~'*?!&\"…–—‘’“”#\[\]{}<>|`^\\-]*\Z")  # one printable line
+_PLAIN = re.compile(r"[\w(][\w .,;:()/%$+=@~'*?!&\"…–—‘’“”-]*\Z")  # \w: letters and digits of any script
+_QUOTABLE = lazy(r"[\w .,;:()/%$+=@~'*?!&\"…–—‘’“”#\[\]{}<>|`^\\-]*\Z")  # one printable line
 # what rules out a plain scalar for ruamel's emitter, for certain (it then single-quotes a printable line)
-_NEVER_PLAIN = rx.compile(r"^[#,\[\]{}&*!|>'\"%@`\s]|: | #|:$|\s$")
-_RESERVED = rx.compile(r": | #|:$|\s$|  |^[-.]|^[0-9+.-]")
+_NEVER_PLAIN = lazy(r"^[#,\[\]{}&*!|>'\"%@`\s]|: | #|:$|\s$")
+_RESERVED = re.compile(r": | #|:$|\s$|  |^[-.]|^[0-9+.-]")
 
 
 def _fast_scalar(value: Any, quoted: bool = False) -> str | None:
@@ -492,10 +492,9 @@ def _dump_rt(item: dict, previous: str | None) -> str:
 # YAML as the data it was rendered from (the tests hold the fast writer to ruamel and to a lossless round trip),
 # so an accepted result is what the YAML loader would have returned. Anything else goes to the YAML loader.
 
-_KEY = rx.compile(r"[a-z][a-z0-9_]*")
 _YAML_WORDS = frozenset({"y", "n", "yes", "no", "on", "off", "true", "false", "null"})  # keys YAML reads as non-text
-_INT = rx.compile(r"-?(?:0|[1-9][0-9]*)")
-_FLOAT = rx.compile(r"-?[0-9]+\.[0-9]+")
+_INT = re.compile(r"-?(?:0|[1-9][0-9]*)")
+_FLOAT = re.compile(r"-?[0-9]+\.[0-9]+")
 
 
 _SCALARS: dict[str, Any] = {}  # raw text -> its value, for what repeats across files (statuses, names, stamps)
@@ -531,7 +530,7 @@ def _scalar(text: str) -> Any:
 # one line of the stable layout: indentation, a sequence entry's "- ", then "key:" with " value" or nothing (a
 # block opens below), or a value alone (the last group: the rest of the line). A value that looks like "key: x"
 # behind "- " is an entry's first key.
-_LINE = rx.compile(r"^( *)(- )?(?:([a-z][a-z0-9_]*):(?= |$))?(.*)$", re.M)
+_LINE = re.compile(r"^( *)(- )?(?:([a-z][a-z0-9_]*):(?= |$))?(.*)$", re.M)
 
 
 def _read_lines(text: str) -> tuple[dict | None, bool]:

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from vmem import rx
+import re
 
 SUBJECT_WIDTH = 72
-_TRAILER = rx.compile(r"^(Vmem-[A-Za-z-]+): (.*)$")
-_SUBJECT = rx.compile(r"^vmem: (?P<action>[a-z-]+)(?: (?P<item>[ck]-[0-9a-f]{12}))?(?:: (?P<summary>.*))?$")
+_TRAILER = re.compile(r"^(Vmem-[A-Za-z-]+): (.*)$")
+_SUBJECT = re.compile(r"^vmem: (?P<action>[a-z-]+)(?: (?P<item>[ck]-[0-9a-f]{12}))?(?:: (?P<summary>.*))?$")
 
 
 def one_line(text: str | None) -> str:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from vmem import rx
 from vmem.store.cache import cache_file, read_cache, write_cache
 
 SERVABLE = ("approved", "mandatory", "published")
@@ -196,10 +195,10 @@ _MAX_LINES = 5_000  # no flow values: fewer values than the codec's node bound
 
 def _compiled(name: str):
     if not _COMPILED:
-        _COMPILED.update({kind: rx.compile(layout) for kind, layout in _LAYOUT.items()}, text=rx.compile(_TEXT),
-                         lines=rx.compile(_LINES),
-                         paths=rx.compile(_ENTRY), verifications=rx.compile(_VERIFICATION),
-                         evidence=rx.compile(_EVIDENCE), review=rx.compile(_REVIEW), published=rx.compile(_PUBLISHED))
+        _COMPILED.update({kind: re.compile(layout) for kind, layout in _LAYOUT.items()}, text=re.compile(_TEXT),
+                         lines=re.compile(_LINES),
+                         paths=re.compile(_ENTRY), verifications=re.compile(_VERIFICATION),
+                         evidence=re.compile(_EVIDENCE), review=re.compile(_REVIEW), published=re.compile(_PUBLISHED))
     return _COMPILED[name]
 
 

@@ -67,11 +67,10 @@ def _braces(glob: str, limit: int = 64) -> list[str]:
     """`**/*.{ts,tsx}` -> `**/*.ts`, `**/*.tsx`: brace groups expanded (innermost first), so a comma-separated
     list can carry them; a glob that expands to more than LIMIT is returned as it is (then dropped for its
     commas). Iterative and bounded: a hostile glob with many groups costs at most LIMIT steps."""
+    import re
     from collections import deque
 
-    from vmem import rx
-
-    group = rx.compile(r"\{([^{}]*,[^{}]*)\}")
+    group = re.compile(r"\{([^{}]*,[^{}]*)\}")
     out: list[str] = []
     todo = deque([glob])
     while todo:

@@ -3,11 +3,12 @@
 
 from __future__ import annotations
 
-from vmem import rx
+import re
+
 from vmem.targets import Target
 from vmem.targets.text import HEADER, entry, heading, one_line, provenance
 
-_OWNED = rx.compile(r"km_(?:approved|[ck]-[0-9a-f]{12})\.md\Z")
+_OWNED = re.compile(r"km_(?:approved|[ck]-[0-9a-f]{12})\.md\Z")
 
 
 def _frontmatter(paths: list[str]) -> str:

@@ -5,11 +5,12 @@ any other file in that directory is the team's own and never touched."""
 
 from __future__ import annotations
 
-from vmem import rx
+import re
+
 from vmem.targets import Target, frontmatter_globs
 from vmem.targets.text import entry, heading, one_line, provenance, quoted
 
-_OWNED = rx.compile(r"vmem(?:-[ck]-[0-9a-f]{12})?\.instructions\.md\Z")
+_OWNED = re.compile(r"vmem(?:-[ck]-[0-9a-f]{12})?\.instructions\.md\Z")
 
 
 def _frontmatter(description: str, paths: list[str]) -> str:

@@ -3,11 +3,12 @@ unquoted) and `alwaysApply` (Cursor docs, cursor.com/docs/context/rules, "Projec
 
 from __future__ import annotations
 
-from vmem import rx
+import re
+
 from vmem.targets import Target, frontmatter_globs
 from vmem.targets.text import entry, heading, one_line, provenance, quoted
 
-_OWNED = rx.compile(r"km_(?:approved|[ck]-[0-9a-f]{12})\.mdc\Z")
+_OWNED = re.compile(r"km_(?:approved|[ck]-[0-9a-f]{12})\.mdc\Z")
 
 
 def _frontmatter(description: str, paths: list[str]) -> str:
