@@ -84,6 +84,7 @@ def candidates(snapshot, root: Path, canonical: str) -> list[str]:
 
 def _changes(snapshot, head: dict | None) -> dict[str, str | None] | None:
     """path -> canonical (None: unsure) of every knowledge file changed since HEAD's commit; None to rebuild."""
+    from vmem.store import blobs
     from vmem.store.changes import changes_since
 
     if head is None:
@@ -91,7 +92,7 @@ def _changes(snapshot, head: dict | None) -> dict[str, str | None] | None:
     changes = changes_since(snapshot.repo, head.get("commit"), snapshot.commit, ("knowledge",))
     if changes is None:
         return None
-    return {name: canonical_in(snapshot.repo[change.oid].data) for name, change in changes.items()
+    return {name: canonical_in(blobs.read(snapshot, change.oid)) for name, change in changes.items()
             if change.is_file and name.endswith(".yaml")}
 
 
@@ -145,6 +146,7 @@ def plainly_not_rejected(data: bytes) -> bool:
 def rejected_claims(snapshot, root: Path) -> dict[str, list[str]]:
     """path -> [canonical statement, scope] of every rejected claim at SNAPSHOT (HEAD), from a per-commit cache
     brought forward by a tree diff; files the bytes cannot vouch for are parsed once per blob."""
+    from vmem.store import blobs
     from vmem.store.cache import cache_file, read_cache, write_cache
     from vmem.store.changes import changes_since
 
@@ -161,7 +163,7 @@ def rejected_claims(snapshot, root: Path) -> dict[str, list[str]]:
         files = ((name, entry.data) for name, entry in snapshot.walk("claims"))
     else:
         rejected = {name: value for name, value in cached["rejected"].items() if name not in changes}
-        files = ((name, snapshot.repo[change.oid].data) for name, change in changes.items() if change.is_file)
+        files = ((name, blobs.read(snapshot, change.oid)) for name, change in changes.items() if change.is_file)
     for name, data in files:
         if name.endswith(".yaml") and not plainly_not_rejected(data):
             found = _rejected(snapshot, name)

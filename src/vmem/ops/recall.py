@@ -196,6 +196,7 @@ def recall_current(root: Path, query: str, *, scope: str | None = None, audience
     (no index, HEAD moved, a model other than the bundled one, an unknown entity): the caller takes recall()."""
     from vmem.embed import bundled_model_dir, embedder
     from vmem.index.local import LocalIndex, recorded
+    from vmem.store import committed
     from vmem.store.served import head_commit
 
     query = (query or "").strip()
@@ -207,7 +208,7 @@ def recall_current(root: Path, query: str, *, scope: str | None = None, audience
     if commit is None or info is None or info.get("commit") != commit or info.get("model") != str(bundled_model_dir()):
         return None
     who = Scope.parse(scope, audience)
-    if who.entity is not None and not _entity_committed(root, who.entity):
+    if who.entity is not None and not committed.has_file(root, model.entity_path(who.entity)):
         return None
     index = LocalIndex.open_current(root, commit, info["model"])
     if index is None:
@@ -217,17 +218,6 @@ def recall_current(root: Path, query: str, *, scope: str | None = None, audience
     if qv is None or (index.order and len(qv) != index._dims):
         return None
     return search(index, query, who, False, k, embed, qv)
-
-
-def _entity_committed(root: Path, entity: str) -> bool:
-    import subprocess
-
-    try:
-        listed = subprocess.run(["git", "-C", str(root), "ls-tree", "HEAD", "--", model.entity_path(entity)],
-                                capture_output=True, text=True, timeout=10)
-    except (OSError, subprocess.SubprocessError):
-        return False
-    return listed.returncode == 0 and listed.stdout.startswith(("100644 blob ", "100755 blob "))
 
 
 def search(index, query: str, who: Scope, include_stale: bool, k: int, embed, qv=None) -> dict:
@@ -376,10 +366,11 @@ def _recall_as_of(store: Store, query: str, who: Scope, when: str, include_stale
             continue
         served = state.served_blob(loaded.path, loaded.oid)
         if served != loaded.oid:  # a hand edit of a reviewed text: the reviewed version is the one served
+            from vmem.store import blobs
             from vmem.store.parse import parse_blob
 
             loaded = type(loaded)(loaded.path, served, parse_blob(loaded.item["kind"], loaded.path, served,
-                                                                  store.repo[served].data))
+                                                                  blobs.read(snapshot, served)))
         item = {**state.as_served(loaded.path, loaded.item),
                 "status": state.status_of(loaded.path) or "unattested"}  # as history attests it
         if item["status"] == "published" and not state.servable(loaded.path, "knowledge"):

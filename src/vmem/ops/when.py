@@ -51,8 +51,6 @@ def moment(text: str, now: datetime | None = None) -> datetime | None:
 def as_of(store, text: str):
     """(snapshot, moment): a commit id reads that commit's tree at its commit time; anything else reads the last
     commit at or before the moment (SPEC 8: transaction time and valid time)."""
-    import pygit2
-
     text = (text or "").strip()
     if not text:
         raise UsageError("--as-of is empty", HINT)
@@ -62,11 +60,10 @@ def as_of(store, text: str):
             raise UsageError(f"--as-of {text!r} is in the future", HINT)
         return store.as_of(at), at
     if _HEX.fullmatch(text.lower()):
-        try:
-            commit = store.repo.revparse_single(text.lower()).peel(pygit2.Commit)
-        except (KeyError, ValueError, pygit2.GitError):
-            raise UsageError(f"--as-of {text!r} is no commit of this store", HINT) from None
-        from vmem.store.repo import Snapshot
+        from vmem.store import history
 
-        return Snapshot(store.repo, commit), datetime.fromtimestamp(commit.commit_time, timezone.utc)
+        snapshot = history.snapshot_named(store, text.lower())
+        if snapshot is None:
+            raise UsageError(f"--as-of {text!r} is no commit of this store", HINT)
+        return snapshot, datetime.fromtimestamp(snapshot.commit.commit_time, timezone.utc)
     raise UsageError(f"--as-of {text!r} is not a date, a relative time or a commit id", HINT)
