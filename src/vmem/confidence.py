@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from functools import lru_cache
 
-from vmem.model import parse_ts
+from vmem.model import SERVABLE, parse_ts
 
 SOURCE_BASE = {
     "admin_mandate": 1.00, "definition": 0.90, "analyst": 0.50, "session_transcript": 0.50, "import": 0.50,
@@ -63,7 +63,7 @@ def effective_confidence(item: dict, at: datetime | None = None) -> float:
             c += REVIEWED_BONUS
     corrected = False
     if item["kind"] != "knowledge":
-        if item["status"] in ("approved", "mandatory") and item.get("review"):
+        if item["status"] in SERVABLE["claim"] and item.get("review"):
             c += REVIEWED_BONUS
         corrected = is_corrected(verifications)
         confirmers = {v["user"] for v in verifications if v["kind"] == "confirmation"}
@@ -107,12 +107,9 @@ def bundle_rank(item: dict, at: datetime | None = None) -> float:
 def is_live(item: dict, at: datetime | None = None) -> bool:
     """Servable now: reviewed, inside its valid time, not expired (checked here, whatever the sweep recorded)."""
     at = at or datetime.now(timezone.utc)
-    if item["kind"] == "knowledge":
-        ok = item["status"] == "published"
-    else:
-        ok = item["status"] in ("approved", "mandatory")
-        if ok and is_expired(item, at):
-            return False
+    ok = item["status"] in SERVABLE[item["kind"]]
+    if ok and item["kind"] != "knowledge" and is_expired(item, at):
+        return False
     if ok and item.get("valid_from") and not _not_after(item["valid_from"], at):
         return False
     if ok and item.get("valid_to") and _not_after(item["valid_to"], at):

@@ -148,6 +148,16 @@ _TRANSITION_HINTS = {
     ("knowledge", "published", "rejected"): "a published item cannot be rejected; retract it with: vmem forget",
 }
 
+# Status families: every rule that names a group of statuses names one of these (a status such as "rejected" or
+# "superseded" belongs to both kinds, so most are per kind). What may follow what is TRANSITIONS' alone.
+SERVABLE = {"claim": ("approved", "mandatory"), "knowledge": ("published",)}  # reviewed: served while live (SPEC 8)
+OPEN = {"claim": ("proposed",) + SERVABLE["claim"],  # proposed or live: may contradict, be merged into, expire
+        "knowledge": ("candidate", "eligible") + SERVABLE["knowledge"]}
+AWAITING = tuple(s for kind in OPEN for s in OPEN[kind] if s not in SERVABLE[kind])  # open, not yet served
+IN_REVIEW = {"claim": ("proposed",), "knowledge": ("candidate", "quarantined", "eligible")}  # still editable
+QUEUED = ("proposed", "eligible")  # what the review queue lists: a reviewer's decision is next
+STALE = ("superseded", "expired")  # replaced or past their time: served only to a caller who asks for them
+
 
 def check_transition(item: dict, target: str) -> None:
     """Refuse a status change that the lifecycle table does not allow."""

@@ -9,12 +9,12 @@ def admits(item: dict, entity: str | None, audience: str, include_stale: bool = 
 
     Live reviewed claims scoped to the org or to ENTITY and visible to AUDIENCE; live published knowledge
     visible to AUDIENCE; never personal items; superseded or expired ones only with INCLUDE_STALE."""
-    from vmem import confidence  # here, not at the top: a warm sync never ranks, so never imports vmem.model
+    from vmem import confidence, model  # here, not at the top: a warm sync never ranks, so never imports vmem.model
 
     if item.get("personal"):
         return False
     if item["kind"] == "knowledge":
-        if item["status"] == "superseded" and include_stale:
+        if item["status"] in model.STALE and include_stale:
             return item.get("audience") in ("all", audience)
         return confidence.is_live(item, at) and item.get("audience") in ("all", audience)
     if item.get("audience", "all") not in ("all", audience):
@@ -23,6 +23,6 @@ def admits(item: dict, entity: str | None, audience: str, include_stale: bool = 
         return False
     if confidence.is_live(item, at):
         return True
-    stale = item["status"] in ("superseded", "expired") or (
-        item["status"] in ("approved", "mandatory") and confidence.is_expired(item, at))
+    stale = item["status"] in model.STALE or (
+        item["status"] in model.SERVABLE["claim"] and confidence.is_expired(item, at))
     return include_stale and stale

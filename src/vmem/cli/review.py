@@ -29,10 +29,11 @@ def review(
     prior rejections, contradictions) and one key per action."""
     with session(ctx, json_, store) as s:
         from vmem.errors import UsageError
+        from vmem.model import QUEUED
         from vmem.ops.card import queue_cards, viewer_of
 
         refuse_as(as_, "review")
-        if status not in (None, "proposed", "eligible"):
+        if status is not None and status not in QUEUED:
             raise UsageError(f"unknown queue status {status!r}", "use --status proposed or --status eligible")
         if yes and action not in ("approve", "reject"):
             raise UsageError("--yes needs --action approve or --action reject", "or review interactively in a terminal")
@@ -203,6 +204,7 @@ def _confirm(console, what: str, entry: dict, commit: str | None) -> None:
 def _settle_contradictions(s, keys: Keys, entry: dict) -> None:
     """Approving one side of a contradiction asks what becomes of the other: supersede it, revoke it, or keep."""
     from vmem.errors import VmemError
+    from vmem.model import SERVABLE
     from vmem.ops.contradictions import resolutions, resolve
 
     console = s.out.console
@@ -216,7 +218,7 @@ def _settle_contradictions(s, keys: Keys, entry: dict) -> None:
             continue
         console.print(f"{entry['id']} contradicts {other['id']} ({them['status']}; {safe(other['reason'])}): "
                       f"{safe(them['statement'][:120])}", soft_wrap=True)
-        labels = {"supersede": "[s]upersede it", "revoke": "[r]evoke it" if them["status"] in ("approved", "mandatory")
+        labels = {"supersede": "[s]upersede it", "revoke": "[r]evoke it" if them["status"] in SERVABLE["claim"]
                   else "[r]eject it"}
         prompt = "  ".join(labels[o] for o in options) + "  [k]eep both"
         while True:

@@ -28,9 +28,6 @@ if TYPE_CHECKING:  # pygit2 only when the index has to catch up: a current index
 SCHEMA_VERSION = 7  # 2: statuses as history attests them (SPEC 12), the lexicon column; 3: served content;
 # 4: attestation token; 5: the awaiting column; 6: columns.bin (read without numpy) instead of columns.npz;
 # 7: provenance (reviewer, date, evidence) as history attests it
-SERVABLE = {"claim": ("approved", "mandatory"), "knowledge": ("published",)}
-STALE = ("superseded", "expired")
-AWAITING = ("proposed", "candidate", "eligible")  # in review: what recall counts for an uncovered answer
 NO_TIME = float("nan")
 LIGHT_ROWS = 200_000  # up to this many rows a one-shot recall reads the index without numpy (its import: ~100 ms);
 # past it, plain Python's per-row work (sorting every cosine, the ids) costs more than the import
@@ -423,9 +420,9 @@ class LocalIndex:
         """One item's filter columns, so scope soundness is a vectorised mask at query time."""
         c = self.columns
         c["present"][row] = 1
-        c["servable"][row] = meta["status"] in SERVABLE[meta["kind"]]
-        c["stale"][row] = meta["status"] in STALE
-        c["awaiting"][row] = meta["status"] in AWAITING
+        c["servable"][row] = meta["status"] in model.SERVABLE[meta["kind"]]
+        c["stale"][row] = meta["status"] in model.STALE
+        c["awaiting"][row] = meta["status"] in model.AWAITING  # what recall counts for an uncovered answer
         c["personal"][row] = bool(meta.get("personal"))
         c["knowledge"][row] = meta["kind"] == "knowledge"
         scope = meta.get("scope") or "org"

@@ -10,7 +10,6 @@ from vmem.errors import SchemaError, VmemError
 
 ACTION_KEYS = {"approve": "a", "publish": "a", "mandate": "m", "reject": "r", "edit": "e", "skip": "s",
                "quit": "q"}
-EDITABLE_STATUSES = ("proposed", "candidate", "quarantined", "eligible")
 
 
 def viewer_of(store) -> str | None:
@@ -60,7 +59,7 @@ def legal_actions(item: dict, reviewer: bool) -> list[str]:
             out.append("publish")
         if "rejected" in moves:
             out.append("reject")
-    if item["status"] in EDITABLE_STATUSES:
+    if item["status"] in model.IN_REVIEW[item["kind"]]:
         out.append("edit")
     return out + ["skip", "quit"]
 
@@ -166,9 +165,7 @@ def card(store, item: dict, *, snapshot=None, viewer: str | None = None, reviewe
     if contradictions is None:
         from vmem.ops.contradictions import at_propose
 
-        contradictions = at_propose(snapshot, item, viewer) if item["status"] in ("proposed", "approved",
-                                                                                  "mandatory", "candidate",
-                                                                                  "eligible", "published") else []
+        contradictions = at_propose(snapshot, item, viewer) if item["status"] in model.OPEN[item["kind"]] else []
     mine = contradictions.get(item["id"], []) if isinstance(contradictions, dict) else contradictions
     out["contradictions"] = [_other_side(pair, item["id"]) for pair in mine if item["id"] in (pair["a"], pair["b"])]
     out["actions"] = legal_actions(item, reviewer)
@@ -193,9 +190,8 @@ def queue_cards(store, status: str | None = None, *, viewer: str | None = None) 
     """The review queue as cards: proposed claims and eligible knowledge whose status history attests, oldest
     first; another person's personal claims are not in your queue."""
     from vmem.ops.contradictions import by_item, scan
-    from vmem.ops.review import QUEUE_STATUSES
 
-    statuses = (status,) if status else QUEUE_STATUSES
+    statuses = (status,) if status else model.QUEUED
     snapshot = store.head()
     state = store.attestation(snapshot)
     state.preload()

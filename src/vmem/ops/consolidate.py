@@ -14,7 +14,7 @@ from vmem.store.repo import Store
 if TYPE_CHECKING:
     from vmem.knowledge.judge import Verdict
 
-POOL = ("candidate", "eligible", "published")  # items a proposal may merge into
+POOL = model.OPEN["knowledge"]  # items a proposal may merge into
 RANK = {"published": 0, "eligible": 1, "candidate": 2}
 
 Progress = Callable[[str, int, int], None]

@@ -20,7 +20,6 @@ from vmem import model
 from vmem.errors import VmemError
 from vmem.lazyre import lazy
 
-OPEN = {"claim": ("proposed", "approved", "mandatory"), "knowledge": ("candidate", "eligible", "published")}
 # the judge's detectors that make two near-identical statements disagree (SPEC 14); "unaligned", "order" and
 # "role" say the wording differs, not that the beliefs do
 DECISIVE = ("number", "negation", "direction", "temporal", "modality", "artifact", "causal")
@@ -164,7 +163,7 @@ def judge(a: str, b: str, categories_a: list[str] | None = None, categories_b: l
 
 
 def is_open(item: dict) -> bool:
-    return item["status"] in OPEN[item["kind"]]
+    return item["status"] in model.OPEN[item["kind"]]
 
 
 def visible_to(item: dict, viewer: str | None) -> bool:
@@ -515,12 +514,13 @@ def attested_items(store, snapshot=None) -> list[dict]:
 
 
 def resolutions(keep: dict, other: dict) -> list[str]:
-    """What a reviewer may do to OTHER once KEEP is approved: supersede it by KEEP, or revoke/reject it."""
+    """What a reviewer may do to OTHER once KEEP is approved: supersede it by KEEP, or revoke/reject it (as the
+    lifecycle table allows)."""
+    moves = model.TRANSITIONS[other["kind"]].get(other["status"], frozenset())
     out = []
-    if other["status"] in ("proposed", "approved", "mandatory", "published") and not keep.get("supersedes") \
-            and keep["kind"] == other["kind"]:
+    if "superseded" in moves and not keep.get("supersedes") and keep["kind"] == other["kind"]:
         out.append("supersede")
-    if other["status"] in ("approved", "mandatory", "proposed", "candidate", "eligible"):
+    if "revoked" in moves or "rejected" in moves:
         out.append("revoke")
     return out
 
@@ -539,7 +539,7 @@ def resolve(store, keep_id: str, other_id: str, how: str) -> dict:
                          f"possible: {', '.join(legal) or 'nothing (resolve it by hand)'}")
     reason = f"contradicted by {keep_id}"
     if how == "revoke":
-        if other["status"] in ("approved", "mandatory"):
+        if other["status"] in model.SERVABLE["claim"]:
             from vmem.ops.govern import set_status
 
             done = set_status(store, other_id, "revoked", reason=reason)

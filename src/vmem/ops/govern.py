@@ -47,7 +47,7 @@ def set_status(store: Store, item_id: str, target: str, *, reason: str | None = 
         item["review"] = {"by": author.email, "at": now, "action": action, "reason": reason}
         tx.message.items = [item_id]
         tx.message.summary = item["statement"]
-        if item.get("supersedes") and target in ("approved", "mandatory"):
+        if item.get("supersedes") and target in model.SERVABLE["claim"]:
             # approving a revision proposed with --supersedes retires the old belief in this same commit
             old = tx.snapshot.item(item["supersedes"])
             widened = widenings(old, item) if old.get("superseded_by") != item_id else []
@@ -84,7 +84,7 @@ def verify(store: Store, item_id: str, kind: str, corrected: str | None = None) 
     with store.transaction("verify") as tx:
         tx.author = author
         item = _claim(tx, item_id)
-        if item["status"] in ("rejected", "revoked", "superseded", "expired"):
+        if item["status"] not in model.OPEN["claim"]:
             raise UsageError(f"{item_id} is {item['status']}; there is nothing live to verify",
                              "propose the corrected fact instead: vmem propose TEXT --supersedes ID")
         now = model.now()
@@ -124,7 +124,7 @@ def expire(store: Store, *, tx=None) -> list[str]:
 
 _EXPIRES = re.compile(rb"^expires_at: *(null|~|'?\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ'?)? *$", re.M)
 _STATUS = re.compile(rb"^status: *([a-z_]+) *$", re.M)
-_SWEPT = (b"proposed", b"approved", b"mandatory")
+_SWEPT = tuple(status.encode() for status in model.OPEN["claim"])  # the claims that may still expire
 
 
 def _may_expire(now: str):
@@ -151,7 +151,7 @@ def _expire_in(tx) -> list[str]:
     expired = []
     for loaded in tx.snapshot.files("claim", may_match=_may_expire(model.now())):
         item = loaded.item
-        if item is None or item["status"] not in ("proposed", "approved", "mandatory") or not is_expired(item):
+        if item is None or item["status"] not in model.OPEN["claim"] or not is_expired(item):
             continue
         item["status"] = "expired"
         expired.append(item["id"])

@@ -8,8 +8,10 @@ import math
 from collections import Counter
 from html import escape
 
-# what is drawn: knowledge still in play or served; quarantined statements name customers and never appear
-MAPPED = {"knowledge": ("candidate", "eligible", "published"), "claim": ("proposed", "approved", "mandatory")}
+from vmem import model
+
+# what is drawn: items still in play or served (open); quarantined statements name customers and never appear
+MAPPED = model.OPEN
 NEIGHBOURS = 5  # edges per item: its closest others above THRESHOLD
 THRESHOLD = 0.55  # cosine of the bundled model; below it two statements share little more than vocabulary
 SEED = 13  # Louvain is randomised: a fixed seed keeps the map stable from one run to the next
@@ -134,7 +136,7 @@ def svg(graph: dict, width: int = 960, height: int = 720) -> str:
     for n in nodes:
         x, y = where[n["id"]]
         colour = PALETTE[n.get("community", 0) % len(PALETTE)]
-        ring = ' stroke="#222" stroke-width="1"' if n["status"] in ("published", "approved", "mandatory") else ""
+        ring = ' stroke="#222" stroke-width="1"' if n["status"] in model.SERVABLE[n["kind"]] else ""
         out.append(f'<circle cx="{x}" cy="{y}" r="{dot}" fill="{colour}"{ring} data-id="{n["id"]}">'
                    f'<title>{escape(n["id"])} ({escape(n["status"])}): {escape(n["statement"][:200])}</title></circle>')
     out.append('</g><g font-family="sans-serif" font-size="12" fill="#111">')

@@ -63,7 +63,6 @@ def build(store, *, quarantined_evidence: bool = False, map_claims: bool = False
     from vmem.ops.card import card, is_reviewer, viewer_of
     from vmem.ops.contradictions import attested_items, by_item, scan, visible_to
     from vmem.ops.knowledge_map import build as build_map
-    from vmem.ops.review import QUEUE_STATUSES
 
     viewer = viewer_of(store)
     reviewer = is_reviewer(store, viewer)
@@ -72,7 +71,7 @@ def build(store, *, quarantined_evidence: bool = False, map_claims: bool = False
     by_id = {i["id"]: i for i in every}
     pairs = scan(every, viewer)
     per_item = by_item(pairs)
-    queued = sorted((i for i in every if i["status"] in QUEUE_STATUSES),
+    queued = sorted((i for i in every if i["status"] in model.QUEUED),
                     key=lambda i: (i.get("created_at") or i.get("first_seen") or "", i["id"]))
     queue_total = len(queued)
     queued = queued[:PAGE_LIMIT]
@@ -86,7 +85,7 @@ def build(store, *, quarantined_evidence: bool = False, map_claims: bool = False
     expiring = sorted(({"id": i["id"], "statement": i["statement"], "scope": i.get("scope"), "status": i["status"],
                         "expires_at": i["expires_at"],
                         "days_left": round((model.parse_ts(i["expires_at"]) - now).total_seconds() / 86400, 1)}
-                       for i in every if i["kind"] == "claim" and i["status"] in ("proposed", "approved", "mandatory")
+                       for i in every if i["kind"] == "claim" and i["status"] in model.OPEN["claim"]
                        and i.get("expires_at") and now <= model.parse_ts(i["expires_at"]) <= soon),
                       key=lambda r: (r["expires_at"], r["id"]))
     tiers = store.policy["knowledge"]["tiers"]

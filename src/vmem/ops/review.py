@@ -14,7 +14,6 @@ from vmem.store import codec
 from vmem.store.repo import Store
 from vmem.text import canonicalize
 
-QUEUE_STATUSES = ("proposed", "eligible")
 EDITABLE = {"claim": ("title", "statement", "class", "domain", "categories", "paths"),
             "knowledge": ("statement", "categories")}
 
@@ -36,7 +35,7 @@ def entry(item: dict, policy: dict) -> dict:
 
 
 def queue(store: Store, status: str | None = None) -> list[dict]:
-    statuses = (status,) if status else QUEUE_STATUSES
+    statuses = (status,) if status else model.QUEUED
     snapshot = store.head()
     state = store.attestation(snapshot)
     state.preload()
@@ -53,7 +52,7 @@ def _editable(store: Store, item_id: str, editor: str | None) -> tuple[list[str]
     snapshot = store.head()
     item_id = snapshot.resolve_id(item_id)
     item = snapshot.item(item_id)
-    if item["status"] not in ("proposed", "candidate", "quarantined", "eligible"):
+    if item["status"] not in model.IN_REVIEW[item["kind"]]:
         raise UsageError(f"{item_id} is {item['status']}; only items still in review can be edited",
                          f"propose the change as a revision: vmem propose TEXT --supersedes {item_id}")
     return command, item_id, item

@@ -13,7 +13,6 @@ from pathlib import Path
 
 from vmem.store.cache import cache_file, read_cache, write_cache
 
-SERVABLE = ("approved", "mandatory", "published")
 FORMAT = 2  # 2: provenance (reviewer, date, evidence) as history attests it
 
 
@@ -68,6 +67,7 @@ def _servable(data: dict) -> list[dict]:
 def _read_store(root: Path, cached: dict | None) -> dict:
     """Bring the item cache to HEAD: parse what changed since the cached commit, or whose attestation moved."""
     from vmem.errors import SchemaError
+    from vmem.model import SERVABLE
     from vmem.store.changes import changes_since, entry_at, tree_changes
     from vmem.store.parse import _PARSED as parsed  # blob id -> item, filled by this process's parses
     from vmem.store.repo import Store, parse_blob
@@ -93,9 +93,9 @@ def _read_store(root: Path, cached: dict | None) -> dict:
         items.pop(item_path, None)
         seqs.pop(item_path, None)
         status = state.status_of(item_path)
-        if not change.is_file or not item_path.endswith(".yaml") or status not in SERVABLE:
-            continue
         kind = "claim" if item_path.startswith("claims/") else "knowledge"
+        if not change.is_file or not item_path.endswith(".yaml") or status not in SERVABLE[kind]:
+            continue
         oid = state.served_blob(item_path, change.oid)  # a hand edit of a reviewed text: the reviewed one
         # A blob history attests as served was parsed and validated when it was attested (store/attest.py), so
         # its digest is the item's, unless this process parsed it already (replaying history on a fresh clone);
