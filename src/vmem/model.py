@@ -157,6 +157,7 @@ AWAITING = tuple(s for kind in OPEN for s in OPEN[kind] if s not in SERVABLE[kin
 IN_REVIEW = {"claim": ("proposed",), "knowledge": ("candidate", "quarantined", "eligible")}  # still editable
 QUEUED = ("proposed", "eligible")  # what the review queue lists: a reviewer's decision is next
 STALE = ("superseded", "expired")  # replaced or past their time: served only to a caller who asks for them
+ENDS_VALIDITY = ("revoked", "superseded", "invalidated")  # a belief withdrawn: its valid time ends (valid_to)
 
 
 def check_transition(item: dict, target: str) -> None:
@@ -169,6 +170,23 @@ def check_transition(item: dict, target: str) -> None:
             else f"{current} is final for a {kind}; propose a new item instead"
         )
         raise IllegalTransition(f"{item['id']} is {current}; it cannot become {target}", hint)
+
+
+def transition(item: dict, target: str, *, by: str | None = None, action: str | None = None,
+               reason: str | None = None, at: str | None = None, **fields: Any) -> dict:
+    """The one status write: refuse what the lifecycle table does not allow, else set the status (in place) with
+    its bookkeeping: valid_to when a belief is withdrawn (ENDS_VALIDITY), the review record when someone decided
+    it (BY, ACTION, REASON), and FIELDS (superseded_by, merged_into, published, ...). AT defaults to now."""
+    check_transition(item, target)
+    if at is None and (by is not None or target in ENDS_VALIDITY):
+        at = now()
+    item["status"] = target
+    if target in ENDS_VALIDITY:
+        item["valid_to"] = at
+    if by is not None:
+        item["review"] = {"by": by, "at": at, "action": action, "reason": reason}
+    item.update(fields)
+    return item
 
 
 # -- schemas ----------------------------------------------------------------------------

@@ -78,7 +78,7 @@ def _absorb(survivor: dict, absorbed: dict, judge: str, reason: str, now: str) -
     survivor["categories"] += [c for c in absorbed["categories"] if c not in survivor["categories"]]
     survivor["last_reinforced"] = max(survivor["last_reinforced"], absorbed["last_reinforced"])
     survivor["merges"].append({"from": absorbed["id"], "judge": judge, "reason": reason, "at": now})
-    absorbed.update({"status": "merged", "merged_into": survivor["id"]})
+    model.transition(absorbed, "merged", merged_into=survivor["id"])
 
 
 def consolidate(store: Store, *, dry_run: bool = False, progress: Progress | None = None,
@@ -112,10 +112,8 @@ def consolidate(store: Store, *, dry_run: bool = False, progress: Progress | Non
             if target != item["status"]:
                 if item["status"] == "eligible" and target == "quarantined":
                     # a merge widened it (a category below the floor): eligible -> candidate -> quarantined
-                    model.check_transition(item, "candidate")
-                    item["status"] = "candidate"
-                model.check_transition(item, target)
-                item["status"] = target
+                    model.transition(item, "candidate")
+                model.transition(item, target)
                 changed.add(item["id"])
             if {k: v for k, v in gate.items() if k != "at"} != {k: v for k, v in previous_gate.items() if k != "at"}:
                 item["gate"] = gate
@@ -290,8 +288,7 @@ def _auto_publish(policy, pool, result, changed, now) -> None:
         if not audience:
             result.held.append(item_id)  # auto-publish never guesses an audience
             continue
-        item.update({"status": "published", "audience": audience,
-                     "published": {"by": "vmem auto-publish", "at": now},
-                     "review": {"by": "vmem auto-publish", "at": now, "action": "publish", "reason": "auto_publish"}})
+        model.transition(item, "published", by="vmem auto-publish", action="publish", reason="auto_publish", at=now,
+                         audience=audience, published={"by": "vmem auto-publish", "at": now})
         result.published.append(item_id)
         changed.add(item_id)

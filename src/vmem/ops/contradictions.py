@@ -555,9 +555,7 @@ def resolve(store, keep_id: str, other_id: str, how: str) -> dict:
         keep, other = tx.snapshot.item(keep_id), tx.snapshot.item(other_id)
         if keep.get("supersedes"):
             raise UsageError(f"{keep_id} already revises {keep['supersedes']}", "revoke the other item instead")
-        model.check_transition(other, "superseded")
-        now = model.now()
-        other.update({"status": "superseded", "superseded_by": keep_id, "valid_to": now})
+        model.transition(other, "superseded", superseded_by=keep_id)
         keep["supersedes"] = other_id
         tx.message.summary = keep["statement"]
         tx.write(other)

@@ -48,13 +48,11 @@ def forget(store: Store, *, entity: str | None = None, episode: str | None = Non
             item["evidence"] = kept
             support = len({e["entity"] for e in kept})
             if item["status"] == "published" and support < k:
-                item["status"] = "invalidated"
-                item["valid_to"] = model.now()
-                item["review"] = {"by": author.email, "at": model.now(), "action": "invalidate",
-                                  "reason": f"support fell to {support} < {k} after forget: {reason.strip()}"}
+                model.transition(item, "invalidated", by=author.email, action="invalidate",
+                                 reason=f"support fell to {support} < {k} after forget: {reason.strip()}")
                 result.invalidated.append(item["id"])
             elif item["status"] == "eligible" and support < k:
-                item["status"] = "candidate"
+                model.transition(item, "candidate")
                 result.demoted.append(item["id"])
             changed.append(item)
         target = f"entity {entity}" if entity else f"episode {episode}"

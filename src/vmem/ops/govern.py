@@ -39,12 +39,8 @@ def set_status(store: Store, item_id: str, target: str, *, reason: str | None = 
         tx.author = author
         item = _claim(tx, item_id)
         require_attested(store, tx.snapshot, item)
-        model.check_transition(item, target)
         now = model.now()
-        if target == "revoked":
-            item["valid_to"] = now
-        item["status"] = target
-        item["review"] = {"by": author.email, "at": now, "action": action, "reason": reason}
+        model.transition(item, target, by=author.email, action=action, reason=reason, at=now)
         tx.message.items = [item_id]
         tx.message.summary = item["statement"]
         if item.get("supersedes") and target in model.SERVABLE["claim"]:
@@ -58,8 +54,7 @@ def set_status(store: Store, item_id: str, target: str, *, reason: str | None = 
             if widened:
                 tx.message.extra["Widens"] = ", ".join(widened)
             if old["status"] != "superseded":
-                model.check_transition(old, "superseded")
-                old.update({"status": "superseded", "superseded_by": item_id, "valid_to": now})
+                model.transition(old, "superseded", at=now, superseded_by=item_id)
                 tx.message.items.append(old["id"])
                 tx.message.supersedes = old["id"]
                 tx.write(old)
@@ -153,7 +148,7 @@ def _expire_in(tx) -> list[str]:
         item = loaded.item
         if item is None or item["status"] not in model.OPEN["claim"] or not is_expired(item):
             continue
-        item["status"] = "expired"
+        model.transition(item, "expired")
         expired.append(item["id"])
         tx.write(item)
     if expired:

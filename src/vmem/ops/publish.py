@@ -40,13 +40,9 @@ def publish(store: Store, item_id: str, *, audience: str | None = None, k_min: i
             raise GateFailed(f"{item_id} does not pass the publish gates: {gate['reason']}",
                              "nothing was published; see the item with: vmem show " + item_id)
         now = model.now()
-        item.update({
-            "status": "published",
-            "gate": gate,
-            "audience": audience or store.policy["knowledge"]["default_audience"] or "all",
-            "published": {"by": author.email, "at": now},
-            "review": {"by": author.email, "at": now, "action": "publish", "reason": None},
-        })
+        model.transition(item, "published", by=author.email, action="publish", at=now, gate=gate,
+                         audience=audience or store.policy["knowledge"]["default_audience"] or "all",
+                         published={"by": author.email, "at": now})
         tier = support_tier(item, store.policy["knowledge"]["tiers"])
         tx.message.items = [item_id]
         tx.message.summary = item["statement"]
@@ -65,9 +61,7 @@ def reject(store: Store, item_id: str, *, reason: str) -> Reviewed:
         tx.author = author
         item = tx.snapshot.item(item_id)
         require_attested(store, tx.snapshot, item)
-        model.check_transition(item, "rejected")
-        item["status"] = "rejected"
-        item["review"] = {"by": author.email, "at": model.now(), "action": "reject", "reason": reason.strip()}
+        model.transition(item, "rejected", by=author.email, action="reject", reason=reason.strip())
         tx.message.items = [item_id]
         tx.message.summary = item["statement"]
         tx.write(item)

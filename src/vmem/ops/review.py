@@ -79,8 +79,7 @@ def _commit_edit(store: Store, item_id: str, item: dict, changes: dict) -> dict:
             current["gate"] = {"passed": False, "checks": {"deid": True}, "reason": "edited; run vmem consolidate",
                                "at": model.now()}
             if current["status"] in ("quarantined", "eligible"):
-                model.check_transition(current, "candidate")
-                current["status"] = "candidate"
+                model.transition(current, "candidate")
         tx.message.summary = current["statement"]
         tx.message.reason = f"edited {', '.join(changes)}"
         tx.write(current)
