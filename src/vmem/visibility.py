@@ -1,7 +1,21 @@
-"""Who may see an item (SPEC 8): the one scope, audience and liveness rule that sync, recall and the MCP server
-share. Kept free of heavy imports: the pre-session hook builds its bundle through it."""
+"""Who may see an item (SPEC 8, 11): the one scope, audience, liveness and personal rule that sync, recall, the MCP
+server and every face that shows items to a person share. Kept free of heavy imports (vmem.model included, until a
+caller ranks): the pre-session hook builds its bundle through it."""
 
 from __future__ import annotations
+
+
+def visible_to(item: dict, viewer: str | None) -> bool:
+    """A person (VIEWER's e-mail; None: nobody known) may see ITEM in a queue, a card, a warning, a listing or a
+    report: another person's personal item never."""
+    return not item.get("personal") or (viewer is not None and (item.get("source") or {}).get("user") == viewer)
+
+
+def held_back(kind: str, published_seq: int | None, lexicon_since: int | None) -> bool:
+    """While the lexicon is incomplete (LEXICON_SINCE: the point in history from which; None: it reads), knowledge
+    published at or after that point, or at a point history does not tell (PUBLISHED_SEQ None), is not served."""
+    return kind == "knowledge" and lexicon_since is not None and not (
+        published_seq is not None and published_seq < lexicon_since)
 
 
 def admits(item: dict, entity: str | None, audience: str, include_stale: bool = False, at=None) -> bool:
@@ -11,7 +25,7 @@ def admits(item: dict, entity: str | None, audience: str, include_stale: bool = 
     visible to AUDIENCE; never personal items; superseded or expired ones only with INCLUDE_STALE."""
     from vmem import confidence, model  # here, not at the top: a warm sync never ranks, so never imports vmem.model
 
-    if item.get("personal"):
+    if not visible_to(item, None):  # an agent is nobody's person
         return False
     if item["kind"] == "knowledge":
         if item["status"] in model.STALE and include_stale:

@@ -34,7 +34,7 @@ def list_(
     """List items (oldest first); broken files are skipped with a warning."""
     with session(ctx, json_, store) as s:
         from vmem.ops.card import viewer_of
-        from vmem.ops.contradictions import visible_to
+        from vmem.visibility import visible_to
         from vmem.ops.show import list_items
 
         listing = list_items(s.store, kind, status)

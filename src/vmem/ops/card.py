@@ -7,6 +7,7 @@ from pathlib import Path
 
 from vmem import confidence, model
 from vmem.errors import SchemaError, VmemError
+from vmem.visibility import visible_to
 
 ACTION_KEYS = {"approve": "a", "publish": "a", "mandate": "m", "reject": "r", "edit": "e", "skip": "s",
                "quit": "q"}
@@ -81,8 +82,6 @@ def _quotes(snapshot, item: dict) -> list[dict]:
 def _prior_rejections(snapshot, item: dict, viewer: str | None = None) -> list[dict]:
     """Rejected items with the same canonical statement (a reviewer said no to this before); another person's
     personal claim is not named."""
-    from vmem.ops.contradictions import visible_to
-
     from vmem.text import canonicalize
 
     canonical = canonicalize(item["statement"])
@@ -202,19 +201,13 @@ def queue_cards(store, status: str | None = None, *, viewer: str | None = None) 
         item = {**loaded.item, "status": state.status_of(loaded.path) or "unattested"}
         every.append(item)
         if loaded.item["status"] in statuses and item["status"] == loaded.item["status"] \
-                and _visible(item, viewer):
+                and visible_to(item, viewer):
             queued.append(item)
     queued.sort(key=lambda i: (i.get("created_at") or i.get("first_seen") or "", i["id"]))
     pairs = by_item(scan(every, viewer)) if queued else {}
     reviewer = is_reviewer(store, viewer)
     return [card(store, item, snapshot=snapshot, viewer=viewer, reviewer=reviewer, contradictions=pairs)
             for item in queued]
-
-
-def _visible(item: dict, viewer: str | None) -> bool:
-    from vmem.ops.contradictions import visible_to
-
-    return visible_to(item, viewer)
 
 
 def show_card(store, item_id: str) -> dict:
@@ -225,7 +218,7 @@ def show_card(store, item_id: str) -> dict:
 
     data = show(store, item_id)
     viewer = viewer_of(store)
-    if not _visible(data, viewer):  # as if absent: not even its existence is another person's business
+    if not visible_to(data, viewer):  # as if absent: not even its existence is another person's business
         raise ItemNotFound(f"no item {item_id} in this store", "list items with: vmem list")
     attested = {**{k: v for k, v in data.items() if k != "computed"},
                 "status": data["computed"].get("attested_status") or data["status"]}

@@ -19,6 +19,7 @@ from pathlib import Path
 from vmem import model
 from vmem.errors import VmemError
 from vmem.lazyre import lazy
+from vmem.visibility import visible_to
 
 # the judge's detectors that make two near-identical statements disagree (SPEC 14); "unaligned", "order" and
 # "role" say the wording differs, not that the beliefs do
@@ -164,11 +165,6 @@ def judge(a: str, b: str, categories_a: list[str] | None = None, categories_b: l
 
 def is_open(item: dict) -> bool:
     return item["status"] in model.OPEN[item["kind"]]
-
-
-def visible_to(item: dict, viewer: str | None) -> bool:
-    """Another person's personal item is never shown (SPEC 8): not in a queue, a card, a warning or a report."""
-    return not item.get("personal") or (viewer is not None and (item.get("source") or {}).get("user") == viewer)
 
 
 def overlaps(a: dict, b: dict) -> bool:

@@ -23,7 +23,8 @@ def build(store, *, claims: bool = False, viewer: str | None = None, items: list
     import networkx as nx
     import numpy as np
 
-    from vmem.ops.contradictions import attested_items, visible_to
+    from vmem.ops.contradictions import attested_items
+    from vmem.visibility import visible_to
 
     kinds = ("knowledge", "claim") if claims else ("knowledge",)
     pool = items if items is not None else attested_items(store)

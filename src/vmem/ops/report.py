@@ -61,7 +61,8 @@ def timelines(store, wanted: set[str] | None = None) -> dict[str, list[dict]]:
 def build(store, *, quarantined_evidence: bool = False, map_claims: bool = False) -> dict:
     """Everything the pages show, as plain data (also what `vmem report --json` prints)."""
     from vmem.ops.card import card, is_reviewer, viewer_of
-    from vmem.ops.contradictions import attested_items, by_item, scan, visible_to
+    from vmem.ops.contradictions import attested_items, by_item, scan
+    from vmem.visibility import visible_to
     from vmem.ops.knowledge_map import build as build_map
 
     viewer = viewer_of(store)

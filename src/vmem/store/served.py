@@ -12,6 +12,7 @@ import re
 from pathlib import Path
 
 from vmem.store.cache import cache_file, read_cache, write_cache
+from vmem.visibility import held_back
 
 FORMAT = 2  # 2: provenance (reviewer, date, evidence) as history attests it
 
@@ -58,10 +59,11 @@ def _current(cached: dict) -> bool:
 def _servable(data: dict) -> list[dict]:
     """The cached items, less knowledge published after the lexicon broke (SPEC 11), while it is broken."""
     since = data.get("lexicon_since")
+    if since is None:  # the usual case, on every warm sync: nothing is held back, no call per item
+        return [item for item in data["items"].values() if item is not None]
     seqs = data.get("seqs", {})
     return [item for p, item in data["items"].items() if item is not None
-            and (since is None or item["kind"] != "knowledge" or (seqs.get(p) if seqs.get(p) is not None
-                                                                   else since) < since)]
+            and not held_back(item["kind"], seqs.get(p), since)]
 
 
 def _read_store(root: Path, cached: dict | None) -> dict:
