@@ -35,6 +35,7 @@ def test_two_clones_reinforce_the_same_item_and_merge_to_the_union(seeded, tmp_p
     for clone in (a, b):
         vmem_cli(tmp_path, "clone", str(bare), str(clone))
         assert pygit2.Repository(str(clone)).config["merge.vmem.driver"].startswith("vmem merge-driver")
+        run("git", "config", "vmem.deliver", "false", cwd=clone)  # git's own flow, by hand: push, pull, merge
     first = json.loads(vmem_cli(a, "propose", "Healthcare buyers ask for audit logs early.", "--from",
                                 "tidewell", "-c", "industry:healthcare", "--json").stdout)["data"]["item"]
     run("git", "push", "-q", "origin", "main", cwd=a)

@@ -57,7 +57,14 @@ def session(ctx: typer.Context, as_json: bool = False, store: str | None = None)
     root = ctx.find_root().obj if ctx.find_root().obj is not None else Globals()
     out = Output(as_json or root.as_json)
     try:
-        yield Session(out, store or root.store)
+        current = Session(out, store or root.store)
+        yield current
+        if current._store is not None:
+            from vmem.ops.session import deliver
+
+            note = deliver(current._store)
+            if note:
+                out.note(note)
     except VmemError as exc:
         if os.environ.get("VMEM_DEBUG"):
             raise

@@ -236,11 +236,19 @@ def lite_first(body: Callable, out, store_path: str | None, *args, **kwargs) -> 
         return opened[-1]
 
     try:
-        return body(out, store, *args, **kwargs)
-    except Unsupported:
-        if any(getattr(s.repo, "moved", False) for s in opened):
-            raise  # a commit was made: running again would make it twice (never expected; a bug if seen)
-        return body(out, lambda: store(lite=False), *args, **kwargs)
+        try:
+            code = body(out, store, *args, **kwargs)
+        except Unsupported:
+            if any(getattr(s.repo, "moved", False) for s in opened):
+                raise  # a commit was made: running again would make it twice (never expected; a bug if seen)
+            code = body(out, lambda: store(lite=False), *args, **kwargs)
     finally:
         if where is not None:
             discard_early(where)
+    from vmem.ops.session import deliver
+
+    for written in opened:  # what the command committed goes to the team's remote (SPEC 15)
+        note = deliver(written)
+        if note:
+            out.note(note)
+    return code

@@ -149,9 +149,15 @@ class AgentView:
                              "a learning takes learning_from and categories")
         if not learning_from and categories:
             raise UsageError("categories apply to learnings", "add learning_from, or leave categories out")
-        done = propose(self._store(), text, from_=learning_from, categories=categories or [], about=about,
+        from vmem.ops.session import deliver
+
+        store = self._store()
+        done = propose(store, text, from_=learning_from, categories=categories or [], about=about,
                        title=title, domain=domain, paths=paths)
         data = done.data()
+        note = deliver(store)  # to the team's remote, so a reviewer sees it (SPEC 15)
+        if note:
+            data["notes"] = [*data["notes"], note]
         data["item"] = self._own(done.item)
         served = self.served() if done.contradictions else {}
         data["contradictions"] = [c for c in done.contradictions if c["id"] in served]

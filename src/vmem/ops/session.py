@@ -68,3 +68,14 @@ def locate(store: str | None, project: Path) -> tuple[Path, dict | None, list[st
     agent's): resolve from there, the managed clone fast-forwarded."""
     found = resolve(store, project, fetch=True)
     return found.root, found.config, found.warnings
+
+
+def deliver(store) -> str | None:
+    """After a command that wrote: deliver its commits (and any that waited) to the remote the store's branch
+    tracks (vmem.store.deliver); the line a face shows when something is left to say, else None. A clone with
+    `git config vmem.deliver false` keeps its commits until the user pushes."""
+    if not getattr(store, "wrote", False):
+        return None
+    from vmem.store.deliver import deliver as send
+
+    return send(store.root, store.git_dir).note()

@@ -76,16 +76,10 @@ def sync(root: Path, *, target: Path | None = None, targets: list[str] | None = 
     from vmem import targets as registry
 
     warnings = []
-    if do_pull:
-        from vmem.store import stage
-        from vmem.store.remote import pull
+    if do_pull:  # session start: deliver what waits, then catch up with the remote (SPEC 15: never frozen)
+        from vmem.store.deliver import catch_up
 
-        git_dir = root / ".git"
-        if git_dir.is_dir() and stage.waiting(git_dir):
-            stage.flush(git_dir, root, wait_s=5.0)  # git's index in step with HEAD before git merges into it
-        problem = pull(root)
-        if problem:
-            warnings.append(problem)
+        warnings += catch_up(root, root / ".git")
     chosen = [registry.get(name) for name in dict.fromkeys(targets or [registry.DEFAULT])]
     commit = head_commit(root)
     cache = read_cache(_bundle_file(root))

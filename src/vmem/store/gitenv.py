@@ -37,6 +37,10 @@ REDIRECTS = frozenset((
 ))
 
 
+# the transports git may use for a store's remote, after the user's own url.<base>.insteadOf rewrites (never ext::)
+ALLOWED_PROTOCOLS = "https:http:ssh:git:file"
+
+
 def scrubbed_env(extra: dict[str, str] | None = None) -> dict[str, str]:
     """This process's environment without REDIRECTS, then EXTRA set on top: what every git child of vmem gets."""
     env = {k: v for k, v in os.environ.items() if k not in REDIRECTS}

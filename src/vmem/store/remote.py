@@ -6,31 +6,8 @@ import os
 from pathlib import Path
 
 
-def pull(root: Path, timeout_s: float = 5.0) -> str | None:
-    """Fast-forward the store from its remote; any failure is a warning (returned), never an error. On timeout
-    the whole process group is ended: git's own children (ssh, a credential helper) included."""
-    import shutil
-
-    from vmem.process import run_bounded
-
-    git = shutil.which("git")
-    if git is None:
-        return "git is not installed; syncing the local state"
-    done = run_bounded([git, "-C", str(root), "-c", "protocol.ext.allow=never", "pull", "--ff-only", "--quiet"],
-                       timeout_s=timeout_s, env=_git_env(),
-                       max_output=256_000)
-    if done.outcome == "timeout":
-        return f"git pull took longer than {timeout_s:g}s; syncing the local state"
-    if done.outcome != "exited":
-        return f"git pull failed ({done.detail or done.outcome}); syncing the local state"
-    if done.returncode != 0:
-        lines = done.stderr.decode("utf-8", "replace").strip().splitlines()
-        return f"git pull failed ({(lines or ['no remote?'])[-1]}); syncing the local state"
-    return None
-
-
 _NETWORK = ("https://", "ssh://")  # with scp-like user@host:path: the transports a store URL may name
-_ALLOWED_PROTOCOLS = "https:http:ssh:git:file"  # what git may use after the user's own insteadOf rewrites
+from vmem.store.gitenv import ALLOWED_PROTOCOLS as _ALLOWED_PROTOCOLS  # noqa: E402 - a leaf, standard library
 
 
 def _scp_like(value: str) -> bool:
@@ -130,7 +107,9 @@ def mirror(url: str, timeout_s: float = 5.0) -> tuple[Path | None, str | None]:
     check_url(url)
     path = mirror_path(url)
     if (path / "vmem.yaml").is_file() and (path / ".git").is_dir():
-        return path, pull(path, timeout_s=timeout_s)
+        from vmem.store.deliver import catch_up  # what waits goes first; a diverged clone is replayed, never frozen
+
+        return path, "; ".join(catch_up(path, path / ".git", timeout_s)) or None
     git = shutil.which("git")
     if git is None:
         return None, "git is not installed, so the store cannot be cloned"
@@ -143,11 +122,28 @@ def mirror(url: str, timeout_s: float = 5.0) -> tuple[Path | None, str | None]:
         shutil.rmtree(tmp, ignore_errors=True)
         lines = done.stderr.decode("utf-8", "replace").strip().splitlines() if done.stderr else []
         return None, f"cannot clone the store from {url} ({(lines or [done.detail or done.outcome])[-1]})"
+    _as_a_store_clone(tmp)
     try:
         os.rename(tmp, path)
     except OSError:  # another session cloned it meanwhile
         shutil.rmtree(tmp, ignore_errors=True)
     return path, None
+
+
+def _as_a_store_clone(path: Path) -> None:
+    """What `vmem clone` does to a clone: vmem's merge driver registered (a replay settles two edits of one item),
+    the store's identity pinned in the clone's own config (SPEC 12)."""
+    import pygit2
+
+    from vmem.store import mergedriver
+    from vmem.store.attest import pin_identity
+
+    try:
+        repo = pygit2.Repository(str(path))
+        mergedriver.register(repo)
+        pin_identity(repo)
+    except Exception:  # noqa: BLE001 - a clone that cannot be read is reported by the command that opens it
+        pass
 
 
 def origin_url(root: Path) -> str | None:
@@ -160,3 +156,18 @@ def origin_url(root: Path) -> str | None:
         return check_url(pygit2.Repository(str(root)).remotes["origin"].url)
     except (KeyError, ValueError, TypeError, pygit2.GitError, UsageError):
         return None
+
+
+def status(root: Path) -> dict:
+    """Store, remote, ahead/behind (against the remote as last fetched) and what waits for delivery."""
+    from vmem.store.deliver import run_git, stdout_of, tracking, waiting
+
+    found = tracking(root)
+    if found is None:
+        return {"remote": None, "branch": None, "ahead": 0, "behind": 0, "waiting": 0}
+    remote, branch, _ = found
+    counts = stdout_of(run_git(root, "rev-list", "--left-right", "--count", f"HEAD...refs/remotes/{remote}/{branch}"))
+    ahead, behind = (int(n) for n in counts.split()) if len(counts.split()) == 2 else (0, 0)
+    url = stdout_of(run_git(root, "remote", "get-url", remote))
+    return {"remote": remote, "url": without_credentials(url) if url else None, "branch": branch, "ahead": ahead,
+            "behind": behind, "waiting": waiting(root, remote, branch)}

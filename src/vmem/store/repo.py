@@ -249,6 +249,7 @@ class Store:
         self.repo = repo
         self._policy: dict | None = None
         self._acting: pygit2.Signature | None = None
+        self.wrote = False  # a transaction committed: the faces deliver it to the team's remote (SPEC 15)
 
     @classmethod
     def open(cls, root: Path, lite: bool = False) -> "Store":
@@ -557,6 +558,7 @@ class Transaction:
         finally:
             self._lock.__exit__(None, None, None)
         if self.commit_id is not None:  # what `git commit` does last: pack loose objects once there are many
+            self.store.wrote = True
             from vmem.store import housekeep
 
             housekeep.after_commit(self.store.git_dir, lambda: _config(self.store.repo, "gc.auto"))

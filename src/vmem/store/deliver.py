@@ -1,0 +1,267 @@
+"""Delivering a clone's commits to the team's remote (SPEC 15): the git host is vmem's server.
+
+After a write, and at session start, a clone whose branch tracks a remote pushes what the remote lacks. When the
+remote moved meanwhile (a teammate pushed first), vmem fetches and replays the clone's own commits on the new
+remote head (`git rebase`: the commits stay the same person's; vmem's merge driver settles two edits of one item)
+and pushes again, a bounded number of times. When the remote refuses the branch itself (a protected `main` that
+only reviewers may push), the commits go to the writer's own branch, vmem/proposals/<writer>, which a reviewer's
+`vmem review` fetches and merges (vmem.store.deliver.integrate). Offline, the commits stay local and are counted
+as waiting; the next write, `vmem sync` (the session-start hook) or `vmem status` delivers them.
+
+Everything runs under the store lock (no vmem write lands mid-replay), with git itself (no shell), each call
+bounded in time, in the scrubbed environment every git child of vmem gets.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from pathlib import Path
+
+ATTEMPTS = 3  # push, replay on the new remote head, push again: a busy remote gets this many tries
+PROPOSALS = "vmem/proposals/"  # refs/heads/vmem/proposals/<writer>: where proposals go when main is protected
+_OFFLINE = re.compile(r"could not resolve host|unable to access|could not read from remote|connection|timed out|"
+                      r"network is unreachable|does not appear to be a git repository|no such file", re.I)
+
+
+class Delivery:
+    """How delivery went. STATE: "local" (the branch tracks no remote), "delivered" (the remote's branch holds
+    HEAD), "branch" (main refused them: they wait on BRANCH for a reviewer), "waiting" (offline, or the replay
+    needs a person: MESSAGE says why, HINT what to run). WAITING: commits the remote does not hold yet."""
+
+    __slots__ = ("state", "waiting", "remote", "branch", "message", "hint")
+
+    def __init__(self, state: str, waiting: int = 0, remote: str | None = None, branch: str | None = None,
+                 message: str | None = None, hint: str | None = None) -> None:
+        self.state, self.waiting, self.remote, self.branch = state, waiting, remote, branch
+        self.message, self.hint = message, hint
+
+    def as_dict(self) -> dict:
+        return {"state": self.state, "waiting": self.waiting, "remote": self.remote, "branch": self.branch,
+                "message": self.message, "hint": self.hint}
+
+    def note(self) -> str | None:
+        """One line for stderr when something is left to say (nothing when all is delivered)."""
+        if self.state == "waiting" and self.waiting:
+            return (f"{self.waiting} commit{'s' if self.waiting != 1 else ''} not yet delivered to {self.remote} "
+                    f"({self.message}); {self.hint}")
+        if self.state == "branch":
+            return f"main is protected on {self.remote}: delivered to {self.branch} for a reviewer to merge"
+        return None
+
+    def __repr__(self) -> str:
+        return f"Delivery({self.state!r}, waiting={self.waiting}, branch={self.branch!r}, message={self.message!r})"
+
+
+def run_git(root: Path, *args: str, timeout_s: float = 10.0, network: bool = False):
+    import shutil
+
+    from vmem.process import run_bounded
+    from vmem.store.gitenv import scrubbed_env
+
+    git = shutil.which("git")
+    if git is None:
+        return None
+    extra = {"GIT_TERMINAL_PROMPT": "0", "GIT_EDITOR": "true", "GIT_SEQUENCE_EDITOR": "true",
+             # the merge driver (`vmem merge-driver`) is found beside the vmem that runs now
+             "PATH": os.pathsep.join([os.path.dirname(sys.executable), os.environ.get("PATH", "")])}
+    if network:
+        from vmem.store.gitenv import ALLOWED_PROTOCOLS
+
+        extra.update(GIT_ASKPASS="", SSH_ASKPASS="", GIT_ALLOW_PROTOCOL=ALLOWED_PROTOCOLS)
+    return run_bounded([git, "-C", str(root), "-c", "protocol.ext.allow=never", "-c", "core.hooksPath=/dev/null",
+                        *args], timeout_s=timeout_s, env=scrubbed_env(extra), max_output=1_000_000)
+
+
+def stdout_of(done) -> str:
+    return done.stdout.decode("utf-8", "replace").strip() if done is not None and done.outcome == "exited" else ""
+
+
+def _err(done) -> str:
+    if done is None:
+        return "git is not installed"
+    if done.outcome != "exited":
+        return f"git {done.outcome}"
+    lines = (done.stderr.decode("utf-8", "replace").strip() or done.stdout.decode("utf-8", "replace")).splitlines()
+    return (lines or ["failed"])[-1].strip()
+
+
+def tracking(root: Path) -> tuple[str, str, str] | None:
+    """(remote, remote branch, local branch) that HEAD's branch tracks, or None (a local store, or detached)."""
+    done = run_git(root, "rev-parse", "--abbrev-ref", "--symbolic-full-name", "HEAD", "@{upstream}")
+    lines = stdout_of(done).splitlines() if done is not None and done.returncode == 0 else []
+    if len(lines) != 2 or "/" not in lines[1]:
+        return None
+    local = lines[0]
+    remote = stdout_of(run_git(root, "config", f"branch.{local}.remote"))
+    merge = stdout_of(run_git(root, "config", f"branch.{local}.merge"))
+    if not remote or not merge.startswith("refs/heads/"):
+        return None
+    return remote, merge[len("refs/heads/"):], local
+
+
+def writer_branch(root: Path) -> str:
+    """vmem/proposals/<the committer's e-mail, as a ref name>: one branch per writer."""
+    email = os.environ.get("GIT_COMMITTER_EMAIL") or stdout_of(run_git(root, "config", "user.email")) or "unknown"
+    return PROPOSALS + (re.sub(r"[^a-z0-9._-]+", "-", email.lower()).strip(".-") or "unknown")
+
+
+def waiting(root: Path, remote: str, branch: str) -> int:
+    """Commits on HEAD that neither the remote's branch nor this writer's proposals branch holds (as last seen)."""
+    refs = [f"refs/remotes/{remote}/{branch}", f"refs/remotes/{remote}/{writer_branch(root)}"]
+    known = [ref for ref in refs if run_git(root, "rev-parse", "-q", "--verify", ref).returncode == 0]
+    done = run_git(root, "rev-list", "--count", "HEAD", *[f"^{ref}" for ref in known])
+    text = stdout_of(done)
+    return int(text) if text.isdigit() else 0
+
+
+def deliver(root: Path, git_dir: Path, timeout_s: float = 10.0) -> Delivery:
+    """Push HEAD's branch to the remote it tracks; on a moved remote, fetch, replay and push again (ATTEMPTS); on a
+    protected branch, push to this writer's proposals branch. Holds the store lock throughout."""
+    from vmem.store import stage
+    from vmem.store.lock import StoreLock
+
+    found = tracking(root)
+    if found is None or stdout_of(run_git(root, "config", "--bool", "vmem.deliver")) == "false":
+        return Delivery("local")  # no remote, or the user delivers by hand
+    remote, branch, _ = found
+    if waiting(root, remote, branch) == 0:
+        return Delivery("delivered", remote=remote, branch=branch)
+    with StoreLock(git_dir / "vmem.lock"):
+        if stage.waiting(git_dir):
+            stage.flush(git_dir, root, wait_s=5.0)  # git's index in step with HEAD before git replays onto it
+        problem = ""
+        for _ in range(ATTEMPTS):
+            pushed = run_git(root, "push", "--porcelain", "--quiet", remote, f"HEAD:refs/heads/{branch}",
+                          timeout_s=timeout_s, network=True)
+            if pushed is not None and pushed.outcome == "exited" and pushed.returncode == 0:
+                return Delivery("delivered", remote=remote, branch=branch)
+            problem = _err(pushed)
+            text = (stdout_of(pushed) + "\n" + (pushed.stderr.decode("utf-8", "replace") if pushed else "")).lower()
+            if "[rejected]" in text and ("fetch first" in text or "non-fast-forward" in text):
+                replayed = _replay(root, remote, branch, timeout_s)
+                if replayed is not None:
+                    return replayed
+                continue
+            if "[remote rejected]" in text or "declined" in text or "protected" in text:
+                return _to_writer_branch(root, remote, branch, timeout_s, problem)
+            break  # offline, or refused for a reason no retry changes
+        return Delivery("waiting", waiting(root, remote, branch), remote, branch,
+                        "offline" if _OFFLINE.search(problem) else problem,
+                        "they go with the next vmem write, vmem sync or vmem status")
+
+
+def _replay(root: Path, remote: str, branch: str, timeout_s: float) -> Delivery | None:
+    """Fetch the remote's branch and replay HEAD's own commits on it; None to push again, or why it stopped."""
+    fetched = run_git(root, "fetch", "--quiet", remote, f"+refs/heads/{branch}:refs/remotes/{remote}/{branch}",
+                   timeout_s=timeout_s, network=True)
+    if fetched is None or fetched.outcome != "exited" or fetched.returncode != 0:
+        return Delivery("waiting", waiting(root, remote, branch), remote, branch, _err(fetched),
+                        "they go with the next vmem write, vmem sync or vmem status")
+    rebased = run_git(root, "rebase", "--quiet", f"refs/remotes/{remote}/{branch}", timeout_s=timeout_s * 3)
+    if rebased is None or rebased.outcome != "exited" or rebased.returncode != 0:
+        run_git(root, "rebase", "--abort")
+        return Delivery("waiting", waiting(root, remote, branch), remote, branch,
+                        f"replaying them on {remote}/{branch} needs a person ({_err(rebased)})",
+                        f"run: git -C {root} pull --rebase, settle what it shows, then vmem status")
+    return None
+
+
+def _to_writer_branch(root: Path, remote: str, branch: str, timeout_s: float, why: str) -> Delivery:
+    mine = writer_branch(root)
+    pushed = run_git(root, "push", "--porcelain", "--quiet", "--force", remote, f"HEAD:refs/heads/{mine}",
+                  timeout_s=timeout_s, network=True)
+    if pushed is not None and pushed.outcome == "exited" and pushed.returncode == 0:
+        return Delivery("branch", 0, remote, mine, f"{remote}/{branch} refused them ({why})")
+    return Delivery("waiting", waiting(root, remote, branch), remote, branch,
+                    f"{remote}/{branch} refused them ({why}) and so did {mine} ({_err(pushed)})",
+                    "ask a reviewer about the repository's permissions")
+
+
+def integrate(root: Path, git_dir: Path, timeout_s: float = 10.0) -> list[dict]:
+    """A reviewer's side of protected main: fetch every writer's proposals branch, merge each into HEAD's branch
+    (the writers' own commits, so every proposal stays its writer's), push, and retire the branches that were
+    merged unless their writer pushed more meanwhile. One dict per branch: {branch, merged, message}."""
+    from vmem.store.lock import StoreLock
+
+    found = tracking(root)
+    if found is None:
+        return []
+    remote, branch, _ = found
+    with StoreLock(git_dir / "vmem.lock"):
+        fetched = run_git(root, "fetch", "--quiet", "--prune", remote,
+                       f"+refs/heads/{branch}:refs/remotes/{remote}/{branch}",
+                       f"+refs/heads/{PROPOSALS}*:refs/remotes/{remote}/{PROPOSALS}*", timeout_s=timeout_s,
+                       network=True)
+        if fetched is None or fetched.outcome != "exited" or fetched.returncode != 0:
+            return [{"branch": None, "merged": False, "message": f"cannot fetch from {remote}: {_err(fetched)}"}]
+        merged = run_git(root, "merge", "--ff-only", "--quiet", f"refs/remotes/{remote}/{branch}")
+        if merged.returncode != 0:
+            return [{"branch": None, "merged": False,
+                     "message": f"this clone and {remote}/{branch} have parted; run: git -C {root} pull --rebase"}]
+        listed = stdout_of(run_git(root, "for-each-ref", "--format=%(refname) %(objectname)",
+                           f"refs/remotes/{remote}/{PROPOSALS}"))
+        results = []
+        for line in listed.splitlines():
+            ref, sha = line.split()
+            name = ref[len(f"refs/remotes/{remote}/"):]
+            if run_git(root, "merge-base", "--is-ancestor", sha, "HEAD").returncode == 0:
+                results.append({"branch": name, "merged": True, "message": "already merged"})
+            else:
+                done = run_git(root, "merge", "--no-edit", "--quiet", "-m", f"vmem: merge proposals from {name}", sha,
+                            timeout_s=timeout_s * 3)
+                if done.returncode != 0:
+                    run_git(root, "merge", "--abort")
+                    results.append({"branch": name, "merged": False, "message": _err(done)})
+                    continue
+                results.append({"branch": name, "merged": True, "message": "merged"})
+        pushed = run_git(root, "push", "--quiet", remote, f"HEAD:refs/heads/{branch}", timeout_s=timeout_s,
+                      network=True)
+        if pushed.returncode != 0:
+            return [*results, {"branch": None, "merged": False, "message": f"push refused: {_err(pushed)}"}]
+        for row in results:
+            if row["merged"]:  # only if the writer pushed nothing since (a lease on what was fetched)
+                sha = stdout_of(run_git(root, "rev-parse", f"refs/remotes/{remote}/{row['branch']}"))
+                run_git(root, "push", "--quiet", f"--force-with-lease=refs/heads/{row['branch']}:{sha}", remote,
+                     f":refs/heads/{row['branch']}", timeout_s=timeout_s, network=True)
+        return results
+
+
+def catch_up(root: Path, git_dir: Path, timeout_s: float = 5.0) -> list[str]:
+    """Session start (`vmem sync --pull`, the hook): deliver what waits, then bring HEAD to the remote's branch —
+    fast-forward, or replay this clone's own commits on it — so a clone never freezes behind its remote. The
+    warnings to show; offline or stuck, the last state is synced and the warning names the fix."""
+    from vmem.store.lock import StoreLock
+
+    found = tracking(root)
+    if found is None:  # git says what is missing (no remote, no upstream, a detached HEAD)
+        pulled = run_git(root, "pull", "--ff-only", "--quiet", timeout_s=timeout_s, network=True)
+        if pulled is not None and pulled.outcome == "exited" and pulled.returncode == 0:
+            return []
+        return [f"git pull failed ({_err(pulled)}); syncing the local state"]
+    remote, branch, _ = found
+    warnings = []
+    sent = deliver(root, git_dir, timeout_s)
+    if sent.state == "waiting" and sent.note():
+        warnings.append(sent.note())
+    fetched = run_git(root, "fetch", "--quiet", remote, f"+refs/heads/{branch}:refs/remotes/{remote}/{branch}",
+                   timeout_s=timeout_s, network=True)
+    if fetched is None or fetched.outcome != "exited" or fetched.returncode != 0:
+        return [*warnings, f"git pull failed ({_err(fetched)}); syncing the local state"]
+    theirs = f"refs/remotes/{remote}/{branch}"
+    with StoreLock(git_dir / "vmem.lock"):
+        from vmem.store import stage
+
+        if stage.waiting(git_dir):
+            stage.flush(git_dir, root, wait_s=5.0)
+        if run_git(root, "merge-base", "--is-ancestor", theirs, "HEAD").returncode == 0:
+            return warnings  # nothing new there (HEAD may be ahead: on a proposals branch, or waiting)
+        if run_git(root, "merge", "--ff-only", "--quiet", theirs).returncode == 0:
+            return warnings
+        rebased = run_git(root, "rebase", "--quiet", theirs, timeout_s=timeout_s * 3)
+        if rebased is None or rebased.returncode != 0:
+            run_git(root, "rebase", "--abort")
+            return [*warnings, f"this clone and {remote}/{branch} have parted and the replay needs a person "
+                               f"({_err(rebased)}); syncing the local state; fix: git -C {root} pull --rebase"]
+    return warnings
