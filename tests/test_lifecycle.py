@@ -1,5 +1,5 @@
-"""Rules in one place (SPEC 5): every status write goes through model.transition, and the status families agree
-with the lifecycle table."""
+"""Rules in one place (SPEC 5, 7.2): every status write goes through model.transition, the status families agree
+with the lifecycle table, and the gate table with the gate record."""
 
 from __future__ import annotations
 
@@ -68,3 +68,10 @@ def test_forget_demotes_an_eligible_learning_whose_support_falls_below_k(seeded,
     assert commit_count(seeded) == before + 1
     shown = vmem.json("show", item_id)["data"]
     assert shown["status"] == "candidate" and shown["valid_to"] is None and shown["review"] is None
+
+
+def test_the_gate_table_and_the_stored_gate_record_name_the_same_gates_in_the_same_order():
+    from vmem.gates.publish import GATES
+
+    assert tuple(gate.name for gate in GATES) == tuple(field.name for field in model.GATE_CHECKS)
+    assert {gate.name for gate in GATES if gate.quarantines} == {"deid", "category_floor"}

@@ -124,40 +124,72 @@ def deid(item: dict, inputs: GateInputs):
     return check_statement(item["statement"], inputs.lexicon(item))
 
 
-def run_gates(item: dict, inputs: GateInputs, policy: dict, k_min: int | None = None) -> dict:
-    """The gate record stored on the item: {passed, checks, reason, at}; k is clamped to at least 3."""
-    knowledge = policy["knowledge"]
-    k = max(policy_k_min(policy), k_min or 0)
-    evidence = item.get("evidence") or []
-    entities = {e["entity"] for e in evidence}
-    writers = {e["writer"].casefold() for e in evidence}
-    reasons = []
+# -- the gates: each one returns why ITEM fails it, or None when it passes ------------------------------------------
+# (item, inputs, knowledge: the policy's knowledge section, k: the support needed) -> reason | None
 
-    deid_result = deid(item, inputs)
-    if not deid_result.passed:
-        reasons.append(deid_result.reason)
-    k_ok = len(entities) >= k
-    if not k_ok:
-        reasons.append(f"support from {len(entities)} distinct customer{'s' * (len(entities) != 1)}; needs {k}")
-    writers_ok = len(writers) >= knowledge["writers_min"] or any(e.get("tier") == 1 for e in evidence)
-    if not writers_ok:
-        reasons.append(f"reported by {len(writers)} distinct writer{'s' * (len(writers) != 1)}; "
-                       f"needs {knowledge['writers_min']} (or tier-1 evidence)")
+
+def _deid_gate(item: dict, inputs: GateInputs, knowledge: dict, k: int) -> str | None:
+    result = deid(item, inputs)
+    return None if result.passed else result.reason
+
+
+def _k_support(item: dict, inputs: GateInputs, knowledge: dict, k: int) -> str | None:
+    entities = {e["entity"] for e in item.get("evidence") or []}
+    if len(entities) >= k:
+        return None
+    return f"support from {len(entities)} distinct customer{'s' * (len(entities) != 1)}; needs {k}"
+
+
+def _writers(item: dict, inputs: GateInputs, knowledge: dict, k: int) -> str | None:
+    evidence = item.get("evidence") or []
+    writers = {e["writer"].casefold() for e in evidence}
+    if len(writers) >= knowledge["writers_min"] or any(e.get("tier") == 1 for e in evidence):
+        return None
+    return (f"reported by {len(writers)} distinct writer{'s' * (len(writers) != 1)}; "
+            f"needs {knowledge['writers_min']} (or tier-1 evidence)")
+
+
+def _category_floor(item: dict, inputs: GateInputs, knowledge: dict, k: int) -> str | None:
     sizes, facets = inputs.category_sizes()
     small = [c for c in item.get("categories") or []
              if c.split(":", 1)[0] in facets and sizes[c] < knowledge["category_floor"]]
-    if small:
-        reasons.append("categor" + ("ies" if len(small) > 1 else "y") + " below the floor of "
-                       f"{knowledge['category_floor']} customers: " + ", ".join(f"{c} ({sizes[c]})" for c in small))
-    checks = {"deid": deid_result.passed, "k_support": k_ok, "writers": writers_ok, "category_floor": not small}
+    if not small:
+        return None
+    return ("categor" + ("ies" if len(small) > 1 else "y") + " below the floor of "
+            f"{knowledge['category_floor']} customers: " + ", ".join(f"{c} ({sizes[c]})" for c in small))
+
+
+class Gate(namedtuple("Gate", "name check quarantines")):
+    """One publish gate: NAME, its key in the gate record (model.GATE_CHECKS lists the same names); CHECK, the
+    function above; QUARANTINES: failing it means the item may identify a customer (quarantined), not merely that
+    support is still thin (it stays a candidate)."""
+
+    __slots__ = ()
+
+
+GATES = (  # run in this order; the record's checks and the reasons keep it
+    Gate("deid", _deid_gate, True),
+    Gate("k_support", _k_support, False),
+    Gate("writers", _writers, False),
+    Gate("category_floor", _category_floor, True),
+)
+
+
+def run_gates(item: dict, inputs: GateInputs, policy: dict, k_min: int | None = None) -> dict:
+    """The gate record stored on the item: {passed, checks, reason, at}; k is clamped to at least 3."""
+    k = max(policy_k_min(policy), k_min or 0)
+    failures = {gate.name: gate.check(item, inputs, policy["knowledge"], k) for gate in GATES}
+    checks = {name: reason is None for name, reason in failures.items()}
+    reasons = [reason for reason in failures.values() if reason is not None]
     return {"passed": all(checks.values()), "checks": checks, "reason": "; ".join(reasons) or None,
             "at": model.now()}
 
 
 def status_after_gates(gate: dict) -> str:
-    """All pass -> eligible; de-id or category floor failure -> quarantined; only support missing -> candidate."""
+    """All pass -> eligible; a quarantining gate failed (de-id, category floor) -> quarantined; only support
+    missing -> candidate."""
     if gate["passed"]:
         return "eligible"
-    if not gate["checks"]["deid"] or not gate["checks"]["category_floor"]:
+    if any(g.quarantines and not gate["checks"][g.name] for g in GATES):
         return "quarantined"
     return "candidate"
