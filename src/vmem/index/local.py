@@ -322,9 +322,9 @@ class LocalIndex:
         from vmem.store.changes import changes_since, entry_at, tree_changes
 
         repo = self.store.repo
-        if repo.head_is_unborn:
+        head = self.store.head().commit
+        if head is None:
             return
-        head = repo.head.peel()
         if self.commit == str(head.id):
             return
         state = self.store.attestation()
@@ -353,6 +353,7 @@ class LocalIndex:
         import numpy as np
         import tantivy
 
+        from vmem.store import blobs
         from vmem.store.repo import parse_blob
 
         updates: dict[str, dict] = {}
@@ -367,7 +368,7 @@ class LocalIndex:
                 continue
             kind = "claim" if path.startswith("claims/") else "knowledge"
             try:
-                item = parse_blob(kind, path, oid, self.store.repo[oid].data)
+                item = parse_blob(kind, path, oid, blobs.read(self.store, oid))
             except SchemaError:
                 continue  # vmem check reports it; the index serves the rest
             if model.item_path(item["id"]) != path:

@@ -230,6 +230,7 @@ REWRITE_AFTER = 256  # files changed since the cached commit before the statemen
 def _texts(snapshot, kind: str) -> dict[str, str]:
     """path -> statement text of every KIND file at SNAPSHOT, from a per-commit cache brought forward by a tree
     diff (like the canonical cache), so a proposal reads only the files changed since the last one."""
+    from vmem.store import blobs
     from vmem.store.cache import cache_file, read_cache, write_cache
     from vmem.store.changes import changes_since
 
@@ -249,7 +250,7 @@ def _texts(snapshot, kind: str) -> dict[str, str]:
         for name, change in changes.items():
             texts.pop(name, None)
             if change.is_file and name.endswith(".yaml"):
-                texts[name] = statement_text(snapshot.repo[change.oid].data)
+                texts[name] = statement_text(blobs.read(snapshot, change.oid))
         if len(changes) < REWRITE_AFTER:  # rewriting the whole cache (13 MB at 100k) for one new file costs more
             return texts                  # than reading the few changed files again next time
     write_cache(path, {"commit": commit, "texts": texts})

@@ -31,15 +31,11 @@ def default_dir(store) -> Path:
 
 def timelines(store, wanted: set[str] | None = None) -> dict[str, list[dict]]:
     """item id -> its events, oldest first, read from vmem commit trailers (who, when, action, why)."""
-    import pygit2
-
+    from vmem.store import history
     from vmem.store import message as messages
 
     events: dict[str, list[dict]] = {}
-    if store.repo.head_is_unborn:
-        return events
-    order = pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.TIME
-    for commit in store.repo.walk(store.repo.head.target, order):
+    for commit in history.commits(store):
         parsed = messages.parse(commit.message)
         if parsed is None:
             continue
