@@ -80,3 +80,189 @@ def test_a_store_nearer_than_the_project_config_wins(team, seeded):
     done = vmem(inner, "propose", "A fact proposed in the reviewer's own clone.", "--json")
     assert "store:" not in done.stderr
     assert json.loads(done.stdout)["data"]["item"]["id"] in git(inner, "log", "-1", "--format=%B")
+
+
+# -- a team of three through the real console entry point and MCP client ----------------------------------------
+
+RITA = ("Rita Reviewer", "rita@example.com")
+ALICE = ("Alice Analyst", "alice@example.com")
+BOB = ("Bob Builder", "bob@example.com")
+
+
+class Person:
+    """One teammate on their own machine: a HOME with their git identity and the team URL mapped to the remote."""
+
+    def __init__(self, base: Path, who: tuple[str, str], remote: Path) -> None:
+        self.name, self.email = who
+        self.home = base / f"home-{self.name.split()[0].lower()}"
+        self.home.mkdir()
+        (self.home / ".gitconfig").write_text(f"[user]\n\tname = {self.name}\n\temail = {self.email}\n"
+                                              f'[url "{remote.as_uri()}"]\n\tinsteadOf = {TEAM_URL}\n'
+                                              "[init]\n\tdefaultBranch = main\n")
+
+    def env(self, **more: str) -> dict:
+        keep = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "VMEM_STORE", "XDG_"))}
+        return {**keep, "HOME": str(self.home), "XDG_DATA_HOME": str(self.home / "data"),
+                "XDG_CACHE_HOME": str(self.home / "cache"), "XDG_CONFIG_HOME": str(self.home / "config"),
+                "GIT_CONFIG_NOSYSTEM": "1", **more}
+
+    def vmem(self, cwd: Path, *args: str, code: int = 0, **env: str) -> subprocess.CompletedProcess:
+        done = subprocess.run([str(Path(sys.executable).with_name("vmem")), *args], cwd=cwd, capture_output=True,
+                              text=True, env=self.env(**env), timeout=300)
+        assert done.returncode == code, (self.name, args, done.returncode, done.stdout, done.stderr)
+        return done
+
+    def git(self, cwd: Path, *args: str, check: bool = True) -> str:
+        done = subprocess.run(["git", "-C", str(cwd), *args], capture_output=True, text=True, env=self.env())
+        assert not check or done.returncode == 0, done.stderr
+        return done.stdout
+
+    def project(self, base: Path) -> Path:
+        """A code project whose committed config names the team's store (as `vmem hook install` writes it)."""
+        project = base / f"project-{self.name.split()[0].lower()}"
+        project.mkdir()
+        self.git(project, "init", "-q")
+        self.vmem(project, "hook", "install", "--store", TEAM_URL, "--target", "claude")
+        self.git(project, "add", "-A")
+        self.git(project, "commit", "-q", "-m", "vmem hook")
+        return project
+
+    def session_start(self, project: Path) -> dict:
+        """The committed SessionStart hook, as Claude Code runs it."""
+        settings = json.loads((project / ".claude" / "settings.json").read_text())
+        [command] = [h["command"] for g in settings["hooks"]["SessionStart"] for h in g["hooks"]]
+        env = self.env(CLAUDE_PROJECT_DIR=str(project),
+                       PATH=f"{Path(sys.executable).parent}:{os.environ['PATH']}")
+        done = subprocess.run(["/bin/sh", "-c", command], cwd=project, input="{}", capture_output=True, text=True,
+                              env=env, timeout=300)
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout)
+
+
+def _rules(project: Path) -> str:
+    """What the agent in PROJECT reads: its rules files, as the last session start wrote them."""
+    return "\n".join(p.read_text() for p in sorted((project / ".claude" / "rules" / "vmem").glob("*.md")))
+
+
+def _remote_statements(remote: Path) -> set[str]:
+    """Every item statement on the remote's main, read with git itself."""
+    listed = subprocess.run(["git", "--git-dir", str(remote), "ls-tree", "-r", "--name-only", "main"],
+                            capture_output=True, text=True, check=True).stdout.split()
+    out = set()
+    for path in listed:
+        if path.startswith(("claims/", "knowledge/")) and path.endswith(".yaml"):
+            text = subprocess.run(["git", "--git-dir", str(remote), "show", f"main:{path}"], capture_output=True,
+                                  text=True, check=True).stdout
+            for line in text.splitlines():
+                if line.startswith("statement:"):
+                    out.add(line.split(":", 1)[1].strip().strip("'\""))
+    return out
+
+
+@pytest.fixture
+def crew(seeded, tmp_path, monkeypatch):
+    """The seeded store (Rita reviews) on a bare remote; Rita's clone; Alice's and Bob's projects."""
+    monkeypatch.delenv("VMEM_STORE")
+    remote = tmp_path / "remote.git"
+    subprocess.run(["git", "clone", "-q", "--bare", str(seeded.root), str(remote)], check=True)
+    rita, alice, bob = (Person(tmp_path, who, remote) for who in (RITA, ALICE, BOB))
+    clone = tmp_path / "rita-store"
+    rita.vmem(tmp_path, "clone", TEAM_URL, str(clone))
+    return remote, rita, clone, alice, alice.project(tmp_path), bob, bob.project(tmp_path)
+
+
+def test_a_proposal_from_a_project_reaches_the_reviewer_and_comes_back_as_a_rule(crew):
+    remote, rita, clone, alice, project, _, _ = crew
+    text = "Invoices are issued on the first business day of the month."
+    item = json.loads(alice.vmem(project, "propose", text, "--json").stdout)["data"]["item"]["id"]
+    assert text in _remote_statements(remote)  # delivered at once: a reviewer can see it
+    assert json.loads(alice.vmem(project, "status", "--json").stdout)["data"]["waiting"] == 0
+    rita.vmem(clone, "sync", "--pull", "--dir", str(clone.parent / "rita-rules"))
+    queue = json.loads(rita.vmem(clone, "review", "--list", "--json").stdout)["data"]
+    assert item in {card["id"] for card in queue}
+    rita.vmem(clone, "approve", item)  # delivered too
+    alice.session_start(project)
+    assert text in _rules(project)
+
+
+def test_an_offline_proposal_waits_is_counted_and_goes_with_the_next_command(crew):
+    """Made offline (the MCP path included), then the remote moves: the next session start delivers it and
+    serves the reviewer's change; nothing freezes."""
+    remote, rita, clone, alice, project, _, _ = crew
+    away = remote.with_name("away.git")
+    remote.rename(away)
+    text = "Credit notes are numbered per legal entity."
+    done = alice.vmem(project, "propose", text, "--json")
+    assert "1 commit not yet delivered" in done.stderr
+    status = json.loads(alice.vmem(project, "status", "--json").stdout)["data"]
+    assert status["waiting"] == 1 and status["delivery"]["state"] == "waiting"
+    away.rename(remote)
+    # meanwhile the reviewer changes the remote: approves a fact of her own
+    fact = json.loads(rita.vmem(clone, "propose", "Refund lag is measured in business days.", "--json").stdout)
+    rita.vmem(clone, "approve", fact["data"]["item"]["id"])
+    context = alice.session_start(project)  # delivers, replays, serves the newest state
+    assert "Refund lag is measured in business days." in _rules(project)
+    assert "systemMessage" not in context, context
+    assert text in _remote_statements(remote)
+    assert json.loads(alice.vmem(project, "status", "--json").stdout)["data"]["waiting"] == 0
+
+
+def test_two_analysts_propose_concurrently_while_the_reviewer_approves_and_nothing_is_lost(crew):
+    """2 x 25 proposals at once from two machines (CLI), while the reviewer approves: every one reaches the
+    remote; the remote's history is sound and governance-valid."""
+    remote, rita, clone, alice, alice_project, bob, bob_project = crew
+    firsts = [json.loads(rita.vmem(clone, "propose", f"Reviewer fact {n} about ledgers.", "--json").stdout)
+              ["data"]["item"]["id"] for n in range(3)]
+    script = 'for n in $(seq 1 25); do "$0" propose "$1 noticed pattern $n in the ledgers." || exit 1; done'
+    vmem_bin = str(Path(sys.executable).with_name("vmem"))
+    runs = [subprocess.Popen(["bash", "-c", script, vmem_bin, who.name.split()[0]], cwd=project, env=who.env(),
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            for who, project in ((alice, alice_project), (bob, bob_project))]
+    for item in firsts:  # the reviewer works meanwhile
+        rita.vmem(clone, "approve", item)
+    outputs = [run.communicate(timeout=600) for run in runs]
+    assert all(run.returncode == 0 for run in runs), outputs
+    waited = [line for _, err in outputs for line in err.splitlines() if "not yet delivered" in line]
+    assert not waited, waited
+    statements = _remote_statements(remote)
+    for who in ("Alice", "Bob"):
+        missing = {f"{who} noticed pattern {n} in the ledgers." for n in range(1, 26)} - statements
+        assert not missing, (missing, outputs)
+    subprocess.run(["git", "--git-dir", str(remote), "fsck", "--no-dangling"], check=True, capture_output=True)
+    rita.vmem(clone, "sync", "--pull", "--dir", str(clone.parent / "rita-rules"))
+    checked = json.loads(rita.vmem(clone, "check", "--governance", "--json").stdout)["data"]
+    assert checked["errors"] == [], checked
+
+
+PROTECT = """#!/bin/sh
+# only the reviewer's commits may land on main (what a git host's protected branch does)
+while read old new ref; do
+  [ "$ref" = refs/heads/main ] || continue
+  for c in $(git rev-list "$new" --not --branches); do
+    [ "$(git log -1 --format=%ce "$c")" = rita@example.com ] || { echo "main is protected" >&2; exit 1; }
+  done
+done
+"""
+
+
+def test_with_main_protected_proposals_go_to_the_writers_branch_and_the_reviewer_takes_them_in(crew):
+    remote, rita, clone, alice, project, _, _ = crew
+    hook = remote / "hooks" / "pre-receive"
+    hook.write_text(PROTECT)
+    hook.chmod(0o755)
+    text = "Dunning emails pause during a payment dispute."
+    done = alice.vmem(project, "propose", text, "--json")
+    assert "delivered to vmem/proposals/alice-example.com" in done.stderr
+    assert text not in _remote_statements(remote)
+    assert json.loads(alice.vmem(project, "status", "--json").stdout)["data"]["waiting"] == 0
+    queue = rita.vmem(clone, "review", "--list", "--json")  # takes the writers' branches in, then lists
+    assert "merged" in queue.stderr
+    assert text in _remote_statements(remote)
+    item = json.loads(done.stdout)["data"]["item"]["id"]
+    assert item in {card["id"] for card in json.loads(queue.stdout)["data"]}
+    log = subprocess.run(["git", "--git-dir", str(remote), "log", "--format=%ce", "main"], capture_output=True,
+                         text=True, check=True).stdout.split()
+    assert "alice@example.com" in log  # the proposal stays its writer's commit
+    rita.vmem(clone, "approve", item)
+    alice.session_start(project)
+    assert text in _rules(project)

@@ -8,7 +8,7 @@ import typer
 
 from vmem import __version__
 from vmem.cli import (blame, check, contradictions, demo, entity, eval, govern, hook, import_rules, init, knowledge,
-                      mcp, propose, recall, report, review, show, supersede, sync, targets, team)
+                      mcp, propose, recall, report, review, show, status, supersede, sync, targets, team)
 from vmem.cli.common import Globals
 
 app = typer.Typer(
@@ -31,7 +31,7 @@ def _version(value: bool) -> None:
 def main_callback(
     ctx: typer.Context,
     store: Annotated[Optional[str], typer.Option("--store", metavar="PATH", envvar="VMEM_STORE",
-                                                 help="The store (else the nearest parent with vmem.yaml).",
+                                                 help="The store (else the nearest project config .vmem.yaml or store).",
                                                  show_default=False)] = None,
     as_json: Annotated[bool, typer.Option("--json", help="JSON output for every command.")] = False,
     version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
@@ -45,6 +45,7 @@ app.command("init")(init.init)
 app.command("propose")(propose.propose)
 app.command("import")(import_rules.import_)
 app.command("supersede")(supersede.supersede)
+app.command("status")(status.status)
 app.command("show")(show.show)
 app.command("list")(show.list_)
 app.command("blame")(blame.blame)

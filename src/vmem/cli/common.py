@@ -14,7 +14,8 @@ from vmem.output import Output
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object {schema_version, data}.")]
 StoreOpt = Annotated[Optional[str], typer.Option("--store", metavar="PATH", help="The store (else $VMEM_STORE, "
-                                                 "else the nearest parent with vmem.yaml).", show_default=False)]
+                                                 "else the nearest project config .vmem.yaml or store).",
+                                                 show_default=False)]
 AsOpt = Annotated[Optional[str], typer.Option("--as", metavar="'NAME <EMAIL>'",
                                               help="Scripted imports: record this analyst as the commit's author "
                                                    "(and a Vmem-On-Behalf-Of trailer); the writer is still you.")]

@@ -41,6 +41,10 @@ def review(
         if interactive and not (sys.stdin.isatty() or os.environ.get("VMEM_ASSUME_TTY")):
             raise UsageError("vmem review is interactive and needs a terminal",
                              "use vmem review --list, or --yes --action approve|reject for scripts")
+        from vmem.ops.review import take_in_proposals
+
+        for line in take_in_proposals(s.store):  # proposals waiting on writers' branches (a protected main)
+            s.out.note(line)
         cards = queue_cards(s.store, status, viewer=viewer_of(s.store))
         if list_:
             s.out.result(cards, lambda console: _print_queue(console, cards))

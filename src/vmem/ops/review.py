@@ -137,3 +137,16 @@ def edit_statement(store: Store, item_id: str, *, editor: str | None = None, tim
         return item
     edited = model.validate(item["kind"], {**item, "statement": statement}, f"{item_id} (edited)")
     return _commit_edit(store, item_id, item, {"statement": edited["statement"]})
+
+
+def take_in_proposals(store: Store) -> list[str]:
+    """A reviewer's `vmem review` on a clone of a protected main (SPEC 15): the writers' proposals branches
+    (vmem/proposals/<writer>) are fetched and merged into main, and main is pushed, before the queue is read. For
+    anyone else, and for a clone that tracks no remote, nothing. The lines to show."""
+    from vmem.ops.card import is_reviewer, viewer_of
+    from vmem.store.deliver import integrate
+
+    if not is_reviewer(store, viewer_of(store)):
+        return []
+    return [f"{row['branch'] or 'proposals'}: {row['message']}" for row in integrate(store.root, store.git_dir)
+            if row["branch"] is None or row["message"] != "already merged"]

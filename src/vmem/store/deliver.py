@@ -19,7 +19,7 @@ import re
 import sys
 from pathlib import Path
 
-ATTEMPTS = 3  # push, replay on the new remote head, push again: a busy remote gets this many tries
+ATTEMPTS = 6  # push, replay on the new remote head, push again: a busy remote gets this many tries
 PROPOSALS = "vmem/proposals/"  # refs/heads/vmem/proposals/<writer>: where proposals go when main is protected
 _OFFLINE = re.compile(r"could not resolve host|unable to access|could not read from remote|connection|timed out|"
                       r"network is unreachable|does not appear to be a git repository|no such file", re.I)
@@ -132,14 +132,20 @@ def deliver(root: Path, git_dir: Path, timeout_s: float = 10.0) -> Delivery:
         if stage.waiting(git_dir):
             stage.flush(git_dir, root, wait_s=5.0)  # git's index in step with HEAD before git replays onto it
         problem = ""
-        for _ in range(ATTEMPTS):
+        for attempt in range(ATTEMPTS):
             pushed = run_git(root, "push", "--porcelain", "--quiet", remote, f"HEAD:refs/heads/{branch}",
                           timeout_s=timeout_s, network=True)
             if pushed is not None and pushed.outcome == "exited" and pushed.returncode == 0:
                 return Delivery("delivered", remote=remote, branch=branch)
             problem = _err(pushed)
             text = (stdout_of(pushed) + "\n" + (pushed.stderr.decode("utf-8", "replace") if pushed else "")).lower()
-            if "[rejected]" in text and ("fetch first" in text or "non-fast-forward" in text):
+            moved = "[rejected]" in text and ("fetch first" in text or "non-fast-forward" in text)
+            if moved or "failed to update ref" in text or "cannot lock ref" in text:  # a teammate's push won
+                if attempt:  # pushing at the same moment as others: step aside a little, not in lockstep
+                    import random
+                    import time
+
+                    time.sleep(random.uniform(0.02, 0.1) * attempt)
                 replayed = _replay(root, remote, branch, timeout_s)
                 if replayed is not None:
                     return replayed
@@ -239,7 +245,7 @@ def catch_up(root: Path, git_dir: Path, timeout_s: float = 5.0) -> list[str]:
         pulled = run_git(root, "pull", "--ff-only", "--quiet", timeout_s=timeout_s, network=True)
         if pulled is not None and pulled.outcome == "exited" and pulled.returncode == 0:
             return []
-        return [f"git pull failed ({_err(pulled)}); syncing the local state"]
+        return [_pull_failed(pulled, timeout_s)]
     remote, branch, _ = found
     warnings = []
     sent = deliver(root, git_dir, timeout_s)
@@ -248,7 +254,7 @@ def catch_up(root: Path, git_dir: Path, timeout_s: float = 5.0) -> list[str]:
     fetched = run_git(root, "fetch", "--quiet", remote, f"+refs/heads/{branch}:refs/remotes/{remote}/{branch}",
                    timeout_s=timeout_s, network=True)
     if fetched is None or fetched.outcome != "exited" or fetched.returncode != 0:
-        return [*warnings, f"git pull failed ({_err(fetched)}); syncing the local state"]
+        return [*warnings, _pull_failed(fetched, timeout_s)]
     theirs = f"refs/remotes/{remote}/{branch}"
     with StoreLock(git_dir / "vmem.lock"):
         from vmem.store import stage
@@ -265,3 +271,9 @@ def catch_up(root: Path, git_dir: Path, timeout_s: float = 5.0) -> list[str]:
             return [*warnings, f"this clone and {remote}/{branch} have parted and the replay needs a person "
                                f"({_err(rebased)}); syncing the local state; fix: git -C {root} pull --rebase"]
     return warnings
+
+
+def _pull_failed(done, timeout_s: float) -> str:
+    if done is not None and done.outcome == "timeout":  # the whole process group was ended, git's children too
+        return f"git pull took longer than {timeout_s:g}s; syncing the local state"
+    return f"git pull failed ({_err(done)}); syncing the local state"
