@@ -128,9 +128,9 @@ def deliver(root: Path, git_dir: Path, timeout_s: float = 10.0) -> Delivery:
     remote, branch, _ = found
     if waiting(root, remote, branch) == 0:
         return Delivery("delivered", remote=remote, branch=branch)
+    if stage.waiting(git_dir):  # (flush takes the store lock itself, briefly)
+        stage.flush(git_dir, root, wait_s=5.0)  # git's index in step with HEAD before git replays onto it
     with StoreLock(git_dir / "vmem.lock"):
-        if stage.waiting(git_dir):
-            stage.flush(git_dir, root, wait_s=5.0)  # git's index in step with HEAD before git replays onto it
         problem = ""
         for attempt in range(ATTEMPTS):
             pushed = run_git(root, "push", "--porcelain", "--quiet", remote, f"HEAD:refs/heads/{branch}",
@@ -139,9 +139,12 @@ def deliver(root: Path, git_dir: Path, timeout_s: float = 10.0) -> Delivery:
                 return Delivery("delivered", remote=remote, branch=branch)
             problem = _err(pushed)
             text = (stdout_of(pushed) + "\n" + (pushed.stderr.decode("utf-8", "replace") if pushed else "")).lower()
-            moved = "[rejected]" in text and ("fetch first" in text or "non-fast-forward" in text)
-            if moved or "failed to update ref" in text or "cannot lock ref" in text:  # a teammate's push won
-                if attempt:  # pushing at the same moment as others: step aside a little, not in lockstep
+            refused = [line.split("\t")[-1] for line in stdout_of(pushed).splitlines() if line.startswith("!")]
+            problem = refused[0] if refused else problem
+            if "declined" in text or "protected" in text:  # the host's rule: main is not this writer's to push
+                return _to_writer_branch(root, remote, branch, timeout_s, problem)
+            if "rejected" in text or "cannot lock ref" in text or "failed to update ref" in text:
+                if attempt:  # a teammate's push won; pushing at the same moment as others: step aside a little
                     import random
                     import time
 
@@ -150,8 +153,6 @@ def deliver(root: Path, git_dir: Path, timeout_s: float = 10.0) -> Delivery:
                 if replayed is not None:
                     return replayed
                 continue
-            if "[remote rejected]" in text or "declined" in text or "protected" in text:
-                return _to_writer_branch(root, remote, branch, timeout_s, problem)
             break  # offline, or refused for a reason no retry changes
         return Delivery("waiting", waiting(root, remote, branch), remote, branch,
                         "offline" if _OFFLINE.search(problem) else problem,
@@ -256,11 +257,11 @@ def catch_up(root: Path, git_dir: Path, timeout_s: float = 5.0) -> list[str]:
     if fetched is None or fetched.outcome != "exited" or fetched.returncode != 0:
         return [*warnings, _pull_failed(fetched, timeout_s)]
     theirs = f"refs/remotes/{remote}/{branch}"
-    with StoreLock(git_dir / "vmem.lock"):
-        from vmem.store import stage
+    from vmem.store import stage
 
-        if stage.waiting(git_dir):
-            stage.flush(git_dir, root, wait_s=5.0)
+    if stage.waiting(git_dir):  # git's index in step with HEAD before git merges into it (flush locks itself)
+        stage.flush(git_dir, root, wait_s=5.0)
+    with StoreLock(git_dir / "vmem.lock"):
         if run_git(root, "merge-base", "--is-ancestor", theirs, "HEAD").returncode == 0:
             return warnings  # nothing new there (HEAD may be ahead: on a proposals branch, or waiting)
         if run_git(root, "merge", "--ff-only", "--quiet", theirs).returncode == 0:

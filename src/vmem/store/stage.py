@@ -2,8 +2,9 @@
 
 vmem builds each commit from the changed subtrees only (O(depth)); what grew with the store was keeping git's
 index in line afterwards, so that `git status` stays clean: git reads, checks and rewrites the whole index (80 ms
-at 100k entries, ~0.8 s at 1M) for one new file. On a big store (an index file of DEFER_FROM_BYTES or more, or
-`git config vmem.indexUpdate deferred`) a write instead appends "blob<TAB>path" to a journal in .git, under the
+at 100k entries, ~0.8 s at 1M) for one new file. By default every write updates the index before it returns (a
+big index is split, so git rewrites only its small part: 20-30 ms at 100k); with `git config vmem.indexUpdate
+deferred` (the user's choice: see `wanted`) a write instead appends "blob<TAB>path" to a journal in .git, under the
 store lock, and starts a detached flusher; the flusher takes every journaled entry at once and stages it with one
 `git update-index`, so a burst of proposals pays for one index rewrite, and none of them waits for it.
 
@@ -52,18 +53,14 @@ GIT_BUSY_WAIT_S = 30.0  # a user's own git command holding index.lock: retry for
 
 
 def wanted(git_dir: Path, setting: str | None) -> bool:
-    """Defer this write's index update? SETTING is `git config vmem.indexUpdate`: sync | deferred | auto (None)."""
-    setting = (setting or "auto").strip().lower()
-    if setting == "sync":
-        return False
+    """Defer this write's index update? SETTING is `git config vmem.indexUpdate`: sync (the default) | deferred.
+    Deferred is the user's choice only: while an entry waits, a hand `git commit --no-verify` (or one under a
+    core.hooksPath) would record the item as deleted, and the flusher holds git's index.lock after vmem returned
+    (SPEC 15). A big index is split instead (vmem.store.repo), which keeps the synchronous update small."""
+    setting = (setting or "sync").strip().lower()
     if waiting(git_dir):
         return True  # entries are waiting: later ones go after them, never past them
-    if setting == "deferred":
-        return True
-    try:
-        return (git_dir / "index").stat().st_size >= DEFER_FROM_BYTES
-    except OSError:
-        return False
+    return setting == "deferred"
 
 
 def _lines(entries: dict[str, str]) -> str:
