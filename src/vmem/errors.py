@@ -13,6 +13,10 @@ class VmemError(Exception):
         self.message = message
         self.hint = hint
 
+    def described(self) -> str:
+        """The message and its hint on one line (a face without separate streams: an MCP tool error)."""
+        return self.message + (f" ({self.hint})" if self.hint else "")
+
 
 class UsageError(VmemError):
     """Invalid input: a malformed id, an unknown option value, a bad file."""

@@ -69,6 +69,14 @@ class Output:
     def warn(self, message: str) -> None:
         self.err.print(f"[yellow]warning:[/] {message}", highlight=False, soft_wrap=True)
 
+    def fail(self, exc) -> int:
+        """A VmemError as every command-line face reports it (one message, its hint; JSON under --json): its exit
+        code (1; 2 for usage). VMEM_DEBUG=1 lets it through, with its traceback."""
+        if os.environ.get("VMEM_DEBUG"):
+            raise exc
+        self.error(exc.message, exc.hint)
+        return exc.exit_code
+
     def error(self, message: str, hint: str | None) -> None:
         if self.as_json:
             _write_json({"schema_version": SCHEMA_VERSION, "error": message, "hint": hint})

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Annotated, Iterator, Optional
@@ -67,7 +66,4 @@ def session(ctx: typer.Context, as_json: bool = False, store: str | None = None)
             if note:
                 out.note(note)
     except VmemError as exc:
-        if os.environ.get("VMEM_DEBUG"):
-            raise
-        out.error(exc.message, exc.hint)
-        raise typer.Exit(exc.exit_code) from None
+        raise typer.Exit(out.fail(exc)) from None

@@ -188,10 +188,7 @@ def run(out, body: Callable[[], int]) -> int:
     try:
         return body()
     except VmemError as exc:
-        if os.environ.get("VMEM_DEBUG"):
-            raise
-        out.error(exc.message, exc.hint)
-        return exc.exit_code
+        return out.fail(exc)
     finally:
         sys.stdout.flush()
 

@@ -35,11 +35,9 @@ def run(*, store: str | None, directory: str | None, scope: str | None, audience
         if hook:  # a hook never fails the session: one line, exit 0
             print(json.dumps({"systemMessage": f"vmem sync skipped: {exc.message}"}))
             return 0
-        if as_json:
-            print(json.dumps({"schema_version": 1, "error": exc.message, "hint": exc.hint}))
-        else:
-            sys.stderr.write(f"error: {plain(exc.message)}\n" + (f"  {plain(exc.hint)}\n" if exc.hint else ""))
-        return exc.exit_code
+        from vmem.output import Output
+
+        return Output(as_json).fail(exc)
     except Exception as exc:  # noqa: BLE001 - a bug: still never fails the session that is starting
         import os
 

@@ -108,7 +108,7 @@ def build(view) -> MCPServer:
         try:
             return fn(*args, **kwargs)
         except VmemError as exc:
-            raise ToolError(exc.message + (f" ({exc.hint})" if exc.hint else "")) from None
+            raise ToolError(exc.described()) from None
 
     @server.tool(annotations=READ)
     def recall(query: str = Field(description="A question in plain words."),
