@@ -12,8 +12,8 @@ from vmem.ops.common import expires_at, require_own_if_personal, widenings
 from vmem.store.repo import Snapshot, Store
 from vmem.text import canonicalize
 
-LIVE_FOR_SUPERSEDE = ("proposed", "approved", "mandatory")
-REINFORCEABLE = ("candidate", "eligible", "published")
+LIVE_FOR_SUPERSEDE = model.OPEN["claim"]  # proposed or live: may be revised
+REINFORCEABLE = model.OPEN["knowledge"]  # candidate, eligible or published: evidence may still be added
 
 
 class Proposed:

@@ -287,7 +287,7 @@ def _fuse(items: dict, vector_rank: list[str], lexical: list[tuple[str, float]],
         if item["kind"] == "knowledge":
             row["scope"] = "org"
             row["support_tier"] = confidence.support_tier(item, {"emerging": 3, "established": 5, "extensive": 10})
-        if stale_ok and (item["status"] in ("superseded", "expired") or not confidence.is_live(item, at)):
+        if stale_ok and (item["status"] in model.STALE or not confidence.is_live(item, at)):
             row["stale"] = True
         results.append(row)
     return {"coverage": classify(results), "results": results}

@@ -9,7 +9,7 @@ from vmem.ops.common import expires_at, require_attested, require_own_if_persona
 from vmem.ops.propose import _statement
 from vmem.store.repo import Store
 
-GOVERNED = ("approved", "mandatory")
+GOVERNED = model.SERVABLE["claim"]  # a reviewed claim: only a reviewer replaces it in place
 
 
 class Superseded:
@@ -58,7 +58,7 @@ def supersede(store: Store, item_id: str, statement: str, *, reason: str | None 
             "review": ({"by": author.email, "at": now, "action": "supersede", "reason": reason}
                        if old["status"] in GOVERNED else None),
         })
-        old.update({"status": "superseded", "superseded_by": new["id"], "valid_to": now})
+        model.transition(old, "superseded", at=now, superseded_by=new["id"])
         tx.message.items = [new["id"], item_id]
         tx.message.subject_item = new["id"]
         tx.message.summary = statement

@@ -41,7 +41,7 @@ if TYPE_CHECKING:
 # blob a reviewer attested) and content changes made without one
 FORMAT = 6  # 6: reviewed items removed without a reviewer (dropped); 5: lexicon versions kept
 TOPS = ("claims", "knowledge", "entities", "episodes", POLICY_FILE)
-SERVABLE = {"claim": ("approved", "mandatory"), "knowledge": ("published",)}
+from vmem.model import SERVABLE  # noqa: E402 - the one family of reviewed, served statuses
 ENTRY = {"claim": ("proposed",), "knowledge": ("candidate", "quarantined")}
 # governance targets, and the vmem actions that may set each (a reviewer's)
 GOVERNED = {
@@ -1042,7 +1042,7 @@ def allowed(item: dict, prev: str | None, message, commit: pygit2.Commit, review
             return True
         if action == "import":
             return reviewer()
-        return kind == "claim" and action == "supersede" and new in ("approved", "mandatory") and reviewer()
+        return kind == "claim" and action == "supersede" and new in SERVABLE["claim"] and reviewer()
     if new not in model.TRANSITIONS[kind].get(prev, ()) and (kind, prev, new) not in NET_STEPS:
         return False
     if new in GOVERNED:
@@ -1054,7 +1054,7 @@ def allowed(item: dict, prev: str | None, message, commit: pygit2.Commit, review
         return reviewer()
     if action not in ROUTINE.get(new, ()):
         return False  # a gate result claimed by an approve commit, say: the action must be one that sets it
-    if action in GOVERNED_ACTIONS or (new == "superseded" and prev in ("approved", "mandatory", "published")):
+    if action in GOVERNED_ACTIONS or (new == "superseded" and prev in SERVABLE[kind]):
         return reviewer()  # approving a revision retires the old claim; retiring a reviewed belief: reviewers
     if new == "expired":
         expires = item.get("expires_at")
