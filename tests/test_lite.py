@@ -17,7 +17,7 @@ from conftest import assert_clean, commit_count, git
 from vmem.errors import VmemError
 from vmem.ops.propose import propose_claim
 from vmem.store import lite
-from vmem.store.repo import PENDING_FILE, Store, _build_tree
+from vmem.store.repo import PENDING_FILE, Store
 
 
 def test_a_commit_is_byte_for_byte_what_pygit2_writes(store):
@@ -58,6 +58,27 @@ def test_trees_are_the_ones_pygit2_builds(store, changes):
     ours = objects.write_tree(objects[str(base.id)], {p: objects.write("blob", d) for p, d in writes.items()})
     assert str(theirs) == str(ours)
     objects.close()
+
+
+def _build_tree(repo, base, changes):
+    """The oracle: pygit2's TreeBuilder on the changed subtrees (what vmem's pygit2 writer did until issue 29 made
+    the plumbing writer the only one)."""
+    from collections import defaultdict
+
+    here, below = {}, defaultdict(dict)
+    for path, oid in changes.items():
+        head, _, rest = path.partition("/")
+        if rest:
+            below[head][rest] = oid
+        else:
+            here[head] = oid
+    builder = repo.TreeBuilder(base) if base is not None else repo.TreeBuilder()
+    for name, oid in here.items():
+        builder.insert(name, oid, pygit2.GIT_FILEMODE_BLOB)
+    for name, sub in below.items():
+        subtree = repo[base[name].id] if base is not None and name in base and base[name].type_str == "tree" else None
+        builder.insert(name, _build_tree(repo, subtree, sub), pygit2.GIT_FILEMODE_TREE)
+    return builder.write()
 
 
 HOSTILE_NAMES = st.one_of(
@@ -214,16 +235,16 @@ def test_git_started_early_is_what_the_repository_reads_with(seeded, tmp_path):
 def test_git_started_early_but_never_adopted_is_ended(seeded):
     """A command that stops before it opens the store (a usage error) leaves no git processes behind: a
     long-lived process (tests, a server) would otherwise keep one reader and one finished child per such call."""
-    from vmem.cli.fast import lite_first
+    from vmem.cli.fast import run_on_store
     from vmem.errors import UsageError
 
     def refuses(out, store):
         raise UsageError("no", "fix it")
 
     with pytest.raises(UsageError):
-        lite_first(refuses, None, str(seeded.root))
+        run_on_store(refuses, None, str(seeded.root))
     assert lite._EARLY == {}
-    assert lite_first(lambda out, store: store().head().commit_id is not None, None, str(seeded.root)) is True
+    assert run_on_store(lambda out, store: store().head().commit_id is not None, None, str(seeded.root)) is True
     assert lite._EARLY == {}
 
 
@@ -267,17 +288,25 @@ def test_replace_refs_from_a_teammate_do_not_change_what_vmem_reads(seeded):
     assert found is not None and found[0] == entity.oid and b"forged" not in found[1]
 
 
-def test_a_worktree_is_opened_with_pygit2(store, tmp_path):
-    git(store, "worktree", "add", "-q", str(tmp_path / "wt"))
-    assert not Store.open(tmp_path / "wt", lite=True).lite  # .git is a file there
+def test_a_worktree_is_read_and_written_through_git_itself(store, tmp_path):
+    """.git is a file there (gitdir: …) and the objects live in the common directory: one writer for every store
+    (issue 29: no second backend to fall back on), so a linked worktree is written the same way."""
+    git(store, "worktree", "add", "-q", "-b", "side", str(tmp_path / "wt"))
+    opened = Store.open(tmp_path / "wt", lite=True)
+    assert opened.lite
+    from vmem.ops.propose import propose_claim
+
+    done = propose_claim(opened, "a fact proposed in a linked worktree")
+    assert done.commit == git(store, "rev-parse", "side").strip()
+    subprocess.run(["git", "-C", str(store.root), "fsck", "--no-dangling"], check=True, capture_output=True)
 
 
-def test_without_git_or_posix_spawn_the_store_opens_with_pygit2(store, monkeypatch):
-    monkeypatch.delattr(os, "posix_spawn")
-    assert not Store.open(store.root, lite=True).lite
-    monkeypatch.undo()
+def test_without_git_vmem_says_so(store, monkeypatch):
     monkeypatch.setenv("PATH", "/nonexistent")
-    assert not Store.open(store.root, lite=True).lite
+    from vmem.errors import VmemError
+
+    with pytest.raises(VmemError, match="git is not installed"):
+        Store.open(store.root, lite=True)
 
 
 BLOCK_PYGIT2 = """

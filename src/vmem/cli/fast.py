@@ -202,17 +202,18 @@ def run_fast(argv: list[str], spec: Spec, body: Callable, store: str | None = No
 
     as_json, store_path = args.pop("json_"), args.pop("store") or os.environ.get("VMEM_STORE")
     out = Output(as_json)
-    return run(out, lambda: lite_first(body, out, store_path, **args))
+    return run(out, lambda: run_on_store(body, out, store_path, **args))
 
 
-def lite_first(body: Callable, out, store_path: str | None, *args, **kwargs) -> int:
-    """BODY(out, store, *args, **kwargs) on a store opened through vmem.store.lite (no pygit2 import); when that meets
-    something only pygit2 does (vmem.store.lite.Unsupported, raised before any commit), the same BODY again on
-    pygit2. VMEM_NO_LITE=1 skips the first try."""
+def run_on_store(body: Callable, out, store_path: str | None, *args, **kwargs) -> int:
+    """BODY(out, store, *args, **kwargs) on the store opened through vmem.store.lite (no pygit2 import; what
+    pygit2 alone does, a walk through history, the store asks it for), then what the command committed delivered
+    to the team's remote (SPEC 15). STORE is called to open the store, so a missing one is reported like any
+    other error."""
     from vmem.errors import VmemError
     from vmem.ops.session import resolve
     from vmem.store.discover import open_store
-    from vmem.store.lite import Unsupported, discard_early, start_early
+    from vmem.store.lite import discard_early, start_early
 
     try:  # found once: for the early start and for opening
         found = resolve(store_path)
@@ -221,24 +222,19 @@ def lite_first(body: Callable, out, store_path: str | None, *args, **kwargs) -> 
             sys.stderr.write(found.aside() + "\n")
     except VmemError:
         where = store_path  # a missing store is reported when the command opens it
-    if where is not None and not os.environ.get("VMEM_NO_LITE"):
+    if where is not None:
         try:  # git's configuration and object reader start on the other core while the command's modules load
             start_early(where)
         except Exception:  # noqa: BLE001 - only a head start: Repository starts them itself otherwise
             pass
     opened: list = []
 
-    def store(lite: bool = True):
-        opened.append(open_store(where, lite=lite and not os.environ.get("VMEM_NO_LITE")))
+    def store():
+        opened.append(open_store(where, lite=True))
         return opened[-1]
 
     try:
-        try:
-            code = body(out, store, *args, **kwargs)
-        except Unsupported:
-            if any(getattr(s.repo, "moved", False) for s in opened):
-                raise  # a commit was made: running again would make it twice (never expected; a bug if seen)
-            code = body(out, lambda: store(lite=False), *args, **kwargs)
+        code = body(out, store, *args, **kwargs)
     finally:
         if where is not None:
             discard_early(where)

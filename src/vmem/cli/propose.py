@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 import typer
 
 from vmem.cli.common import AsOpt, JsonOpt, StoreOpt, session
-from vmem.cli.fast import lite_first
+from vmem.cli.fast import run_on_store
 from vmem.cli.propose_fast import execute
 
 
@@ -40,7 +40,7 @@ def propose(
 ) -> None:
     """Propose a fact (a claim, status proposed) or, with --from ENTITY -c CAT, a learning."""
     with session(ctx, json_, store) as s:
-        code = lite_first(execute, s.out, s.store_path, text, from_=from_, category=category, episode=episode,
+        code = run_on_store(execute, s.out, s.store_path, text, from_=from_, category=category, episode=episode,
                           about=about, domain=domain, title=title, klass=klass, audience=audience, personal=personal,
                           paths=paths, supersedes=supersedes, as_=as_)
         if code:

@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 import typer
 
 from vmem.cli.common import JsonOpt, NoAsOpt, StoreOpt, session
-from vmem.cli.fast import lite_first
+from vmem.cli.fast import run_on_store
 from vmem.cli.supersede_fast import execute
 
 
@@ -23,4 +23,4 @@ def supersede(
 ) -> None:
     """Replace ITEM with a new version; the old one becomes superseded (valid_to, superseded_by) in one commit."""
     with session(ctx, json_, store) as s:
-        lite_first(execute, s.out, s.store_path, item_id, text, reason=reason, title=title, as_=as_)
+        run_on_store(execute, s.out, s.store_path, item_id, text, reason=reason, title=title, as_=as_)

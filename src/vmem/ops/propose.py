@@ -72,13 +72,7 @@ def contradicted_by(store: Store, item: dict, notes: list[str] | None = None) ->
     from vmem.ops.card import viewer_of
     from vmem.ops.contradictions import at_propose
 
-    from vmem.store.lite import Unsupported
-
-    try:
-        found = at_propose(store.head(), item, viewer_of(store), notes)
-    except Unsupported:  # after the commit: only this check, on pygit2 (goes with the second backend)
-        store = store.full()
-        found = at_propose(store.head(), item, viewer_of(store), notes)
+    found = at_propose(store.head(), item, viewer_of(store), notes)
     return [{"id": p["b"] if p["a"] == item["id"] else p["a"], "reason": p["reason"], "rules": p["rules"],
              "statement": p["b_statement"] if p["a"] == item["id"] else p["a_statement"]} for p in found]
 

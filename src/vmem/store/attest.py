@@ -475,22 +475,23 @@ def first_root(repo) -> str | None:
 def _walk(repo: pygit2.Repository, head: pygit2.Commit, start: State | None, root: Path,
           pins: tuple[str | None, str | None] = (None, None)) -> State:
     """Replay the commits after START's commit up to HEAD, oldest first; from the root if START does not fit."""
+    lite = getattr(repo, "lite", False) is True
     commits = _range(repo, head, start.commit) if start is not None and start.commit else None
+    if lite and commits is None:
+        # not a straight line from the stored commit (a merge, a replay from the first commit, a rewritten
+        # history): pygit2's topological walk over the same repository; pygit2 also reads a million blobs faster
+        # than a pipe does. Chosen before anything is replayed, never a second try.
+        full = repo.walker()
+        return _walk(full, full[str(head.id)], start, root, pins)
     # The store's identity: its root commit, and the commit from which it has had reviewers. Kept from the stored
     # attestation (or the root pinned when the clone was made) while history still holds them, so a line merged
     # in later cannot take them over; else read off HEAD's first-parent line.
     known_root, known_anchor = pins
     if commits is None:
         start = None  # replayed from the first commit: stored as a new epoch
-        if getattr(repo, "lite", False) is True:
-            from vmem.store.lite import Unsupported
+        import pygit2
 
-            # every file of the store is read once: pygit2 reads a million blobs faster than a pipe does
-            raise Unsupported("a replay from the first commit reads the whole store with pygit2")
-        else:
-            import pygit2
-
-            commits = list(repo.walk(head.id, pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.REVERSE))
+        commits = list(repo.walk(head.id, pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.REVERSE))
     states: dict[str, State] = {start.commit: start} if start is not None else {}
     need: dict[str, int] = {}
     first: dict[str, str | None] = {}
@@ -562,7 +563,7 @@ def _exists(repo, commit_id: str | None) -> bool:
 
 def _range(repo: pygit2.Repository, head: pygit2.Commit, since: str) -> list[pygit2.Commit] | None:
     """The commits after SINCE up to HEAD, oldest first, if each one's parents are among them or SINCE."""
-    if getattr(repo, "lite", False) is True:
+    if getattr(repo, "lite", False) is True:  # None: not a straight line (the caller takes pygit2's walk)
         if repo.commit_or_none(since) is None:
             return None
         return repo.linear_range(head, since) or None  # empty: HEAD is SINCE's ancestor; replay from the start

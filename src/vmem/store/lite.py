@@ -34,8 +34,15 @@ FILEMODE_COMMIT = 0o160000
 _NO_OID = "0" * 40
 
 
-class Unsupported(Exception):
-    """This repository or request needs pygit2 (nothing has been written when this is raised)."""
+from vmem.errors import VmemError  # noqa: E402 - a leaf module
+
+
+class Unsupported(VmemError):
+    """This repository cannot be read or written the way vmem does (no git, SHA-256, a git reader that stopped);
+    nothing has been written when this is raised."""
+
+    def __init__(self, message: str, hint: str | None = None) -> None:
+        super().__init__(message, hint or "vmem needs git 2.x on PATH and a SHA-1 repository with a work tree")
 
 
 class Oid(str):
@@ -409,13 +416,16 @@ class Repository:
 
     def __init__(self, root: Path) -> None:
         git = git_executable()
-        gitdir = Path(root) / ".git"
-        if git is None or not gitdir.is_dir() or gitdir.is_symlink() or not (gitdir / "HEAD").is_file():
-            raise Unsupported("no git executable, or .git is not a plain folder")
+        if git is None:
+            raise Unsupported("git is not installed (vmem reads and writes its store with git)",
+                              "install git 2.x and put it on PATH")
+        gitdir, objects = _git_dirs(Path(root))
         if not hasattr(os, "posix_spawn"):
             raise Unsupported("no os.posix_spawn on this platform")
         self._git, self.root = git, Path(root)
         self.path = str(gitdir) + os.sep
+        self.objects_dir = objects
+        self._full = None
         self.workdir = str(root) + os.sep
         self.is_bare = False
         self._batch: _Process | None = None
@@ -431,7 +441,16 @@ class Repository:
         self._head_id: Oid | None | bool = False  # False: not read yet
         self.moved = False  # HEAD moved by this process: a command must not be run again on pygit2
         if self.config.get("extensions.objectformat", "sha1").lower() != "sha1":
-            raise Unsupported("not a SHA-1 repository")
+            raise Unsupported(f"{root} is not a SHA-1 repository", "vmem stores are SHA-1 git repositories")
+
+    def walker(self):
+        """pygit2's handle on the same repository, for what is pygit2's operation: walking history (a replay
+        across merges or from the first commit, a look into the past). Opened once, when first needed."""
+        if self._full is None:
+            import pygit2
+
+            self._full = pygit2.Repository(str(self.root), pygit2.enums.RepositoryOpenFlag.NO_SEARCH)
+        return self._full
 
     # -- configuration -----------------------------------------------------------------------------
 
@@ -607,14 +626,15 @@ class Repository:
         return None if found is None else self.commit(found)
 
     def linear_range(self, head: Commit, since: str, limit: int = 10_000) -> list[Commit] | None:
-        """The commits after SINCE up to HEAD, oldest first, when history between them is a straight line. None
-        when SINCE is not on that line; Unsupported at a merge or past LIMIT (pygit2's topological walk)."""
+        """The commits after SINCE up to HEAD, oldest first, when history between them is a straight line of at
+        most LIMIT commits; None otherwise (SINCE not on that line, a merge, a long history: the caller walks
+        with pygit2's topological walk, vmem.store.lite.Repository.walker)."""
         out: list[Commit] = []
         commit = head
         while str(commit.id) != since:
             parents = commit.parent_ids
             if len(parents) > 1 or len(out) >= limit:
-                raise Unsupported("a merge commit or a long history: the topological walk is pygit2's")
+                return None
             if not parents:
                 return None
             out.append(commit)
@@ -642,7 +662,7 @@ class Repository:
         deletes, and if it went between this write and the commit that makes it reachable, HEAD would name a
         missing object. Touching it makes it new to prune; where it cannot be touched it is written anew."""
         oid = hash_object(kind, data)
-        folder = Path(self.path) / "objects" / oid[:2]
+        folder = self.objects_dir / oid[:2]
         final = folder / oid[2:]
         try:
             os.utime(final)
@@ -728,12 +748,17 @@ class Repository:
         return b"".join(parts)
 
     def write_commit(self, tree: str, parents: list[str], author: Signature, committer: Signature,
-                     message: str) -> Oid:
-        """A commit object as libgit2's git_commit_create writes it (no encoding header: UTF-8)."""
+                     message: str, sign=None) -> Oid:
+        """A commit object as libgit2's git_commit_create writes it (no encoding header: UTF-8). SIGN: a function
+        from the commit's text to a detached signature, stored as git stores one (the gpgsig header)."""
         lines = [b"tree " + str(tree).encode("ascii")]
         lines += [b"parent " + str(p).encode("ascii") for p in parents]
         lines += [b"author " + author.raw(), b"committer " + committer.raw()]
-        return self.write("commit", b"\n".join(lines) + b"\n\n" + message.encode("utf-8"))
+        body = b"\n\n" + message.encode("utf-8")
+        if sign is not None:
+            signature = sign((b"\n".join(lines) + body).decode("utf-8")).strip("\n").encode("utf-8")
+            lines.append(b"gpgsig " + signature.replace(b"\n", b"\n "))
+        return self.write("commit", b"\n".join(lines) + body)
 
     def close(self) -> None:
         if self._batch is not None:
@@ -744,6 +769,30 @@ class Repository:
         if name.startswith("__"):
             raise AttributeError(name)
         raise Unsupported(f"Repository.{name} needs pygit2")
+
+
+def _git_dirs(root: Path) -> tuple[Path, Path]:
+    """(the git directory, its objects directory) of the work tree ROOT: .git a folder, or a file naming one
+    (`gitdir: …`, a linked worktree or a submodule; its objects are in the common directory)."""
+    dot = root / ".git"
+    if dot.is_symlink():
+        raise Unsupported(f"{dot} is a symlink; vmem never follows one", "make .git a folder (or a gitdir: file)")
+    if dot.is_file():
+        text = dot.read_text(encoding="utf-8", errors="replace").strip()
+        if not text.startswith("gitdir:"):
+            raise Unsupported(f"{dot} is neither a folder nor a gitdir: file")
+        gitdir = Path(text[len("gitdir:"):].strip())
+        gitdir = gitdir if gitdir.is_absolute() else (root / gitdir)
+    else:
+        gitdir = dot
+    if not (gitdir / "HEAD").is_file():
+        raise Unsupported(f"{root} is not a git work tree (no {gitdir}/HEAD)",
+                          "run: git init && git add -A && git commit -m 'vmem store'")
+    common = gitdir
+    if (gitdir / "commondir").is_file():
+        named = Path((gitdir / "commondir").read_text(encoding="utf-8", errors="replace").strip())
+        common = named if named.is_absolute() else gitdir / named
+    return gitdir, common / "objects"
 
 
 class _Config:

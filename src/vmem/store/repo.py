@@ -13,7 +13,7 @@ from vmem import model
 from vmem.errors import DirtyWorkTree, ItemNotFound, SchemaError, StoreNotFound, UsageError, VmemError
 from vmem.policy import POLICY_FILE, load_policy
 from vmem.store import codec
-from vmem.store.lite import FILEMODE_LINK, Unsupported, hash_file
+from vmem.store.lite import FILEMODE_LINK, hash_file
 from vmem.store.lock import StoreLock
 from vmem.store.message import Message
 from vmem.store.parse import _PARSED, parse_blob  # noqa: F401 - re-exported
@@ -253,8 +253,8 @@ class Store:
 
     @classmethod
     def open(cls, root: Path, lite: bool = False) -> "Store":
-        """The store at ROOT. LITE: read and commit through vmem.store.lite (no pygit2) where the repository
-        allows it; a command that meets something lite does not do gets Unsupported before anything is written."""
+        """The store at ROOT. LITE: read through vmem.store.lite (no pygit2 import: the commonest writes, the
+        hook); else through pygit2. Either way every commit is made through vmem.store.lite (Store.objects)."""
         root = Path(root).absolute()
         if (root / POLICY_FILE).is_symlink():
             raise SchemaError(POLICY_FILE, "is a symlink; vmem never follows symlinks inside a store",
@@ -263,13 +263,10 @@ class Store:
         if not (root / POLICY_FILE).is_file():
             raise StoreNotFound(f"no vmem store at {root} (no {POLICY_FILE})",
                                 "create one with: vmem init, or point at one with --store PATH")
-        if lite:
+        if lite:  # read (and always written) through git itself: vmem.store.lite
             from vmem.store import lite as objects
 
-            try:
-                return cls(root, objects.Repository(root))
-            except Unsupported:
-                pass  # e.g. .git is a file (a worktree), no git executable, SHA-256: pygit2 opens it
+            return cls(root, objects.Repository(root))
         import pygit2
 
         try:
@@ -283,8 +280,20 @@ class Store:
 
     @property
     def lite(self) -> bool:
-        """Read and written without pygit2 (vmem.store.lite)."""
+        """Read without pygit2 (vmem.store.lite); every store is written through it (Store.objects)."""
         return getattr(self.repo, "lite", False) is True
+
+    @property
+    def objects(self):
+        """The one way vmem writes: blobs, trees on the changed paths and a commit as loose objects, HEAD moved by
+        `git update-ref` only if it is still the commit the write read (vmem.store.lite.Repository)."""
+        if self.lite:
+            return self.repo
+        if getattr(self, "_objects", None) is None:
+            from vmem.store import lite
+
+            self._objects = lite.Repository(self.root)
+        return self._objects
 
     def full(self) -> "Store":
         """This store opened on pygit2 (itself when it already is)."""
@@ -342,7 +351,7 @@ class Store:
         import pygit2
 
         if self.lite:
-            raise Unsupported("a look into the past walks history with pygit2")
+            return self.full().as_of(when)  # a walk through history is pygit2's operation
         if self.repo.head_is_unborn:
             raise ItemNotFound("the store has no commits yet", "propose something first")
         limit = when.timestamp()
@@ -365,12 +374,8 @@ class Store:
     def acting_as(self, person: str) -> Iterator[None]:
         """In-process callers (the demo, tests) act as another person, author and committer alike, as if that
         person ran vmem in their own clone. Faces never expose this: on the command line the committer is git's."""
-        import pygit2
-
-        if self.lite:
-            raise Unsupported("acting as another person is for in-process callers on pygit2")
         previous = self._acting
-        self._acting = pygit2.Signature(*parse_person(person))
+        self._acting = self.signature(*parse_person(person))
         try:
             yield
         finally:
@@ -421,7 +426,8 @@ class Store:
         import pygit2
 
         if self.lite:
-            raise Unsupported("history walks with pygit2")
+            yield from self.full().history(paths)  # a walk through history is pygit2's operation
+            return
         if self.repo.head_is_unborn:
             return
         order = pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.TIME
@@ -564,62 +570,35 @@ class Transaction:
             housekeep.after_commit(self.store.git_dir, lambda: _config(self.store.repo, "gc.auto"))
 
     def _commit(self) -> None:
-        store, repo = self.store, self.store.repo
+        """The one way a vmem commit is made, whichever reader the store was opened with: objects written loose
+        (the changed subtrees only), signed as `git commit -S` would when required, HEAD moved by `git update-ref`
+        only if it is still the snapshot's commit; then the work tree and the index. Everything that can refuse
+        happens before HEAD moves."""
+        store = self.store
         _refuse_symlinks(store, self._writes)
         _refuse_dirty(store, self.snapshot, self._writes)
-        if store.lite:
-            return self._commit_lite()
-        import pygit2  # noqa: F401 - the pygit2 path
-
-        blobs = {path: repo.create_blob(text.encode("utf-8")) for path, text in self._writes.items()}
-        base_tree = self.snapshot.tree
-        tree_id = _build_tree(repo, base_tree, blobs)
-        if base_tree is not None and tree_id == base_tree.id:
-            return
-        committer = store.identity()
-        author = self.author or store.author()
-        parents = [self.snapshot.commit.id] if self.snapshot.commit is not None else []
-        _test_kill("commit")
-        if _signing(store):  # commit.gpgsign, or require_signed in vmem.yaml: sign as `git commit -S` would
-            content = repo.create_commit_string(author, committer, self.message.render(), tree_id, parents)
-            commit_id = repo.create_commit_with_signature(content, _sign(store, content))
-        else:
-            commit_id = repo.create_commit(None, author, committer, self.message.render(), tree_id, parents)
-        pending = store.git_dir / PENDING_FILE
-        pending.write_text("\n".join([str(commit_id), *self._writes]) + "\n")
-        _test_kill("ref")
-        _set_head(repo, commit_id, self.message.render().splitlines()[0])
-        self.commit_id = str(commit_id)
-        _test_kill("files")
-        _materialize(store, {path: (str(blobs[path]), text.encode("utf-8")) for path, text in self._writes.items()})
-        _test_kill("journal")
-        pending.unlink(missing_ok=True)
-
-
-    def _commit_lite(self) -> None:
-        """The same commit, made through vmem.store.lite: objects written loose, HEAD moved by `git update-ref`
-        only if it is still the snapshot's commit. Everything that could need pygit2 happens before HEAD moves."""
-        store, repo = self.store, self.store.repo
-        if _signing(store):
-            raise Unsupported("signed commits are made with pygit2")
+        objects = store.objects
+        sign = (lambda content: _sign(store, content)) if _signing(store) else None
         committer = store.identity()
         author = self.author or store.author()
         data = {path: text.encode("utf-8") for path, text in self._writes.items()}
-        blobs = {path: repo.write("blob", raw) for path, raw in data.items()}
-        base_tree = self.snapshot.tree
-        tree_id = repo.write_tree(base_tree, blobs)
+        blobs = {path: objects.write("blob", raw) for path, raw in data.items()}
+        parent = self.snapshot.commit_id
+        base_tree = objects.commit(parent).tree if parent else None
+        tree_id = objects.write_tree(base_tree, blobs)
         if base_tree is not None and tree_id == base_tree.id:
             return
-        parent = self.snapshot.commit_id
         message = self.message.render()
-        commit_id = repo.write_commit(tree_id, [parent] if parent else [], author, committer, message)
+        commit_id = objects.write_commit(tree_id, [parent] if parent else [], objects_person(author),
+                                         objects_person(committer), message, sign=sign)
         _test_kill("commit")
         pending = store.git_dir / PENDING_FILE
         pending.write_text("\n".join([str(commit_id), *self._writes]) + "\n")
         _test_kill("ref")
-        if not repo.update_head(commit_id, parent, message.splitlines()[0]):
+        if not objects.update_head(commit_id, parent, message.splitlines()[0]):
             pending.unlink(missing_ok=True)
-            if repo.head_id() != parent:
+            objects.forget_head()
+            if objects.head_id() != parent:
                 raise VmemError("the store's HEAD moved while vmem was writing (a commit made meanwhile); nothing "
                                 "was written", "run the command again")
             raise VmemError("git could not move HEAD (another git command holds its lock?); nothing was written",
@@ -631,17 +610,21 @@ class Transaction:
         pending.unlink(missing_ok=True)
 
 
+def objects_person(person):
+    """A signature as the plumbing writer records it (pygit2's Signature or vmem.store.lite's)."""
+    from vmem.store.lite import Signature
+
+    if isinstance(person, Signature):
+        return person
+    return Signature(person.name, person.email, person.time, person.offset)
+
+
 def _signing(store: Store) -> bool:
     value = (_config(store.repo, "commit.gpgsign") or "").lower()
     if value in ("true", "yes", "on", "1"):
         return True
     try:
         return bool(store.policy["require_signed"])
-    except Unsupported:  # lite, with no attestation to bring forward yet: the file's word is enough to sign
-        try:
-            return bool(store._file_policy()["require_signed"])
-        except VmemError:
-            return False
     except VmemError:
         return False
 
@@ -664,32 +647,6 @@ def _test_kill(stage: str) -> None:
         import signal
 
         os.kill(os.getpid(), signal.SIGKILL)
-
-
-REF_LOCK_WAIT_S = 2.0  # a ref lock held by git (gc's pack-refs or reflog expire, a user's command) is waited for
-
-
-def _set_head(repo: pygit2.Repository, commit_id: pygit2.Oid, log: str) -> None:
-    """Move HEAD's branch to COMMIT_ID (pygit2's path, under the store lock). libgit2 gives up at once on a ref
-    git has locked; the `git gc` vmem starts after a commit locks refs for a moment (pack-refs, reflog expire),
-    so a lock is waited for up to REF_LOCK_WAIT_S, as git's own core.filesRefLockTimeout would."""
-    import time
-
-    import pygit2
-
-    deadline = time.monotonic() + REF_LOCK_WAIT_S
-    while True:
-        try:
-            if repo.head_is_unborn:
-                branch = repo.references["HEAD"].target  # e.g. refs/heads/main
-                repo.references.create(branch, commit_id, force=True, message=log)
-            else:
-                repo.head.set_target(commit_id, log)
-            return
-        except (pygit2.GitError, OSError) as error:  # libgit2's "failed to lock file ... for writing" is an OSError
-            if "lock" not in str(error).lower() or time.monotonic() >= deadline:
-                raise
-            time.sleep(0.02)
 
 
 def _refuse_symlinks(store: Store, writes: dict[str, str]) -> None:
@@ -719,29 +676,6 @@ def _refuse_dirty(store: Store, snapshot: Snapshot, writes: dict[str, str]) -> N
             raise DirtyWorkTree(f"{path} has uncommitted changes; vmem will not overwrite them",
                                 f"commit them (git -C {store.root} commit {path}) or discard them "
                                 f"(git -C {store.root} checkout -- {path})")
-
-
-def _build_tree(repo: pygit2.Repository, base: pygit2.Tree | None, changes: dict[str, pygit2.Oid]) -> pygit2.Oid:
-    """Rewrite only the subtrees on the changed paths (a 100k-item store rewrites three small trees)."""
-    import pygit2
-
-    here: dict[str, pygit2.Oid] = {}
-    below: dict[str, dict[str, pygit2.Oid]] = defaultdict(dict)
-    for path, oid in changes.items():
-        head, _, rest = path.partition("/")
-        if rest:
-            below[head][rest] = oid
-        else:
-            here[head] = oid
-    builder = repo.TreeBuilder(base) if base is not None else repo.TreeBuilder()
-    for name, oid in here.items():
-        builder.insert(name, oid, pygit2.GIT_FILEMODE_BLOB)
-    for name, sub in below.items():
-        subtree = None
-        if base is not None and name in base and base[name].type_str == "tree":
-            subtree = repo[base[name].id]
-        builder.insert(name, _build_tree(repo, subtree, sub), pygit2.GIT_FILEMODE_TREE)
-    return builder.write()
 
 
 def _materialize(store: Store, files: dict[str, tuple[str, bytes] | None]) -> None:
