@@ -219,10 +219,6 @@ def test_the_ci_audits_the_checkout_even_when_a_committed_project_config_names_a
 # -- what the installed package ships ------------------------------------------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason="pyproject.toml's package-data globs skip the hidden directory .github/: a "
-                                       "built wheel's store template has no GitHub workflow. Fix: add "
-                                       "\"store_template/.github/**/*\" to [tool.setuptools.package-data] vmem, "
-                                       "then drop this marker")
 def test_the_package_data_globs_ship_every_template_file():
     """`vmem init` from an installed wheel copies what setuptools packaged, which is what package-data's globs
     match (glob.glob, recursive: `**` does not enter hidden directories)."""

@@ -268,3 +268,27 @@ def test_with_main_protected_proposals_go_to_the_writers_branch_and_the_reviewer
     rita.vmem(clone, "approve", item)
     alice.session_start(project)
     assert text in _rules(project)
+
+
+def test_a_proposals_branch_that_changes_anything_but_items_is_not_merged(crew):
+    """An analyst with push rights to vmem/proposals/* only cannot slip a CI change (say, the governance check
+    turned off) or a vmem.yaml into main through the reviewer's vmem review: such a branch waits for a person."""
+    remote, rita, clone, alice, project, _, _ = crew
+    hook = remote / "hooks" / "pre-receive"
+    hook.write_text(PROTECT)
+    hook.chmod(0o755)
+    from vmem.store.remote import mirror_path
+
+    alice.vmem(project, "propose", "A first, honest proposal.")
+    managed = Path(alice.env()["XDG_DATA_HOME"]) / "vmem" / "stores" / mirror_path(TEAM_URL).name
+    assert (managed / "vmem.yaml").is_file()
+    (managed / ".gitlab-ci.yml").write_text("vmem:\n  script: [\"true\"]\n")
+    alice.git(managed, "commit", "-qam", "ci: faster")
+    done = alice.vmem(project, "propose", "A second proposal that carries the CI change along.")
+    assert "vmem/proposals/alice-example.com" in done.stderr
+    queue = rita.vmem(clone, "review", "--list", "--json")
+    assert "not merged: it also changes .gitlab-ci.yml" in queue.stderr
+    shown = subprocess.run(["git", "--git-dir", str(remote), "show", "main:.gitlab-ci.yml"], capture_output=True,
+                           text=True, check=True).stdout
+    assert "vmem check --governance" in shown
+    assert "A first, honest proposal." not in _remote_statements(remote)  # the branch as a whole waits

@@ -29,6 +29,13 @@ def clone(url: str, target: Path) -> str:
     from vmem.store import gitrepo
 
     repo = gitrepo.clone(url, target)
+    if not (Path(repo.workdir) / "vmem.yaml").is_file():
+        from vmem.errors import StoreNotFound
+
+        raise StoreNotFound(f"cloned {url} into {target}, but its checked-out branch holds no vmem.yaml",
+                            "the remote's default branch (HEAD) may name a branch that does not exist or is not the "
+                            "store's: push the store's branch there (git push -u origin main), or set the remote's "
+                            "default branch")
     mergedriver.register(repo)
     pin_root(repo)
     return repo.workdir

@@ -27,8 +27,9 @@ def lines(data: dict) -> list[str]:
     if data["waiting"]:
         out.append(f"waiting: {data['waiting']} commit{'s' if data['waiting'] != 1 else ''} not yet delivered"
                    + (f" ({delivery['message']}; {delivery['hint']})" if delivery.get("message") else ""))
-    elif delivery["state"] == "branch":
-        out.append(f"delivered to {delivery['branch']} (main is protected): a reviewer merges it with vmem review")
+    elif delivery["state"] == "branch" or data["ahead"]:
+        out.append(f"{data['ahead']} commit{'s' if data['ahead'] != 1 else ''} on {data['proposals']} (main is "
+                   "protected): a reviewer merges them with vmem review")
     else:
         out.append("everything is delivered")
     return out

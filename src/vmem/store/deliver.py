@@ -20,9 +20,11 @@ import sys
 from pathlib import Path
 
 ATTEMPTS = 6  # push, replay on the new remote head, push again: a busy remote gets this many tries
+PROPOSABLE = ("claims/", "knowledge/", "entities/", "episodes/")  # what a proposals branch may change
 PROPOSALS = "vmem/proposals/"  # refs/heads/vmem/proposals/<writer>: where proposals go when main is protected
 _OFFLINE = re.compile(r"could not resolve host|unable to access|could not read from remote|connection|timed out|"
-                      r"network is unreachable|does not appear to be a git repository|no such file", re.I)
+                      r"network is unreachable|does not appear to be a git repository|no such file|"
+                      r"repository exists|not found|git timeout", re.I)
 
 
 class Delivery:
@@ -213,8 +215,15 @@ def integrate(root: Path, git_dir: Path, timeout_s: float = 10.0) -> list[dict]:
         for line in listed.splitlines():
             ref, sha = line.split()
             name = ref[len(f"refs/remotes/{remote}/"):]
+            touched = [p for p in stdout_of(run_git(root, "diff", "--name-only", f"HEAD...{sha}")).splitlines()
+                       if not p.startswith(PROPOSABLE)]
             if run_git(root, "merge-base", "--is-ancestor", sha, "HEAD").returncode == 0:
                 results.append({"branch": name, "merged": True, "message": "already merged"})
+            elif touched:  # a proposal is items; CI, vmem.yaml or anything else waits for a person to look
+                results.append({"branch": name, "merged": False,
+                                "message": f"not merged: it also changes {', '.join(touched[:3])}"
+                                           f"{' …' if len(touched) > 3 else ''} (proposals change items only); "
+                                           f"look: git -C {root} diff HEAD...{sha[:12]}"})
             else:
                 done = run_git(root, "merge", "--no-edit", "--quiet", "-m", f"vmem: merge proposals from {name}", sha,
                             timeout_s=timeout_s * 3)

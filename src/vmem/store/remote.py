@@ -122,6 +122,10 @@ def mirror(url: str, timeout_s: float = 5.0) -> tuple[Path | None, str | None]:
         shutil.rmtree(tmp, ignore_errors=True)
         lines = done.stderr.decode("utf-8", "replace").strip().splitlines() if done.stderr else []
         return None, f"cannot clone the store from {url} ({(lines or [done.detail or done.outcome])[-1]})"
+    if not (tmp / "vmem.yaml").is_file():  # e.g. the remote's HEAD names a branch nobody pushed
+        shutil.rmtree(tmp, ignore_errors=True)
+        return None, (f"cloned {url}, but its default branch holds no vmem.yaml (does the remote's HEAD name the "
+                      "store's branch? push it: git push -u origin main)")
     _as_a_store_clone(tmp)
     try:
         os.rename(tmp, path)
@@ -160,7 +164,7 @@ def origin_url(root: Path) -> str | None:
 
 def status(root: Path) -> dict:
     """Store, remote, ahead/behind (against the remote as last fetched) and what waits for delivery."""
-    from vmem.store.deliver import run_git, stdout_of, tracking, waiting
+    from vmem.store.deliver import run_git, stdout_of, tracking, waiting, writer_branch
 
     found = tracking(root)
     if found is None:
@@ -170,4 +174,4 @@ def status(root: Path) -> dict:
     ahead, behind = (int(n) for n in counts.split()) if len(counts.split()) == 2 else (0, 0)
     url = stdout_of(run_git(root, "remote", "get-url", remote))
     return {"remote": remote, "url": without_credentials(url) if url else None, "branch": branch, "ahead": ahead,
-            "behind": behind, "waiting": waiting(root, remote, branch)}
+            "behind": behind, "waiting": waiting(root, remote, branch), "proposals": writer_branch(root)}
