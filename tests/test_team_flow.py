@@ -207,17 +207,45 @@ def test_an_offline_proposal_waits_is_counted_and_goes_with_the_next_command(cre
     assert json.loads(alice.vmem(project, "status", "--json").stdout)["data"]["waiting"] == 0
 
 
+MCP_AGENT = """
+import os, sys
+import anyio
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+async def main():
+    vmem, project, who = sys.argv[1:4]
+    params = StdioServerParameters(command=vmem, args=["mcp"], env=dict(os.environ), cwd=project)
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+            for n in range(1, 26):
+                done = await session.call_tool("propose", {"text": f"{who} noticed pattern {n} in the ledgers."})
+                if done.is_error:
+                    sys.exit(done.content[0].text)
+                for note in done.structured_content["notes"]:
+                    print(note, file=sys.stderr)
+
+anyio.run(main)
+"""
+
+
 def test_two_analysts_propose_concurrently_while_the_reviewer_approves_and_nothing_is_lost(crew):
-    """2 x 25 proposals at once from two machines (CLI), while the reviewer approves: every one reaches the
-    remote (by the next command at the latest); the remote's history is sound and governance-valid."""
+    """2 x 25 proposals at once from two machines -- Alice on the command line, Bob's agent through MCP -- while
+    the reviewer approves: every one reaches the remote (by the next command at the latest); the remote's
+    history is sound and governance-valid."""
+    pytest.importorskip("mcp")
     remote, rita, clone, alice, alice_project, bob, bob_project = crew
     firsts = [json.loads(rita.vmem(clone, "propose", f"Reviewer fact {n} about ledgers.", "--json").stdout)
               ["data"]["item"]["id"] for n in range(3)]
     script = 'for n in $(seq 1 25); do "$0" propose "$1 noticed pattern $n in the ledgers." || exit 1; done'
     vmem_bin = str(Path(sys.executable).with_name("vmem"))
-    runs = [subprocess.Popen(["bash", "-c", script, vmem_bin, who.name.split()[0]], cwd=project, env=who.env(),
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-            for who, project in ((alice, alice_project), (bob, bob_project))]
+    runs = [subprocess.Popen(["bash", "-c", script, vmem_bin, "Alice"], cwd=alice_project, env=alice.env(),
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True),
+            # Bob's agent, through the MCP server the project's agent starts (the official SDK's stdio client)
+            subprocess.Popen([sys.executable, "-c", MCP_AGENT, vmem_bin, str(bob_project), "Bob"], cwd=bob_project,
+                             env=bob.env(CLAUDE_PROJECT_DIR=str(bob_project)), stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)]
     for item in firsts:  # the reviewer works meanwhile
         rita.vmem(clone, "approve", item)
     outputs = [run.communicate(timeout=600) for run in runs]
