@@ -89,31 +89,58 @@ def _err(done) -> str:
     return (lines or ["failed"])[-1].strip()
 
 
-def tracking(root: Path) -> tuple[str, str, str] | None:
+def _settings(root: Path) -> dict[str, str]:
+    """The few settings delivery reads, in one git call: HEAD's branch, its upstream, vmem.deliver, user.email."""
+    try:
+        head = (_git_dir(root) / "HEAD").read_text(encoding="utf-8", errors="replace").strip()
+    except OSError:
+        return {}
+    if not head.startswith("ref: refs/heads/"):
+        return {}  # detached: nothing tracks
+    local = head[len("ref: refs/heads/"):]
+    done = run_git(root, "config", "-z", "--get-regexp",
+                   rf"^(branch\.{re.escape(local)}\.(remote|merge)|vmem\.deliver|user\.email)$")
+    found = {"local": local}
+    for record in (done.stdout.decode("utf-8", "replace").split("\0") if done is not None else []):
+        key, _, value = record.partition("\n")
+        if key:
+            found[key.lower().replace(f"branch.{local.lower()}.", "branch.")] = value
+    return found
+
+
+def _git_dir(root: Path) -> Path:
+    dot = root / ".git"
+    if dot.is_file():
+        text = dot.read_text(encoding="utf-8", errors="replace").strip()
+        if text.startswith("gitdir:"):
+            named = Path(text[len("gitdir:"):].strip())
+            return named if named.is_absolute() else root / named
+    return dot
+
+
+def tracking(root: Path, settings: dict | None = None) -> tuple[str, str, str] | None:
     """(remote, remote branch, local branch) that HEAD's branch tracks, or None (a local store, or detached)."""
-    done = run_git(root, "rev-parse", "--abbrev-ref", "--symbolic-full-name", "HEAD", "@{upstream}")
-    lines = stdout_of(done).splitlines() if done is not None and done.returncode == 0 else []
-    if len(lines) != 2 or "/" not in lines[1]:
+    settings = _settings(root) if settings is None else settings
+    remote, merge = settings.get("branch.remote", ""), settings.get("branch.merge", "")
+    if not remote or remote == "." or not merge.startswith("refs/heads/"):
         return None
-    local = lines[0]
-    remote = stdout_of(run_git(root, "config", f"branch.{local}.remote"))
-    merge = stdout_of(run_git(root, "config", f"branch.{local}.merge"))
-    if not remote or not merge.startswith("refs/heads/"):
-        return None
-    return remote, merge[len("refs/heads/"):], local
+    return remote, merge[len("refs/heads/"):], settings["local"]
 
 
-def writer_branch(root: Path) -> str:
+def writer_branch(root: Path, settings: dict | None = None) -> str:
     """vmem/proposals/<the committer's e-mail, as a ref name>: one branch per writer."""
-    email = os.environ.get("GIT_COMMITTER_EMAIL") or stdout_of(run_git(root, "config", "user.email")) or "unknown"
+    if os.environ.get("GIT_COMMITTER_EMAIL"):
+        email = os.environ["GIT_COMMITTER_EMAIL"]
+    else:
+        settings = _settings(root) if settings is None else settings
+        email = settings.get("user.email") or "unknown"
     return PROPOSALS + (re.sub(r"[^a-z0-9._-]+", "-", email.lower()).strip(".-") or "unknown")
 
 
-def waiting(root: Path, remote: str, branch: str) -> int:
+def waiting(root: Path, remote: str, branch: str, settings: dict | None = None) -> int:
     """Commits on HEAD that neither the remote's branch nor this writer's proposals branch holds (as last seen)."""
-    refs = [f"refs/remotes/{remote}/{branch}", f"refs/remotes/{remote}/{writer_branch(root)}"]
-    known = [ref for ref in refs if run_git(root, "rev-parse", "-q", "--verify", ref).returncode == 0]
-    done = run_git(root, "rev-list", "--count", "HEAD", *[f"^{ref}" for ref in known])
+    refs = [f"refs/remotes/{remote}/{branch}", f"refs/remotes/{remote}/{writer_branch(root, settings)}"]
+    done = run_git(root, "rev-list", "--count", "--ignore-missing", "HEAD", "--not", *refs)
     text = stdout_of(done)
     return int(text) if text.isdigit() else 0
 
@@ -124,11 +151,12 @@ def deliver(root: Path, git_dir: Path, timeout_s: float = 10.0) -> Delivery:
     from vmem.store import stage
     from vmem.store.lock import StoreLock
 
-    found = tracking(root)
-    if found is None or stdout_of(run_git(root, "config", "--bool", "vmem.deliver")) == "false":
+    settings = _settings(root)  # one git call; and one more to count what waits
+    found = tracking(root, settings)
+    if found is None or settings.get("vmem.deliver", "").strip().lower() in ("false", "no", "off", "0"):
         return Delivery("local")  # no remote, or the user delivers by hand
     remote, branch, _ = found
-    if waiting(root, remote, branch) == 0:
+    if waiting(root, remote, branch, settings) == 0:
         return Delivery("delivered", remote=remote, branch=branch)
     if stage.waiting(git_dir):  # (flush takes the store lock itself, briefly)
         stage.flush(git_dir, root, wait_s=5.0)  # git's index in step with HEAD before git replays onto it
