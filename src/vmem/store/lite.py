@@ -1,20 +1,22 @@
-"""A git object layer without pygit2, for the commonest writes (`vmem propose`, `vmem supersede`).
+"""vmem's git object layer without pygit2: how every vmem commit is written, and how the commonest commands read.
 
 Importing pygit2 costs ~90 ms of a proposal's ~150 ms on this kind of machine, while the commit itself reads three
 small trees and writes four objects. This module does exactly that much with git's own tools and the standard
 library:
 
 - objects are read through one `git cat-file --batch` co-process (packs, deltas, alternates: git's own reader);
-- new objects are written as loose objects (zlib + SHA-1), byte for byte what libgit2 writes for the same input;
+- new objects are written as loose objects (zlib + SHA-1), byte for byte what libgit2 writes for the same input,
+  a commit signed as `git commit -S` signs it when asked (the gpgsig header);
 - HEAD moves with one `git update-ref` that checks the old value, so a commit made by anyone else in between is
   never overwritten (git does the locking, the reflog and packed refs);
 - configuration comes from one `git config --list`, with git's own precedence and includes.
 
 It offers the small part of pygit2's object model that the write path, the caches it brings forward (canonical
 map, statement cache, attestation) and the gates use: `Repository[oid]`, trees that look up paths and iterate
-entries, blobs with `.data`, commits with `.tree`, `.parents`, `.message`, `.committer`. Anything it does not do
-raises `Unsupported` *before* a commit is made, and the caller runs the same command again on pygit2
-(`vmem.cli.fast.run_fast`); a test holds both paths to the same commits.
+entries, blobs with `.data`, commits with `.tree`, `.parents`, `.message`, `.committer`. Every store writes through
+it (vmem.store.repo.Store.objects). What is pygit2's alone, walking history, a store asks of
+`Repository.walker()` within the same operation; nothing runs a command a second time on another backend.
+`Unsupported` (a VmemError) says what this reader cannot do with a repository (no git, SHA-256).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import time
 from pathlib import Path
 
 from vmem import digest
+from vmem.errors import VmemError
 
 FILEMODE_TREE = 0o040000
 FILEMODE_BLOB = 0o100644
@@ -32,9 +35,6 @@ FILEMODE_EXECUTABLE = 0o100755
 FILEMODE_LINK = 0o120000
 FILEMODE_COMMIT = 0o160000
 _NO_OID = "0" * 40
-
-
-from vmem.errors import VmemError  # noqa: E402 - a leaf module
 
 
 class Unsupported(VmemError):
@@ -439,7 +439,7 @@ class Repository:
         self._trees: dict[str, dict[bytes, tuple[bytes, bytes]]] = {}
         self._lookups: dict[str, int] = {}  # tree id -> names looked up in it (searched, then parsed)
         self._head_id: Oid | None | bool = False  # False: not read yet
-        self.moved = False  # HEAD moved by this process: a command must not be run again on pygit2
+        self.moved = False  # HEAD moved by this process
         if self.config.get("extensions.objectformat", "sha1").lower() != "sha1":
             raise Unsupported(f"{root} is not a SHA-1 repository", "vmem stores are SHA-1 git repositories")
 
