@@ -273,3 +273,27 @@ def test_cache_home_agrees_with_platformdirs_without_importing_it(monkeypatch, v
     else:
         monkeypatch.setenv("XDG_CACHE_HOME", value)
     assert cache_home() == Path(user_cache_dir("vmem"))
+
+
+def test_a_hand_commit_right_after_vmem_never_drops_its_item_even_on_a_big_index(store):
+    """SPEC 15: nothing vmem leaves running holds git's index.lock after it returns, and a hand commit made at
+    once -- without hooks (--no-verify, core.hooksPath) -- records vmem's item, not its deletion. The index is
+    made big (26k entries, over the size where vmem used to defer its index update to a background flusher)."""
+    blob = subprocess.run(["git", "-C", str(store.root), "hash-object", "-w", "--stdin"], input=b"x\n",
+                          capture_output=True, check=True).stdout.decode().strip()
+    listing = "".join(f"100644 {blob}\tnotes/{n // 1000:02d}/n{n}.txt\n" for n in range(26_000))
+    subprocess.run(["git", "-C", str(store.root), "update-index", "--index-info"], input=listing.encode(),
+                   check=True)
+    git(store, "commit", "-q", "-m", "many notes")
+    git(store, "checkout", "-q", "--", ".")
+    assert (store.git_dir / "index").stat().st_size >= 2 << 20
+    vmem = Path(sys.executable).with_name("vmem")
+    for n in range(3):
+        done = subprocess.run([str(vmem), "propose", f"fact number {n} about invoices", "--json"], cwd=store.root,
+                              capture_output=True, text=True, env={**os.environ, "VMEM_STORE": str(store.root)})
+        assert done.returncode == 0, done.stderr
+        path = model.item_path(__import__("json").loads(done.stdout)["data"]["item"]["id"])
+        assert not (store.git_dir / "index.lock").exists()
+        git(store, "-c", "core.hooksPath=/dev/null", "commit", "--no-verify", "--allow-empty", "-q", "-m", "hand")
+        assert path in git(store, "ls-tree", "-r", "--name-only", "HEAD", "--", path)
+    assert git(store, "status", "--porcelain") == ""
