@@ -140,3 +140,34 @@ def test_mcp_propose_reports_what_vmem_propose_json_reports(mixed, tmp_path):  #
     assert agent["contradictions"] == [c for c in cli["contradictions"] if c["id"] == three["id"]]
     assert any("1 item(s) outside this agent's view" in note for note in agent["notes"])
     assert "tidewell" not in json.dumps(agent).lower()
+
+
+def test_recall_show_and_blame_answer_alike_on_both_faces(mixed, tmp_path):  # noqa: F811
+    """One body per command: for what an agent may see, MCP's recall, show and blame say what `vmem recall`,
+    `vmem show` and `vmem blame --json` (the console script) say -- same ranking and coverage, same item, same
+    history -- MCP only ever narrowed to the served set."""
+    import subprocess
+
+    store, items = mixed
+    served = items["approved"]["id"]
+    query = "fact pattern rumour detail shortcut arr trials"
+    _, _, results = _run(store, tmp_path, [("recall", {"query": query, "k": 50}), ("show", {"id": served}),
+                                           ("blame", {"id": served})])
+    agent_recall, agent_show, agent_blame = (r.structured_content for r in results)
+
+    def cli(*args):
+        done = subprocess.run([sys.executable, "-m", "vmem", *args, "--json"], cwd=tmp_path, capture_output=True,
+                              text=True, env={**os.environ, "VMEM_STORE": str(store.root)})
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout)["data"]
+
+    person_recall, person_show, person_blame = cli("recall", query, "-k", "50"), cli("show", served), \
+        cli("blame", served)
+    assert agent_recall["coverage"] == person_recall["coverage"]
+    assert [r["id"] for r in agent_recall["results"]] == [r["id"] for r in person_recall["results"]]
+    assert [r["score"] for r in agent_recall["results"]] == pytest.approx([r["score"] for r in person_recall["results"]])
+    for key in ("id", "kind", "title", "statement", "status", "paths", "domain", "valid_from", "expires_at"):
+        assert agent_show[key] == person_show[key], key
+    assert agent_show["reviewed_by"] == (person_show.get("review") or {}).get("by")
+    assert [(e["commit"], e["action"], e["item"]) for e in agent_blame["events"]] == \
+        [(e["commit"], e["action"], e["item"]) for e in person_blame["events"] if e["action"] != "git"]
