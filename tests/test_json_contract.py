@@ -798,10 +798,6 @@ def _groups() -> list[str]:
                   if hasattr(command, "commands") and not command.invoke_without_command)
 
 
-@pytest.mark.xfail(strict=True, reason="`vmem --json GROUP` without a subcommand prints the group's help on stderr, "
-                                       "nothing on stdout, exit 2: click's NoArgsIsHelpError has its own show(), "
-                                       "which entry._usage_errors_as_json does not replace (`vmem --json` alone is "
-                                       "a JSON usage error)")
 @pytest.mark.parametrize("group", _groups())
 def test_a_group_without_its_subcommand_under_json_is_a_usage_error_envelope(group, tmp_path):
     done = subprocess.run([str(VMEM), "--json", group], cwd=tmp_path, capture_output=True, text=True, timeout=60)
@@ -809,8 +805,6 @@ def test_a_group_without_its_subcommand_under_json_is_a_usage_error_envelope(gro
     assert done.returncode == 2
 
 
-@pytest.mark.xfail(strict=True, reason="an unexpected exception under --json is one plain line on stderr and "
-                                       "nothing on stdout (entry._full), not the error envelope")
 def test_an_internal_error_under_json_is_still_the_error_envelope(tmp_path):
     taken = tmp_path / "demo"
     taken.mkdir()
@@ -820,9 +814,6 @@ def test_an_internal_error_under_json_is_still_the_error_envelope(tmp_path):
     assert done.returncode == 1
 
 
-@pytest.mark.xfail(strict=True, reason="recall's data has awaiting_review only when the answer is uncovered and the "
-                                       "index holds items: {coverage, results} on an empty store or a covered "
-                                       "answer, {coverage, results, awaiting_review} otherwise")
 def test_recall_data_has_the_same_keys_whatever_the_answer(ctx):
     def keys(query: str) -> tuple:
         return tuple(sorted(document(run(Call(["recall", query]), ctx.tmp / "work"))["data"]))

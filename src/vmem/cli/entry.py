@@ -110,8 +110,14 @@ def _full() -> None:
     except Exception as exc:  # noqa: BLE001 - a bug, not a user mistake: one line, traceback on request
         if os.environ.get("VMEM_DEBUG"):
             raise
-        sys.stderr.write(f"error: internal error: {type(exc).__name__}: {exc}\n"
-                         "  this is a vmem bug; rerun with VMEM_DEBUG=1 for the traceback and report it\n")
+        message = f"internal error: {type(exc).__name__}: {exc}"
+        hint = "this is a vmem bug; rerun with VMEM_DEBUG=1 for the traceback and report it"
+        if "--json" in sys.argv[1:]:  # still the one error envelope a script parses
+            import json
+
+            sys.stdout.write(json.dumps({"schema_version": 1, "error": message, "hint": hint}) + "\n")
+        else:
+            sys.stderr.write(f"error: {message}\n  {hint}\n")
         sys.exit(1)
 
 
@@ -132,3 +138,4 @@ def _usage_errors_as_json() -> None:
                                      "hint": f"see: {command} --help"}) + "\n")
 
     exceptions.UsageError.show = show
+    exceptions.NoArgsIsHelpError.show = show  # `vmem --json GROUP` without its subcommand: a usage error too

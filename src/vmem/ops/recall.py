@@ -226,7 +226,7 @@ def search(index, query: str, who: Scope, include_stale: bool, k: int, embed, qv
     kernel, so they give the same answer."""
     now = time.time()
     if not index.order:
-        return {"coverage": "uncovered", "results": []}
+        return {"coverage": "uncovered", "results": [], "awaiting_review": 0}
     qv = embed.query(query) if qv is None else qv
     ranked, cosine, product = (_ranked_visible if index.light else _ranked)(index, qv, who, include_stale, now)
     if not ranked:
@@ -243,6 +243,8 @@ def search(index, query: str, who: Scope, include_stale: bool, k: int, embed, qv
         from vmem.ops.pending import awaiting_review
 
         result["awaiting_review"] = awaiting_review(index, qv, who, product)
+    else:
+        result["awaiting_review"] = None  # asked only when nothing reviewed answers: the same keys every time
     return result
 
 
