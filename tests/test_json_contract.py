@@ -806,12 +806,23 @@ def test_a_group_without_its_subcommand_under_json_is_a_usage_error_envelope(gro
 
 
 def test_an_internal_error_under_json_is_still_the_error_envelope(tmp_path):
+    """A bug (here an exception planted in the app) under --json: the error envelope on stdout, exit 1."""
+    planted = ("import sys\nimport vmem.cli.app as app\n"
+               "def boom(*args, **kwargs):\n    raise RuntimeError('planted')\n"
+               "app.app = boom\nsys.argv = ['vmem', '--json', 'list']\n"
+               "from vmem.cli.entry import main\nmain()\n")
+    done = subprocess.run([sys.executable, "-c", planted], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert_error_envelope(document(done))
+    assert "internal error: RuntimeError: planted" in json.loads(done.stdout)["error"] and done.returncode == 1
+
+
+def test_a_demo_into_a_taken_path_is_a_usage_error_envelope(tmp_path):
     taken = tmp_path / "demo"
     taken.mkdir()
-    (taken / "store").write_text("a file where the demo wants its store folder")  # today: FileExistsError
+    (taken / "store").write_text("a file where the demo wants its store folder")  # was FileExistsError, a crash
     done = run(Call(["demo", str(taken)]), tmp_path)
     assert_error_envelope(document(done))
-    assert done.returncode == 1
+    assert done.returncode == 2 and "cannot make the demo's store" in json.loads(done.stdout)["error"]
 
 
 def test_recall_data_has_the_same_keys_whatever_the_answer(ctx):

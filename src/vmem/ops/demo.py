@@ -50,7 +50,13 @@ def seed_store(directory: Path, reviewer: tuple[str, str], reviewers: list[str])
 def run_demo(directory: Path | None, narrate: Narrate) -> dict:
     base = Path(directory) if directory else Path(tempfile.mkdtemp(prefix="vmem-demo-"))
     root = base / "store"  # the store; base / "project" is the agent's project that sync writes into
-    root.mkdir(parents=True, exist_ok=True)
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        from vmem.errors import UsageError
+
+        raise UsageError(f"cannot make the demo's store at {root} ({exc.strerror or exc})",
+                         "give vmem demo a new or empty directory: vmem demo DIR") from None
     claims_doc = _yaml(examples_dir() / "claims.yaml")
     learnings_doc = _yaml(examples_dir() / "learnings.yaml")
     team = {key: f"{p['name']} <{p['email']}>" for key, p in claims_doc["team"].items()}
