@@ -441,7 +441,7 @@ PIN_ANCHOR = "vmem.reviewed-since"  # git config: the commit that first gave the
 
 
 def pinned_root(repo, key: str = PIN) -> str | None:
-    from vmem.store.repo import _config
+    from vmem.store.gitconfig import setting as _config
 
     found = _config(repo, key)
     return found.strip().lower() if found and len(found.strip()) in (40, 64) else None

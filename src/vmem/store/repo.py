@@ -13,6 +13,7 @@ from vmem import model
 from vmem.errors import DirtyWorkTree, ItemNotFound, SchemaError, StoreNotFound, UsageError, VmemError
 from vmem.policy import POLICY_FILE, load_policy
 from vmem.store import codec
+from vmem.store.gitconfig import setting
 from vmem.store.lite import FILEMODE_LINK, hash_file
 from vmem.store.lock import StoreLock
 from vmem.store.message import Message
@@ -481,16 +482,7 @@ def _hand_edited(full: Path, committed: str, before: Snapshot | None, path: str)
     return previous is None or now != previous[0]
 
 
-def _config(repo: pygit2.Repository, key: str) -> str | None:
-    if getattr(repo, "lite", False) is True:
-        return repo.config.get(key) or None
-    import pygit2
-
-    try:
-        value = repo.config[key]
-    except (KeyError, pygit2.GitError):
-        return None
-    return value or None
+_config = setting  # the name the store's code reads it by (vmem.store.gitconfig)
 
 
 def _entry_id(tree: pygit2.Tree, path: str) -> str | None:
