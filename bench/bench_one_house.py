@@ -498,8 +498,8 @@ def step_writes(base_src: Path, head_src: Path, runs: int, seed: int) -> tuple[s
         status = git(s.root, "status", "--porcelain", "--untracked-files=no")
         facts[f"{s.name}: git status after the run"] = "clean" if not status else f"DIRTY: {status[:300]}"
     s = runner.samples
-    pend = {k: runner.facts[f"{k}:flusher-pending-at-return"] for k in keys if k.split(":")[1] != "git"
-            and k != "python -c pass"}
+    pend = {k: runner.facts[f"{k}:flusher-pending-at-return"] for k in keys
+            if k.startswith(("propose:", "learning:", "supersede:"))}
     lines = [f"### Writes on the {facts_items:,}-item store, {runs} interleaved rounds (+1 untimed warm-up of each "
              "write per side)", "",
              "| write | vmem base ms (IQR; min–max) | vmem head ms (IQR; min–max) | git ms (IQR; min–max) | "
