@@ -47,7 +47,7 @@ class Session:
                 self.out.info(found.aside())
             for warning in found.warnings:
                 self.out.warn(warning)
-            self._store = Store.open(found.root)
+            self._store = Store.open(found.root, lite=True)  # the one reader every face uses
         return self._store
 
 

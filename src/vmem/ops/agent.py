@@ -21,7 +21,7 @@ class AgentView:
         from vmem.store.repo import Store
 
         self.root = root
-        store = Store.open(root)
+        store = Store.open(root, lite=True)
         settings = store.policy["sync"]
         self.who = Scope.parse(scope or settings["scope"], audience or settings["audience"])
         self.who.check_entity(store.head())
@@ -36,7 +36,7 @@ class AgentView:
     def _store(self):
         from vmem.store.repo import Store
 
-        return Store.open(self.root)
+        return Store.open(self.root, lite=True)
 
     def served(self) -> dict[str, dict]:
         """id -> item for everything this agent may see, as history attests it (sync's cached candidates)."""

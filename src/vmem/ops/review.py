@@ -148,5 +148,7 @@ def take_in_proposals(store: Store) -> list[str]:
 
     if not is_reviewer(store, viewer_of(store)):
         return []
-    return [f"{row['branch'] or 'proposals'}: {row['message']}" for row in integrate(store.root, store.git_dir)
+    rows = integrate(store.root, store.git_dir)
+    store.reread()  # git moved HEAD: the queue is read from the merged state
+    return [f"{row['branch'] or 'proposals'}: {row['message']}" for row in rows
             if row["branch"] is None or row["message"] != "already merged"]

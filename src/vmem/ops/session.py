@@ -74,8 +74,22 @@ def deliver(store) -> str | None:
     """After a command that wrote: deliver its commits (and any that waited) to the remote the store's branch
     tracks (vmem.store.deliver); the line a face shows when something is left to say, else None. A clone with
     `git config vmem.deliver false` keeps its commits until the user pushes."""
-    if not getattr(store, "wrote", False):
-        return None
+    if not getattr(store, "wrote", False) or not tracks_a_remote(store):
+        return None  # (a local store: no process started, nothing imported)
     from vmem.store.deliver import deliver as send
 
     return send(store.root, store.git_dir).note()
+
+
+def tracks_a_remote(store) -> bool:
+    """HEAD's branch has an upstream on a remote, read from the configuration the store already holds."""
+    from vmem.store.gitconfig import setting
+
+    try:
+        head = (store.git_dir / "HEAD").read_text(encoding="utf-8", errors="replace").strip()
+    except OSError:
+        return False
+    if not head.startswith("ref: refs/heads/"):
+        return False
+    remote = setting(store.repo, f"branch.{head[len('ref: refs/heads/'):]}.remote")
+    return bool(remote) and remote != "."

@@ -9,6 +9,7 @@ def status(store, via: str | None = None) -> dict:
     from vmem.store.remote import status as remote_status
 
     sent = deliver(store.root, store.git_dir)
+    store.reread()  # a replay moves HEAD
     data = {"store": str(store.root), "via": via, "head": store.head().commit_id, **remote_status(store.root),
             "delivery": sent.as_dict()}
     return data

@@ -11,12 +11,17 @@ if TYPE_CHECKING:
     from vmem.store.repo import Snapshot, Store
 
 
+def _walker(store: Store):
+    """The repository handle that walks history: pygit2's (the plumbing reader asks it: Repository.walker)."""
+    return store.repo.walker() if store.lite else store.repo
+
+
 def commits(store: Store) -> Iterator[pygit2.Commit]:
     """Every commit reachable from HEAD, children before their parents and then newest first (topological and time
     order, as `git log --topo-order`); none while HEAD is unborn."""
     import pygit2
 
-    repo = store.repo
+    repo = _walker(store)
     if repo.head_is_unborn:
         return
     yield from repo.walk(repo.head.target, pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.TIME)
@@ -24,7 +29,7 @@ def commits(store: Store) -> Iterator[pygit2.Commit]:
 
 def count(store: Store) -> int:
     """How many commits HEAD's history holds."""
-    repo = store.repo
+    repo = _walker(store)
     return 0 if repo.head_is_unborn else sum(1 for _ in repo.walk(repo.head.target))
 
 
@@ -35,8 +40,9 @@ def snapshot_named(store: Store, rev: str) -> Snapshot | None:
 
     from vmem.store.repo import Snapshot
 
+    repo = _walker(store)
     try:
-        commit = store.repo.revparse_single(rev).peel(pygit2.Commit)
+        commit = repo.revparse_single(rev).peel(pygit2.Commit)
     except (KeyError, ValueError, pygit2.GitError):
         return None
-    return Snapshot(store.repo, commit)
+    return Snapshot(repo, commit)

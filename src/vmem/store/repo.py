@@ -284,6 +284,13 @@ class Store:
         """Read without pygit2 (vmem.store.lite); every store is written through it (Store.objects)."""
         return getattr(self.repo, "lite", False) is True
 
+    def reread(self) -> None:
+        """Read HEAD (and the policy it attests) again next time: git moved it (a merge, a replay)."""
+        forget = getattr(self.repo, "forget_head", None)
+        if forget is not None:
+            forget()
+        self._policy = None
+
     @property
     def objects(self):
         """The one way vmem writes: blobs, trees on the changed paths and a commit as loose objects, HEAD moved by

@@ -74,7 +74,7 @@ def _read_store(root: Path, cached: dict | None) -> dict:
     from vmem.store.parse import _PARSED as parsed  # blob id -> item, filled by this process's parses
     from vmem.store.repo import Store, parse_blob
 
-    store = Store.open(root)
+    store = Store.open(root, lite=True)  # the one reader; history walks, if any, are asked of pygit2 by the store
     snapshot = store.head()
     state = store.attestation()
     tops = ("claims", "knowledge")

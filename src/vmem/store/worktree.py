@@ -12,7 +12,7 @@ def uncommitted(store: Store) -> list[str]:
     the files git ignores left out."""
     import pygit2
 
-    repo = store.repo
+    repo = store.repo.walker() if store.lite else store.repo  # git status is libgit2's here
     repo.index.read(False)  # only if it changed on disk (a flush just now)
     return [path for path, flags in repo.status(untracked_files="all").items()
             if not flags & pygit2.GIT_STATUS_IGNORED]
