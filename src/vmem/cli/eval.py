@@ -19,10 +19,9 @@ def merge(
                                                                "categories_b, label, kind}, or a .tsv of id, "
                                                                "sentence1, sentence2, label (PAWS).")],
     json_: JsonOpt = False,
-    store: StoreOpt = None,
 ) -> None:
-    """Precision, recall and false-merge rate of blocker + judge on labeled pairs (bundled model)."""
-    with session(ctx, json_, store) as s:
+    """Precision, recall and false-merge rate of blocker + judge on labeled pairs (bundled model; no store)."""
+    with session(ctx, json_) as s:
         from vmem.embed import embedder
         from vmem.ops.eval_merge import evaluate_merge
 
