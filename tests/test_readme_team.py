@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from test_team_flow import PROTECT  # the protected-branch hook a git host stands for
 
 ROOT = Path(__file__).resolve().parents[1]
 URL = "https://git.example.com/team/memory.git"
@@ -152,17 +153,6 @@ def test_the_readme_team_section_runs_as_written(team):
     # the project holds the two committed files, the hook's command among them
     assert "vmem sync --hook" in (alice.home / "billing" / ".claude" / "settings.json").read_text()
     assert {".vmem.yaml", ".claude/settings.json"} <= set(alice.run("git -C billing ls-files").stdout.split())
-
-
-PROTECT = """#!/bin/sh
-# only the reviewer's commits may land on main (what a git host's protected branch does)
-while read old new ref; do
-  [ "$ref" = refs/heads/main ] || continue
-  for c in $(git rev-list "$new" --not --branches); do
-    [ "$(git log -1 --format=%ce "$c")" = rita@example.com ] || { echo "main is protected" >&2; exit 1; }
-  done
-done
-"""
 
 
 def test_what_the_section_says_of_offline_protected_main_and_delivery_by_hand(team):

@@ -109,13 +109,13 @@ def _settings(root: Path) -> dict[str, str]:
 
 
 def _git_dir(root: Path) -> Path:
-    dot = root / ".git"
-    if dot.is_file():
-        text = dot.read_text(encoding="utf-8", errors="replace").strip()
-        if text.startswith("gitdir:"):
-            named = Path(text[len("gitdir:"):].strip())
-            return named if named.is_absolute() else root / named
-    return dot
+    """ROOT's git directory (a folder, or where a gitdir: file points), as the store's reader finds it."""
+    from vmem.store.lite import Unsupported, _git_dirs
+
+    try:
+        return _git_dirs(root)[0]
+    except Unsupported:
+        return root / ".git"
 
 
 def tracking(root: Path, settings: dict | None = None) -> tuple[str, str, str] | None:
