@@ -118,18 +118,26 @@ def fold(text: str, transliterate: bool = False, reversing: frozenset[str] = _RE
 
 def tokens(text: str) -> list[str]:
     """Lower-case word tokens; possessive 's is dropped, hyphens, dots and underscores split words."""
-    return [word.casefold() for word, _, _ in _words(fold(text))]
+    return [word.text.casefold() for word in _words(fold(text))]
 
 
 _POSSESSIVE = re.compile(r"'s\b|(?<=s)'(?=\W|$)")
 _BREAK = re.compile(r"[.;:!?]+(?=\s|$)|[()\[\]\"]")
 
 
-def _words(folded: str) -> list[tuple[str, bool, bool]]:
-    """(word, starts a sentence or clause, has a possessive) in order; a word is never split by a dropped 's."""
-    out: list[tuple[str, bool, bool]] = []
+class Word(namedtuple("Word", "text boundary possessive glued gap")):
+    """A word as read: text; boundary: it starts a sentence or clause; possessive: an 's or s' follows; glued: an
+    apostrophe joins it to the word before (the Neil of O'Neil); gap: what stands between it and the next word,
+    spaces stripped ("," "(" ")."), or "." after the last word."""
+
+    __slots__ = ()
+
+
+def _words(folded: str) -> list[Word]:
+    """The words in order; a word is never split by a dropped 's."""
+    out: list[Word] = []
     breaks = {m.start() for m in _BREAK.finditer(folded)}
-    previous = 0
+    previous = last_end = 0
     for match in _TOKEN.finditer(folded):
         start = match.start()
         # "Ms. Brandt", "P. Raman": the dot ends an abbreviation, not a sentence
@@ -138,9 +146,16 @@ def _words(folded: str) -> list[tuple[str, bool, bool]]:
         previous = start
         word = match.group(0)
         if word.casefold() == "s" and out and folded[start - 1:start] == "'":
-            out[-1] = (out[-1][0], out[-1][1], True)
+            out[-1] = out[-1]._replace(possessive=True)
+            last_end = match.end()
             continue
-        out.append((word, boundary, bool(_POSSESSIVE.match(folded, match.end()))))
+        glued = bool(out) and start - 1 == last_end and folded[start - 1] == "'"
+        if out:
+            out[-1] = out[-1]._replace(gap=folded[last_end:start].strip())
+        out.append(Word(word, boundary, bool(_POSSESSIVE.match(folded, match.end())), glued, ""))
+        last_end = match.end()
+    if out:
+        out[-1] = out[-1]._replace(gap=folded[last_end:].strip() or ".")
     return out
 
 
@@ -464,8 +479,11 @@ def build_lexicon(entities: list[dict], episodes: list[dict] = ()) -> Lexicon:
         for person in entity.get("people") or []:
             add(eid, "person", person)
             parts = fold(person).split()
-            if len(parts) >= 2:  # the surname squashed whole: "Farr-Jones" is not "Jones"
-                keys = {"".join(tokens(parts[-1]))}
+            if len(parts) >= 2:  # the surname squashed whole: "Farr-Jones" is not "Jones", "van Dam" not "Dam"
+                first = len(parts) - 1
+                while first > 1 and parts[first - 1].casefold() in _PARTICLES:
+                    first -= 1
+                keys = {"".join(tokens(" ".join(parts[first:])))}
                 if len("".join(tokens(parts[0]))) >= 4:
                     keys.add("".join(tokens(parts[0])))
                 for key in keys:
@@ -657,18 +675,80 @@ def _ordinary(word: str) -> bool:
     return word.casefold() in _vocabulary()
 
 
-def _name_hits(words: list[tuple[str, bool, bool]], rule: str, by_squash: dict, max_words: int) -> list[Hit]:
+@functools.lru_cache(maxsize=1)
+def _dictionary() -> frozenset[str]:
+    """Common English words (the bundled WordNet's, models/wordnet): an alias equal to one ("Harvest", "Summit")
+    is that word unless something marks it as a name. Empty if unreadable: then no alias needs a cue."""
+    import gzip
+    from importlib import resources
+
+    try:
+        data = gzip.decompress(resources.files("vmem").joinpath("models/wordnet/synsets.tsv.gz").read_bytes())
+    except (OSError, EOFError):
+        return frozenset()
+    return frozenset(line.split("\t", 1)[0] for line in data.decode("utf-8").splitlines())
+
+
+def needs_cue(term: "Term") -> bool:
+    """A one-word alias under four letters ("HGM", "M&F") or equal to a dictionary word ("Harvest") is as likely an
+    abbreviation or the word itself as the customer: it names the customer only with a cue (_org_cue)."""
+    if term.kind not in ("alias", "name") or " " in term.text.strip():
+        return False
+    return len(term.squashed) < 4 or term.squashed in _dictionary()
+
+
+_DETERMINERS = frozenset("the a an this that these those our their its his her my your some any every each no".split())
+# an organisation is the subject of what people do ("HGM asked"), the place they work ("at HGM"), the party to a
+# deal ("with HGM", "lost HGM"), or owns something ("HGM's team", "HGM Inc"); an abbreviation is none of these
+_ORG_BEFORE = frozenset("at with from like including customer customers client clients account prospect vs versus "
+                        "lost won signed onboarded called joined met than".split())
+_ORG_AFTER = frozenset("inc corp co ltd llc plc gmbh ag sa bv group team procurement legal leadership staff "
+                       "employees management board".split())
+
+
+def _headline(words: list[Word]) -> bool:
+    """An all-caps statement (a headline): capitals mark nothing there."""
+    letters = [ch for word in words for ch in word.text if ch.isalpha()]
+    return len(letters) >= 8 and sum(ch.isupper() for ch in letters) >= 0.9 * len(letters)
+
+
+_IRREGULAR_PAST = frozenset("became began left went came made took gave found led ran won lost met kept held sent "
+                            "sold got brought built wrote spoke felt knew saw told paid set put".split())
+
+
+def _verb(word: str) -> bool:
+    """A reporting or past-tense verb (not an auxiliary: "HGM is" may be anything)."""
+    return word in _AFTER_NAME - _AUXILIARIES or word in _IRREGULAR_PAST or word.endswith("ed") and len(word) > 4
+
+
+def _org_cue(words: list[Word], start: int, end: int, headline: bool) -> bool:
+    """Whether words[start:end] stand as an organisation's name (see _ORG_BEFORE), or, for a dictionary word, are
+    written with a capital where the word itself would have none (not at a sentence start, not in a headline)."""
+    first, last = words[start], words[end - 1]
+    before = words[start - 1].text.casefold() if start and not first.boundary else ""
+    after = words[end].text.casefold() if end < len(words) and not words[end].boundary else ""
+    if last.possessive or before in _ORG_BEFORE or after in _ORG_AFTER:
+        return True
+    if after and _verb(after):
+        return True
+    short = len("".join(w.text for w in words[start:end])) < 4
+    return not short and not headline and not first.boundary and first.text[:1].isupper()
+
+
+def _name_hits(words: list[Word], rule: str, by_squash: dict, max_words: int) -> list[Hit]:
     """Names, aliases, people, domain labels and textual restricted values as windows of words, squashed.
 
     A window never crosses a sentence or clause boundary ("tide. Well-timed" is not Tidewell), and a one-word
     name found split into lower-case words that are all ordinary English ("ash grove" for Ashgrove) is not the
-    name; one rare part is enough to name it ("quillon pay" for QuillonPay).
+    name; one rare part is enough to name it ("quillon pay" for QuillonPay). A short or dictionary-word alias
+    needs a cue (needs_cue).
     """
     hits = []
-    lower = [w.casefold() for w, _, _ in words]
+    lower = [w.text.casefold() for w in words]
+    headline = None
     for start in range(len(words)):
         for width in range(1, min(max_words, len(words) - start) + 1):
-            if width > 1 and words[start + width - 1][1]:
+            if width > 1 and words[start + width - 1].boundary:
                 break
             window = lower[start:start + width]
             for key in {_squash(window), "".join(window)}:
@@ -676,9 +756,13 @@ def _name_hits(words: list[tuple[str, bool, bool]], rule: str, by_squash: dict, 
                 if term is None:
                     continue
                 run_together = " " not in term.text.strip()
-                if width > 1 and run_together and all(w.islower() for w, _, _ in words[start:start + width]) \
+                if width > 1 and run_together and all(w.text.islower() for w in words[start:start + width]) \
                         and all(_ordinary(w) for w in window):
                     continue
+                if needs_cue(term):
+                    headline = _headline(words) if headline is None else headline
+                    if not _org_cue(words, start, start + width, headline):
+                        continue
                 hits.append(Hit(term.entity, term.kind, term.text, " ".join(window), rule))
     return hits
 
@@ -692,48 +776,119 @@ _AFTER_NAME = {"said", "says", "say", "asked", "asks", "wants", "wanted", "told"
                "approves", "signed", "prefers", "prefer", "confirmed", "agreed", "objected",
                "explained", "warned", "added", "will", "would", "is", "was", "has", "had", "requires",
                "required", "needs", "needed", "expects", "expected", "believes", "argues"}
-
-
 _AUXILIARIES = frozenset({"will", "would", "is", "was", "has", "had"})
+# a first name with its role or team is someone in particular: "Marisol from the lab", "Neil in procurement",
+# "Marisol, their plant manager,"
+_ROLE_AFTER = frozenset({"from", "in", "at"})  # not "of": "Helen of Lithuania" is a title
+_APPOSITION = frozenset({"their", "our", "the", "its", "who"})  # not "a": "Rafael, a singer" is anyone
+# a surname particle belongs to the surname: "van Dam" is not "Dam"
+_PARTICLES = frozenset("van von de der den del della di da dos das du le la ter ten bin ibn al el st".split())
 
 
-def _person_hits(words: list[tuple[str, bool, bool]], lexicon: Lexicon) -> list[Hit]:
+def _initial(words: list[Word], index: int) -> bool:
+    """A one-letter capital standing for a name (P. Raman), not the O of O'Neil nor the pronoun I or article A."""
+    word = words[index]
+    return len(word.text) == 1 and word.text.isupper() and word.text not in "AI" and not word.gap.startswith("'")
+
+
+def _another_name(words: list[Word], index: int, own: set[str], headline: bool) -> bool:
+    """Whether words[index] (next to a contact's name part) is a capitalised name part of someone else: "Paul
+    Dewar", "Edward Said", "Anna Schmidt", "Said Business School". A title, an initial, one of the contact's own
+    names, an acronym or a function word is not; a sentence's first word counts only when it is no dictionary
+    word ("Yesterday Dewar said" is Dewar)."""
+    if headline or not 0 <= index < len(words):
+        return False
+    word = words[index]
+    text, low = word.text, word.text.casefold()
+    if not text[:1].isupper() or len(text) < 2 or text.isupper() or low in own or low in _TITLES:
+        return False
+    if low in _FUNCTION_WORDS or low in _BEFORE_NAME or low in _AFTER_NAME:
+        return False
+    return not word.boundary or low not in _dictionary()
+
+
+def _person_hits(words: list[Word], lexicon: Lexicon) -> list[Hit]:
+    """Contacts named by a surname or a first name alone, where the position makes it a name.
+
+    A surname counts written with a capital (or in a headline) wherever it stands as a name: with a name cue,
+    before punctuation, a function word or a verb, after a preposition or a verb, inside parentheses; not when it
+    modifies the next word ("Dewar flasks") and not when another name stands next to it ("Paul Dewar", "Said
+    Business School"). A first name counts with a name cue or its role ("Marisol from the lab"); first names
+    written alone count when two different ones of one customer's contacts stand together.
+    """
     hits = []
-    bare: dict[str, dict[str, str]] = {}  # entity -> contact -> the first name written alone, without a cue
-    lower = [w.casefold() for w, _, _ in words]
+    bare: dict[str, set[str]] = {}  # entity -> the distinct first names written alone, without a cue
+    lower = [w.text.casefold() for w in words]
     parts = lexicon.person_parts
+    headline = _headline(words)
     for index in range(len(lower)):
         for width in (1, 2):
             end = index + width
-            if end > len(lower) or width == 2 and words[end - 1][1]:
+            if end > len(lower) or width == 2 and (words[end - 1].boundary or len(lower[index]) == 1 and
+                                                    len(lower[end - 1]) == 1):
                 continue
+            if words[index].glued:
+                continue  # the Neil of O'Neil is not a word of its own
             name = "".join(lower[index:end])
-            found_terms = set(parts.get(name, ()) + parts.get(_stem(name), ()))
+            key = name if name in parts else _stem(name)
+            # a first name has no plural: "Owens" is a surname of its own, not two Owens
+            found_terms = {p for p in parts.get(key, ()) if key == name or key != _first(p)}
             if not found_terms:
                 continue
-            before = lower[index - 1] if index and not words[index][1] else ""
-            after = lower[end] if end < len(words) and not words[end][1] else ""
-            initial = any(len(w) == 1 and w.isupper() and w not in "AI" for w, _, _ in
-                          words[max(index - 1, 0):index] + words[end:end + 1])
-            first_name = any(name == "".join(tokens(p.text.split()[0])) for p in found_terms)
-            if first_name and not words[index][0][:1].isupper():
+            word = words[index]
+            before = lower[index - 1] if index and not word.boundary else ""
+            after = lower[end] if end < len(words) and not words[end].boundary else ""
+            gap_before = words[index - 1].gap if index else ""
+            gap_after = words[end - 1].gap
+            initial = index and not word.boundary and _initial(words, index - 1) or \
+                end < len(words) and _initial(words, end)
+            first_name = any(key == _first(p) for p in found_terms)
+            capital = word.text[:1].isupper()
+            if first_name and not capital:
                 continue  # a first name is only a name when written as one ("a grace period" is not Grace)
+            own = {w for p in found_terms for w in tokens(p.text)}
+            if (_another_name(words, index - 1, own, headline) and not gap_before
+                    or _another_name(words, end, own, headline) and not gap_after):
+                continue  # someone else's name: "Paul Dewar", "Anna Schmidt"
             # written in lower case, a name needs a strong cue: "what he said was" is not the contact Said
-            loose = words[index][0][:1].isupper() and (after in _AUXILIARIES or after.endswith("ed"))
-            context = (before in _BEFORE_NAME or after in _AFTER_NAME - _AUXILIARIES or loose or words[end - 1][2]
-                       or initial)
+            loose = capital and (after in _AUXILIARIES or after.endswith("ed"))
+            context = bool(before in _BEFORE_NAME or after in _AFTER_NAME - _AUXILIARIES or loose
+                           or words[end - 1].possessive or initial)
+            if first_name and capital and not context:
+                context = after in _ROLE_AFTER or gap_after == "(" or \
+                    gap_after == "," and after in _APPOSITION
+            elif capital or headline:
+                context = context or headline or _surname_position(before, after, gap_before, gap_after)
             for part in found_terms if context else ():
                 found = " ".join(w for w in (before, *lower[index:end], after) if w)
                 hits.append(Hit(part.entity, "person", part.text, found, "name-in-context"))
             if first_name and not context:
                 for part in found_terms:
-                    bare.setdefault(part.entity, {})[part.text] = words[index][0]
-    # one first name alone may be anyone's; two of one customer's contacts named together are that customer
+                    bare.setdefault(part.entity, set()).add(name)
+    # one first name alone may be anyone's; two different first names of one customer's contacts are that customer
+    # (one word counts once, however many contacts share it)
     for entity, named in bare.items():
         if len(named) >= 2:
-            hits += [Hit(entity, "person", person, name, "contacts' first names together")
-                     for person, name in named.items()]
+            people = {p.text for key in named for p in parts.get(key, ()) if p.entity == entity}
+            hits += [Hit(entity, "person", person, " ".join(sorted(named)), "contacts' first names together")
+                     for person in sorted(people)]
     return hits
+
+
+def _first(person: "Term") -> str:
+    return "".join(tokens(person.text.split()[0]))
+
+
+def _surname_position(before: str, after: str, gap_before: str, gap_after: str) -> bool:
+    """Whether a capitalised word stands as a name where it is: it ends a phrase (punctuation or the end after it),
+    stands in parentheses or after a comma, a verb or a function word before it (not a determiner: "the Dewar
+    flask"), a function word or a verb after it. A word followed by a content word modifies it ("Dewar flasks")."""
+    if gap_after[:1] in tuple(",;:.!?)\"'") or gap_after[:1] in ("\u2014", "\u2013") or gap_before[-1:] in ("(", ","):
+        return True
+    if after and (after in _FUNCTION_WORDS or _verb(after)):
+        return True
+    return bool(before) and before not in _DETERMINERS and (before in _FUNCTION_WORDS or _verb(before)
+                                                            or before in _ORG_BEFORE)
 
 
 def scan(statement: str, lexicon: Lexicon) -> list[Hit]:
