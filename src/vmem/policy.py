@@ -32,7 +32,7 @@ DEFAULTS: dict[str, Any] = {
         "default_audience": None,
         "auto_merge": True,
         "blocker": {"threshold": 0.5, "top_k": 20},
-        "judge": {"command": None, "timeout_s": 30},
+        "judge": {"command": None, "adapter": None, "model": None, "timeout_s": 30},
         "tiers": {"emerging": 3, "established": 5, "extensive": 10},
     },
     "sync": {"dir": ".claude/rules/vmem", "budget": 6000, "scope": None, "audience": "all"},
@@ -57,6 +57,8 @@ _TYPES: dict[str, tuple[type, ...]] = {
     "knowledge.blocker.threshold": (int, float),
     "knowledge.blocker.top_k": (int,),
     "knowledge.judge.command": (list, str, type(None)),
+    "knowledge.judge.adapter": (str, type(None)),
+    "knowledge.judge.model": (str, type(None)),
     "knowledge.judge.timeout_s": (int, float),
     "knowledge.tiers.emerging": (int,),
     "knowledge.tiers.established": (int,),
@@ -247,7 +249,30 @@ def load_policy(data: Any, path: str = POLICY_FILE, line_of=lambda key: None) ->
                               "list bare git e-mail addresses in vmem.yaml, e.g. reviewers: [lee@example.com]",
                               line=line_of("reviewers"))
     _check_tiers(policy["knowledge"]["tiers"], path, line_of)
+    _resolve_judge(policy["knowledge"]["judge"], path, line_of)
     return policy
+
+
+def _resolve_judge(judge: dict, path: str, line_of) -> None:
+    """A ready adapter (knowledge.judge.adapter, vmem.knowledge.adapters) becomes the command every reader runs;
+    with an adapter, `command` names the tool's program (default: the tool's usual name)."""
+    from vmem.knowledge.adapters import ADAPTER_MARK, AdapterError, resolve
+
+    command = judge["command"]
+    if judge["adapter"] is None:
+        if judge["model"] is not None:
+            raise SchemaError(path, "knowledge.judge.model is set without knowledge.judge.adapter",
+                              "add adapter: llm | ollama | claude | gemini | openai, or remove model",
+                              line=line_of("knowledge.judge.model"))
+        return
+    if isinstance(command, list) and command[:1] == [ADAPTER_MARK]:
+        return  # resolved already (a policy read back from the attestation cache)
+    try:
+        judge["command"] = resolve(judge["adapter"], judge["model"], command)
+    except AdapterError as exc:
+        raise SchemaError(path, str(exc), "correct knowledge.judge in vmem.yaml, e.g. "
+                                          "judge: {adapter: ollama, model: llama3.1:8b}",
+                          line=line_of("knowledge.judge.adapter")) from None
 
 
 def k_min(policy: dict) -> int:

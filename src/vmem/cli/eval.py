@@ -18,14 +18,18 @@ def merge(
     pairs: Annotated[Path, typer.Argument(metavar="FILE", help="Labeled pairs: JSONL {id, a, b, categories_a, "
                                                                "categories_b, label, kind}, or a .tsv of id, "
                                                                "sentence1, sentence2, label (PAWS).")],
+    judge: Annotated[bool, typer.Option("--judge", help="Measure the configured external judge (knowledge.judge: "
+                                                        "the attested policy, else your own config) on the pairs "
+                                                        "the deterministic floor leaves open.")] = False,
     json_: JsonOpt = False,
 ) -> None:
     """Precision, recall and false-merge rate of blocker + judge on labeled pairs (bundled model; no store)."""
     with session(ctx, json_) as s:
         from vmem.embed import embedder
+        from vmem.ops.eval_judge import evaluate_configured, summary
         from vmem.ops.eval_merge import evaluate_merge
 
-        report = evaluate_merge(pairs, embedder())
+        report = evaluate_configured(pairs, embedder()) if judge else evaluate_merge(pairs, embedder())
 
         def human(console) -> None:
             from rich.table import Table
@@ -55,6 +59,8 @@ def merge(
             console.print(rules)
             if report["errors"]:
                 console.print("[red]false merges:[/] " + ", ".join(report["errors"]))
+            if "judge" in report:
+                console.print(summary(report["judge"]), soft_wrap=True)
 
         s.out.result({k: v for k, v in report.items()}, human)
 

@@ -9,7 +9,8 @@ negation, direction (higher/lower), temporal order (before/after), modality
 order of the shared words (every occurrence) beyond one clause move (which is how
 "prefer X to Y" and "prefer Y to X" differ although they hold the same words), or a
 shared word taking another role ("from X to Y" vs "from Y to X"). The external judge runs a
-command from policy and treats anything but a well-formed answer as "no merge".
+command from policy (or a ready adapter for an LLM tool, adapters.py) and treats anything but a well-formed answer
+as "no merge"; floor() says which pairs the deterministic judge leaves open for it.
 
 The word tables live in tables.py, statement parsing in parsing.py, the detectors in
 detectors.py; this module holds the verdicts.
@@ -36,8 +37,9 @@ MAX_ANSWER_BYTES = 1_000_000
 MAX_ANSWER_DEPTH = 32
 
 
-class Verdict(namedtuple("Verdict", "same reason judge")):
-    """same (bool), reason, judge: "deterministic" | "command"."""
+class Verdict(namedtuple("Verdict", "same reason judge failed", defaults=(False,))):
+    """same (bool), reason, judge: "deterministic" | "command"; failed: an external judge gave no answer (it timed
+    out, failed or answered malformed), so the "not the same" is fail-closed, not its opinion."""
 
     __slots__ = ()
 
@@ -74,15 +76,41 @@ def judge_pair_with_rule(a: str, b: str, categories_a: list[str], categories_b: 
                          "no negation/order/artifact difference)", "deterministic"), "aligned"
 
 
+# Refusals that leave a pair open: no detector found a decisive difference, only the wording is too far apart for
+# word alignment (or the embedding's bar). Every other refusal (category, number, negation, artifact, direction,
+# temporal, modality, causal, order, role) is the precision floor, which no external judge overrides.
+OPEN_RULES = ("unaligned", "cosine")
+
+
+def floor(a: str, b: str, categories_a: list[str], categories_b: list[str], cosine: float,
+          min_cosine: float = MIN_COSINE) -> tuple[Verdict | None, str]:
+    """The deterministic judge as a floor under an external one: its verdict and rule when it decides (a merge
+    it is sure of, or a decisive difference), or (None, rule) when the pair is open for a judge that reads meaning
+    (refused only as "unaligned" or "cosine", with no decisive detector behind it)."""
+    verdict, rule = judge_pair_with_rule(a, b, categories_a, categories_b, cosine, min_cosine)
+    if verdict.same or rule not in OPEN_RULES:
+        return verdict, rule
+    if rule == "unaligned" and any(name != "unaligned"
+                                   for name, _ in named_differences(a, b, categories_a, categories_b)):
+        return verdict, rule  # e.g. a role swap behind the unaligned words: decisive
+    return None, rule
+
+
 def judge_command(command: list[str], a: dict, b: dict, timeout_s: float) -> Verdict:
     """External judge: run `command` (a list, NO shell) with the pair as JSON on stdin ({"a": {...}, "b": {...}}),
     expect {"same": bool, "reason": str} on stdout; timeout, non-zero exit, malformed JSON, wrong types, an answer
     over MAX_ANSWER_BYTES or nested deeper than MAX_ANSWER_DEPTH => Verdict(False, "<why>", "command")."""
     def refuse(why: str) -> Verdict:
-        return Verdict(False, f"not merged: judge command {why}", "command")
+        return Verdict(False, f"not merged: judge command {why}", "command", True)
 
     if not isinstance(command, list) or not command or not all(isinstance(part, str) for part in command):
         return refuse("is not a non-empty list of strings")
+    from vmem.knowledge.adapters import ADAPTER_MARK
+
+    if command[0] == ADAPTER_MARK:  # a ready adapter (knowledge.judge.adapter): an LLM tool behind a fixed prompt
+        from vmem.knowledge.adapters import ask
+
+        return ask(command[1:], a, b, timeout_s)
     from vmem.process import run_bounded  # subprocess, signal, threading: only when a judge command is set
 
     done = run_bounded(command, input=json.dumps({"a": a, "b": b}), timeout_s=timeout_s, max_output=MAX_ANSWER_BYTES)
