@@ -109,9 +109,29 @@ _EXAMPLE_DOMAINS = lazy(r"@(?:[\w-]+\.)*(?:example\.(?:com|org|net)|[\w-]+\.(?:e
                          re.I)
 
 
+_LETTER_NAME = re.compile(r"(?:LATIN (CAPITAL|SMALL) |REGIONAL INDICATOR SYMBOL )LETTER ([A-Z])$")
+
+
+def _letterlike(text: str) -> str:
+    """Symbols drawn as a Latin letter, which NFKC leaves alone or wraps in brackets, as that letter: regional
+    indicators (🇰), negative circled or squared letters (🅚, 🅺), parenthesized ones (⒦). Read from the
+    character's Unicode name, so a whole class is covered, not a table of examples."""
+    if text.isascii():
+        return text
+    out = []
+    for ch in text:
+        if not ch.isascii() and unicodedata.category(ch) == "So":
+            match = _LETTER_NAME.search(unicodedata.name(ch, ""))
+            if match:
+                ch = match.group(2).lower() if match.group(1) == "SMALL" else match.group(2)
+        out.append(ch)
+    return "".join(out)
+
+
 def fold(text: str, transliterate: bool = False, reversing: frozenset[str] = _REVERSING) -> str:
-    """Visible-form folding: NFKC, invisibles and bidi controls out, accents off, look-alikes (or sounds) to Latin."""
-    text = _visible(unicodedata.normalize("NFKC", text.translate(_APOSTROPHES)), reversing)
+    """Visible-form folding: letter-like symbols to letters, NFKC, invisibles and bidi controls out, accents off,
+    look-alikes (or sounds) to Latin."""
+    text = _visible(unicodedata.normalize("NFKC", _letterlike(text).translate(_APOSTROPHES)), reversing)
     text = "".join(ch for ch in unicodedata.normalize("NFKD", text) if not unicodedata.combining(ch))
     return _latin(text, transliterate).translate(_APOSTROPHES)
 
@@ -176,14 +196,32 @@ _MONTHS = {m: i for i, names in enumerate((
     ("jan", "january"), ("feb", "february"), ("mar", "march"), ("apr", "april"), ("may",), ("jun", "june"),
     ("jul", "july"), ("aug", "august"), ("sep", "sept", "september"), ("oct", "october"), ("nov", "november"),
     ("dec", "december")), 1) for m in names}
-_SCALE = {"k": 1e3, "thousand": 1e3, "m": 1e6, "mm": 1e6, "mn": 1e6, "million": 1e6, "b": 1e9, "bn": 1e9,
-          "billion": 1e9}
+# A scale word multiplies the number before it, in the abbreviations of several locales: thousands (k, Tsd., TEUR,
+# grand, mil), Indian lakh (10^5) and crore (10^7), millions (Mio., mln, MM), milliards (Mrd.). "mil" is a
+# thousand in Spanish and Portuguese and a million in English slang: both readings are kept (fail closed).
+_SCALE = {
+    "k": (1e3,), "thousand": (1e3,), "thousands": (1e3,), "tsd": (1e3,), "tausend": (1e3,), "grand": (1e3,),
+    "mille": (1e3,), "mil": (1e3, 1e6), "teur": (1e3,), "keur": (1e3,), "tusd": (1e3,), "kusd": (1e3,),
+    "lakh": (1e5,), "lakhs": (1e5,), "lac": (1e5,), "lacs": (1e5,), "crore": (1e7,), "crores": (1e7,), "cr": (1e7,),
+    "m": (1e6,), "mm": (1e6,), "mn": (1e6,), "mio": (1e6,), "mill": (1e6,), "mln": (1e6,), "million": (1e6,),
+    "millions": (1e6,), "millionen": (1e6,), "millones": (1e6,), "milhoes": (1e6,),
+    "b": (1e9,), "bn": (1e9,), "bln": (1e9,), "billion": (1e9,), "billions": (1e9,), "mrd": (1e9,), "md": (1e9,),
+    "milliard": (1e9,), "milliarden": (1e9,)}
+_SCALE_RE = "|".join(sorted(_SCALE, key=len, reverse=True))
 # the value readings below compile on first use: a statement is read for values only when a customer has a
 # restricted value or a date (vmem.lazyre)
 _NUMBER = lazy(
     r"(?P<cur>[$€£¥])?\s?(?P<num>\d{1,3}(?:[,\u00a0 ']\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
-    r"(?:\s?(?P<scale>k|thousand|mm|mn|m|million|bn|b|billion)\b)?(?P<pct>\s?%| percent\b)?",
+    rf"(?:\s?(?P<scale>{_SCALE_RE})(?:\b|(?=[$€£¥])))?(?P<pct>\s?%| percent\b)?",
     re.IGNORECASE)
+# scientific notation: 1.2e6, 1,2E+06, 1.2 x 10^6, 1.2×10**6 (a superscript power is written out before folding)
+_SCIENTIFIC = lazy(r"(?<![\w.,])(\d+(?:[.,]\d+)?)\s?(?:[eE]\s?([+-]?\d{1,2})|[x×*·]\s?10\s?(?:\^|\*\*)\s?([+-]?\d{1,2}))"
+                   r"(?![\w.]\d)")
+_POWER = lazy(r"([x×*·]\s?10)([⁺⁻]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)")
+_SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻", "0123456789+-")
+# CJK number units after digits: 84万 is 840,000
+_CJK_UNITS = {"千": 1e3, "万": 1e4, "萬": 1e4, "億": 1e8, "亿": 1e8}
+_CJK_SCALED = lazy(r"(\d+(?:\.\d+)?)\s?([千万萬億亿])")
 _MONTH_RE = "|".join(sorted(_MONTHS, key=len, reverse=True))
 _YEAR = r"(\d{4}|'\d{2})"  # a two-digit year only with its apostrophe in written dates ("15 Sep '26")
 _DATE_PATTERNS = [
@@ -284,7 +322,7 @@ def quantities_in(text: str, dates: bool = True) -> set[Quantity]:
 
 _GROUPED_DOTS = lazy(r"(?<![\d.,])\d{1,3}(?:\.\d{3})+(?:,\d+)?(?![\d.]\d)")
 # 12,5 thousand / 12,5k / 3,5 %: a decimal comma (the other reading, a list or thousands, is read as well)
-_DECIMAL_COMMA = lazy(r"(?<![\d.,])(\d+),(\d{1,2})(?![\d])(?:\s?(k|thousand|mm|mn|m|million|bn|b|billion)\b)?"
+_DECIMAL_COMMA = lazy(rf"(?<![\d.,])(\d+),(\d{{1,2}})(?![\d])(?:\s?({_SCALE_RE})(?:\b|(?=[$€£¥])))?"
                        r"(\s?%| percent\b)?", re.I)
 _CURRENCY = lazy(r"[$€£¥]|\b(?:usd|eur|gbp|dollars?|euros?|pounds?)\b", re.I)
 
@@ -292,6 +330,9 @@ _CURRENCY = lazy(r"[$€£¥]|\b(?:usd|eur|gbp|dollars?|euros?|pounds?)\b", re.I
 def _numbers(text: str, dates: bool = True) -> list[tuple[Quantity, bool, frozenset[str]]]:
     """Each number: its value, whether it is money, and the stems of the three words on either side of it (its
     unit: "12,500 pallets" and "pallets: 12,500")."""
+    if not text.isascii():  # before folding: NFKC reads 10⁶ as 106 and transliterates 万
+        text = _POWER.sub(lambda m: m.group(1) + "^" + m.group(2).translate(_SUPERSCRIPTS), text)
+        text = _CJK_SCALED.sub(lambda m: f" {float(m.group(1)) * _CJK_UNITS[m.group(2)]:.0f} ", text)
     folded = fold(text)
     if dates:
         for pattern, _ in _DATE_PATTERNS:
@@ -308,16 +349,20 @@ def _numbers(text: str, dates: bool = True) -> list[tuple[Quantity, bool, frozen
         out.append((Quantity(round(value, 6), False), bool(_CURRENCY.match(folded[match.end():].strip())),
                     unit(match)))
     for match in _DECIMAL_COMMA.finditer(folded):
-        value = float(f"{match.group(1)}.{match.group(2)}") * _SCALE.get((match.group(3) or "").lower(), 1)
-        out.append((Quantity(round(value, 6), bool(match.group(4))),
-                    bool(_CURRENCY.match(folded[match.end():].strip())), unit(match)))
+        for scale in _SCALE.get((match.group(3) or "").lower(), (1,)):
+            value = float(f"{match.group(1)}.{match.group(2)}") * scale
+            out.append((Quantity(round(value, 6), bool(match.group(4))),
+                        bool(_CURRENCY.match(folded[match.end():].strip())), unit(match)))
+    for match in _SCIENTIFIC.finditer(folded):
+        power = int(match.group(2) or match.group(3))
+        value = float(match.group(1).replace(",", ".")) * 10.0 ** power
+        out.append((Quantity(round(value, 6), False), bool(_CURRENCY.match(folded[match.end():].strip())),
+                    unit(match)))
     for match in _NUMBER.finditer(folded):
         raw = re.sub(r"[,\u00a0 ']", "", match.group("num"))
-        value = float(raw)
-        if match.group("scale"):
-            value *= _SCALE[match.group("scale").lower()]
         money = bool(match.group("cur") or _CURRENCY.match(folded[match.end():match.end() + 40].strip()))
-        out.append((Quantity(round(value, 6), bool(match.group("pct"))), money, unit(match)))
+        for scale in _SCALE.get((match.group("scale") or "").lower(), (1,)):
+            out.append((Quantity(round(float(raw) * scale, 6), bool(match.group("pct"))), money, unit(match)))
     return out
 
 
@@ -408,6 +453,16 @@ class Lexicon:
                         keys[key] = keys.get(key, ()) + (term,)
             self._skeletons = (len(self.terms), keys)
         return self._skeletons[1]
+
+    def kana_skeletons(self) -> dict[str, tuple[Term, ...]]:
+        """One-word names and aliases by their katakana sound-alike key (_kana_key; four or more sounds)."""
+        keys: dict[str, tuple[Term, ...]] = {}
+        for term in self.terms:
+            if term.kind in ("name", "alias") and len(tokens(term.text)) == 1:
+                key = _kana_key(term.squashed)
+                if len(key) >= 4:
+                    keys[key] = keys.get(key, ()) + (term,)
+        return keys
 
     def person_skeletons(self) -> dict[tuple[str, ...], tuple[Term, ...]]:
         """Contacts' full names by the sound-alike keys of their words (two to four words, each key two or more
@@ -587,7 +642,52 @@ def _spelled_hits(folded: str, by_squash: dict[str, Term]) -> list[Hit]:
     return hits
 
 
+def _reversed_hits(folded: str, lexicon: Lexicon, by_squash: dict[str, Term]) -> list[Hit]:
+    """Names written backwards ("lertseK", "thgierF lertseK", "raweD"). A backwards word is matched only when it is
+    no English word itself and the name it reverses has five letters or more: short words and English words
+    reverse into names by chance ("am" / Ma), spelling a name backwards is no chance."""
+    hits = []
+    words = _TOKEN.findall(folded)
+    candidates = [w for w in words if len(w) >= 5 and not _ordinary(w) and w.casefold() not in _dictionary()]
+    if not candidates:
+        return hits
+    for word in candidates:
+        key = word[::-1].casefold()
+        term = by_squash.get(key)
+        if term is not None and len(key) >= 5 and not needs_cue(term):
+            hits.append(Hit(term.entity, term.kind, term.text, word, "reversed"))
+        for part in lexicon.person_parts.get(key, ()) if len(key) >= 5 else ():
+            hits.append(Hit(part.entity, "person", part.text, word, "reversed"))
+    backwards = [w[::-1].casefold() for w in reversed(words)]
+    _, max_words = lexicon.lookup()
+    for start in range(len(backwards)):
+        for width in range(2, min(max_words, len(backwards) - start) + 1):
+            term = by_squash.get(_squash(backwards[start:start + width]))
+            if term is not None and " " in term.text.strip() or term is not None and term.kind == "person":
+                hits.append(Hit(term.entity, term.kind, term.text, " ".join(backwards[start:start + width]),
+                                "reversed"))
+    return hits
+
+
 _IL = str.maketrans("iI", "lL")
+
+
+_NATO = {"alfa": "a", "alpha": "a", "bravo": "b", "charlie": "c", "delta": "d", "echo": "e", "foxtrot": "f",
+         "golf": "g", "hotel": "h", "india": "i", "juliet": "j", "juliett": "j", "kilo": "k", "lima": "l",
+         "mike": "m", "november": "n", "oscar": "o", "papa": "p", "quebec": "q", "romeo": "r", "sierra": "s",
+         "tango": "t", "uniform": "u", "victor": "v", "whiskey": "w", "whisky": "w", "xray": "x", "x-ray": "x",
+         "yankee": "y", "zulu": "z"}
+_NATO_WORD = "(?:" + "|".join(sorted(map(re.escape, _NATO), key=len, reverse=True)) + ")"
+# three or more code words in a row, apart only by spaces, hyphens, dots, commas or slashes, spell a word
+_NATO_RUN = lazy(rf"\b{_NATO_WORD}(?:[\s,./-]+{_NATO_WORD}){{2,}}\b", re.I)
+
+
+def _spelling_alphabet(folded: str) -> str:
+    """Runs of NATO code words as the word they spell ("Kilo Echo Sierra ..." is Kes...), capitalised as a name."""
+    if not any(word in folded.casefold() for word in ("alfa", "alpha", "echo", "lima", "kilo", "romeo", "tango")):
+        return folded
+    return _NATO_RUN.sub(lambda m: "".join(_NATO[w.casefold()] for w in re.findall(
+        _NATO_WORD, m.group(0), re.I)).capitalize(), folded)
 
 
 def _readings(statement: str, folded: str) -> list[tuple[str, str, bool]]:
@@ -604,6 +704,9 @@ def _readings(statement: str, folded: str) -> list[tuple[str, str, bool]]:
             readings += [("bidi", fold(statement, reversing=r), False) for r in _BIDI_READINGS]
     if _leety(folded):
         readings.append(("de-leet", _collapse(_deleet(folded, "l")).translate(_IL), True))
+    spelled = _spelling_alphabet(folded)
+    if spelled != folded:
+        readings.append(("spelling alphabet", spelled, False))
     seen, unique = set(), []
     for reading in readings:
         if reading[1:] not in seen:
@@ -635,6 +738,19 @@ def _sounded(word: str) -> str:
     return _skeleton(fold(word, transliterate=True))
 
 
+# Katakana has no l and no closed r: English r after a vowel becomes a long vowel (コーヴェイン, Corvane), l
+# becomes r (ケストレル, Kestrel), w before a vowel is written ウ plus a small vowel (タイドウェル, Tidewell)
+_KANA = lazy(r"[\u30a0-\u30ff\u3040-\u309f]")
+_KANA_PAIRS = [("ウィ", "wi"), ("ウェ", "we"), ("ウォ", "wo"), ("ヴァ", "va"), ("ヴィ", "vi"), ("ヴェ", "ve"),
+               ("ヴォ", "vo"), ("ヴ", "vu"), ("ー", "")]
+
+
+def _kana_key(latin: str) -> str:
+    """A sound-alike key as a name sounds in katakana: l as r, an r closing a syllable dropped."""
+    word = latin.casefold().replace("l", "r")
+    return _skeleton(re.sub(r"(?<=[aeiouy])r(?=[^aeiouy]|$)", "", word))
+
+
 def _sound_hits(statement: str, lexicon: Lexicon) -> list[Hit]:
     """Words written in another script whose sound-alike keys are a one-word name's, or a contact's full name's
     word for word (rule: transliteration)."""
@@ -642,11 +758,20 @@ def _sound_hits(statement: str, lexicon: Lexicon) -> list[Hit]:
     words = re.findall(r"[^\W\d_]+", unicodedata.normalize("NFKC", statement))
     sounds = [_sounded(word) for word in words]
     hits = []
+    kana = lexicon.kana_skeletons() if _KANA.search(statement) else {}
     for n, word in enumerate(words):
         if word.isascii():
             continue
         for term in keys.get(sounds[n], ()):
             hits.append(Hit(term.entity, term.kind, term.text, word, "transliteration (sound-alike)"))
+        if kana and _KANA.search(word):
+            from anyascii import anyascii
+
+            for pair, letters in _KANA_PAIRS:
+                word = word.replace(pair, letters)
+            # anyascii on the composed kana: folding would strip the voicing mark (ド is not ト)
+            for term in kana.get(_skeleton(anyascii(word)), ()):
+                hits.append(Hit(term.entity, term.kind, term.text, words[n], "katakana (sound-alike)"))
         for width in range(2, 5):  # a full name with this word in it (Ник Фарр-Джонс)
             for start in range(max(n - width + 1, 0), min(n, len(words) - width) + 1):
                 for term in people.get(tuple(sounds[start:start + width]), ()):
@@ -901,6 +1026,7 @@ def scan(statement: str, lexicon: Lexicon) -> list[Hit]:
         hits.extend(_name_hits(_words(text), rule, lexicon.lookup_il() if il else by_squash, max_words))
     hits.extend(_person_hits(_words(folded), lexicon))
     hits.extend(_spelled_hits(folded, by_squash))
+    hits.extend(_reversed_hits(folded, lexicon, by_squash))
     hits.extend(_identifier_hits(folded, lexicon))
     if not statement.isascii():
         hits.extend(_sound_hits(statement, lexicon))
