@@ -25,7 +25,7 @@ CASES = [json.loads(line) for line in (ROOT / "data" / "deid_fresh" / "cases_fre
          .splitlines() if line.strip()]
 INPUTS = lexicon_from_dir(ROOT.parent / "src" / "vmem" / "examples" / "store", ROOT / "data" / "deid_redteam")
 KNOWN_MISSES = {"fr083", "fr126"}  # initials; a translated quote
-MAX_FALSE_QUARANTINES = 1  # fr148: "Edward Said's" (a contact is named Said; see the note in the issue)
+MAX_FALSE_QUARANTINES = 0  # fr148 ("Edward Said's") passes since issue 30: another first name before a surname
 
 
 def passes(statement: str, lexicon=None) -> bool:

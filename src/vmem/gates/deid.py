@@ -663,7 +663,7 @@ def _reversed_hits(folded: str, lexicon: Lexicon, by_squash: dict[str, Term]) ->
     for start in range(len(backwards)):
         for width in range(2, min(max_words, len(backwards) - start) + 1):
             term = by_squash.get(_squash(backwards[start:start + width]))
-            if term is not None and " " in term.text.strip() or term is not None and term.kind == "person":
+            if term is not None and (" " in term.text.strip() or term.kind == "person"):
                 hits.append(Hit(term.entity, term.kind, term.text, " ".join(backwards[start:start + width]),
                                 "reversed"))
     return hits
@@ -684,7 +684,8 @@ _NATO_RUN = lazy(rf"\b{_NATO_WORD}(?:[\s,./-]+{_NATO_WORD}){{2,}}\b", re.I)
 
 def _spelling_alphabet(folded: str) -> str:
     """Runs of NATO code words as the word they spell ("Kilo Echo Sierra ..." is Kes...), capitalised as a name."""
-    if not any(word in folded.casefold() for word in ("alfa", "alpha", "echo", "lima", "kilo", "romeo", "tango")):
+    lowered = folded.casefold()
+    if sum(lowered.count(word) for word in _NATO) < 3:  # the literal first: the pattern compiles only when it may match
         return folded
     return _NATO_RUN.sub(lambda m: "".join(_NATO[w.casefold()] for w in re.findall(
         _NATO_WORD, m.group(0), re.I)).capitalize(), folded)
@@ -831,9 +832,15 @@ _ORG_AFTER = frozenset("inc corp co ltd llc plc gmbh ag sa bv group team procure
                        "employees management board".split())
 
 
-def _headline(words: list[Word]) -> bool:
-    """An all-caps statement (a headline): capitals mark nothing there."""
-    letters = [ch for word in words for ch in word.text if ch.isalpha()]
+def _headline(words: list[Word], index: int) -> bool:
+    """Whether the clause holding words[index] is written all in capitals (a headline): capitals mark nothing there."""
+    start = index
+    while start > 0 and not words[start].boundary:
+        start -= 1
+    end = index + 1
+    while end < len(words) and not words[end].boundary:
+        end += 1
+    letters = [ch for word in words[start:end] for ch in word.text if ch.isalpha()]
     return len(letters) >= 8 and sum(ch.isupper() for ch in letters) >= 0.9 * len(letters)
 
 
@@ -870,7 +877,6 @@ def _name_hits(words: list[Word], rule: str, by_squash: dict, max_words: int) ->
     """
     hits = []
     lower = [w.text.casefold() for w in words]
-    headline = None
     for start in range(len(words)):
         for width in range(1, min(max_words, len(words) - start) + 1):
             if width > 1 and words[start + width - 1].boundary:
@@ -885,8 +891,7 @@ def _name_hits(words: list[Word], rule: str, by_squash: dict, max_words: int) ->
                         and all(_ordinary(w) for w in window):
                     continue
                 if needs_cue(term):
-                    headline = _headline(words) if headline is None else headline
-                    if not _org_cue(words, start, start + width, headline):
+                    if not _org_cue(words, start, start + width, _headline(words, start)):
                         continue
                 hits.append(Hit(term.entity, term.kind, term.text, " ".join(window), rule))
     return hits
@@ -945,7 +950,6 @@ def _person_hits(words: list[Word], lexicon: Lexicon) -> list[Hit]:
     bare: dict[str, set[str]] = {}  # entity -> the distinct first names written alone, without a cue
     lower = [w.text.casefold() for w in words]
     parts = lexicon.person_parts
-    headline = _headline(words)
     for index in range(len(lower)):
         for width in (1, 2):
             end = index + width
@@ -961,6 +965,7 @@ def _person_hits(words: list[Word], lexicon: Lexicon) -> list[Hit]:
             if not found_terms:
                 continue
             word = words[index]
+            headline = _headline(words, index)
             before = lower[index - 1] if index and not word.boundary else ""
             after = lower[end] if end < len(words) and not words[end].boundary else ""
             gap_before = words[index - 1].gap if index else ""
