@@ -342,6 +342,48 @@ def _(c):
     return Call(["reject", UNKNOWN, "--reason", "wrong table"], 1, who=REVIEW_AS, expect="no item")
 
 
+def _two_learnings(c: Ctx) -> tuple[str, str]:
+    """Two open learnings of one category (a merge suggestion's two sides)."""
+    first = c.vmem.json("propose", "Enterprise buyers want audit exports before security review.", "--from",
+                        "corvane", "-c", "segment:enterprise")["data"]["item"]["id"]
+    second = c.vmem.json("propose", "Large customers ask for exported audit logs ahead of the security review.",
+                         "--from", "meridale", "-c", "segment:enterprise", who=BOB)["data"]["item"]["id"]
+    return first, second
+
+
+@ok("merge")
+def _(c: Ctx) -> Call:
+    return Call(["merge", *_two_learnings(c)], who=REVIEW_AS)
+
+
+@fail("merge")
+def _(c: Ctx) -> Call:
+    return Call(["merge", *_two_learnings(c)], 1, who=BOB, expect="not a reviewer")
+
+
+@ok("unmerge")
+def _(c: Ctx) -> Call:
+    first, second = _two_learnings(c)
+    c.vmem("merge", first, second, who=REVIEW_AS)
+    return Call(["unmerge", second, "--reason", "not the same after all"], who=REVIEW_AS)
+
+
+@fail("unmerge")
+def _(c: Ctx) -> Call:
+    return Call(["unmerge", _two_learnings(c)[0], "--reason", "r"], 1, who=REVIEW_AS, expect="nothing to undo")
+
+
+@ok("distinct")
+def _(c: Ctx) -> Call:
+    return Call(["distinct", *_two_learnings(c)], who=REVIEW_AS)
+
+
+@fail("distinct")
+def _(c: Ctx) -> Call:
+    return Call(["distinct", UNKNOWN.replace("c-", "k-"), _two_learnings(c)[0]], 1, who=REVIEW_AS,
+                expect="no item")
+
+
 @ok("forget")
 def _(c):
     c.eligible()
@@ -729,8 +771,8 @@ def test_failure_envelope_and_exit_code(command, ctx):
 # A placeholder for each required argument or option, by its parameter name: enough for a command to reach its
 # store. A new command with a required parameter not named here fails the sweep with a KeyError: name it here.
 PLACEHOLDERS = {"item_id": UNKNOWN, "entity_id": "acme", "text": "a fact", "query": "a question", "name": "Acme",
-                "cases": "cases.jsonl", "pairs": "pairs.tsv", "queries": "queries.yaml"}
-SWEEP_ARGS = {"review": ["--list"]}  # what gets a command past its own checks to its store
+                "cases": "cases.jsonl", "pairs": "pairs.tsv", "queries": "queries.yaml", "other_id": "k-ffffffffffff"}
+SWEEP_ARGS = {"review": ["--list"], "eval merge": ["--from-history"]}  # what gets a command to its store
 STORE_IS_USAGE = {"hook install"}  # its --store is the store to record in .vmem.yaml: a wrong one is a usage error
 IGNORES_STORE: dict[str, str] = {}  # (eval merge took --store and never opened it; it takes none now)
 

@@ -137,7 +137,7 @@ TRANSITIONS: dict[str, dict[str, frozenset[str]]] = {
         "quarantined": frozenset({"candidate"}),
         "eligible": frozenset({"published", "rejected", "candidate"}),
         "published": frozenset({"invalidated", "superseded"}),
-        "merged": frozenset(),
+        "merged": frozenset({"candidate"}),  # a reviewer's unmerge: the pair was not the same after all
         "rejected": frozenset(),
         "invalidated": frozenset(),
         "superseded": frozenset(),
@@ -325,7 +325,7 @@ EVIDENCE = (
 )
 MERGE = (
     Field("from", _item_ref, required=True),
-    Field("judge", _one_of("canonical", "deterministic", "command"), required=True),
+    Field("judge", _one_of("canonical", "deterministic", "command", "reviewer"), required=True),
     Field("reason", _opt(_str)),
     Field("at", _ts, required=True),
 )
@@ -337,6 +337,14 @@ GATE = (
     Field("at", _ts, required=True),
 )
 PUBLISHED = (Field("by", _nonempty, required=True), Field("at", _ts, required=True))
+# consolidation's merge suggestions (advisory: only a reviewer's merge acts on one) and reviewers' "not the same"
+SUGGESTION = (Field("id", _item_ref, required=True), Field("score", _number01, required=True))
+DISTINCT = (
+    Field("id", _item_ref, required=True),
+    Field("by", _nonempty, required=True),
+    Field("at", _ts, required=True),
+    Field("reason", _opt(_str)),
+)
 
 SCHEMAS: dict[str, tuple[Field, ...]] = {
     "claim": (
@@ -383,6 +391,8 @@ SCHEMAS: dict[str, tuple[Field, ...]] = {
         Field("superseded_by", _opt(_item_ref)),
         Field("merged_into", _opt(_item_ref)),
         Field("review", _opt(_record(REVIEW))),
+        Field("suggestions", _opt(_list(_record(SUGGESTION)))),  # null: not screened for suggestions yet
+        Field("distinct", _list(_record(DISTINCT)), default=list),
     ),
     "entity": (
         Field("id", _name, required=True),

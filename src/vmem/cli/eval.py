@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Optional
 
 import typer
 
@@ -15,16 +16,22 @@ app = typer.Typer(help="Measure vmem on labeled data.", no_args_is_help=True)
 @app.command("merge")
 def merge(
     ctx: typer.Context,
-    pairs: Annotated[Path, typer.Argument(metavar="FILE", help="Labeled pairs: JSONL {id, a, b, categories_a, "
-                                                               "categories_b, label, kind}, or a .tsv of id, "
-                                                               "sentence1, sentence2, label (PAWS).")],
+    pairs: Annotated[Optional[Path], typer.Argument(metavar="[FILE]", help="Labeled pairs: JSONL {id, a, b, "
+                                                   "categories_a, categories_b, label, kind}, or a .tsv of id, "
+                                                   "sentence1, sentence2, label (PAWS).")] = None,
+    from_history: Annotated[bool, typer.Option("--from-history", help="Label the pairs with the store's attested "
+                                                                      "reviewer decisions instead of a FILE: a "
+                                                                      "reviewer's merge is a positive, 'not the "
+                                                                      "same' or an unmerge a negative.")] = False,
     judge: Annotated[bool, typer.Option("--judge", help="Measure the configured external judge (knowledge.judge: "
                                                         "the attested policy, else your own config) on the pairs "
                                                         "the deterministic floor leaves open.")] = False,
     json_: JsonOpt = False,
+    store: StoreOpt = None,
 ) -> None:
-    """Precision, recall and false-merge rate of blocker + judge on labeled pairs (bundled model; no store)."""
-    with session(ctx, json_) as s:
+    """Precision, recall and false-merge rate of blocker + judge on labeled pairs (bundled model), and the merge
+    suggestions' recall@1/@3; the pairs come from FILE, or with --from-history from the store's reviewers."""
+    with session(ctx, json_, store) as s, _history_file(s, pairs, from_history, store) as pairs:
         from vmem.embed import embedder
         from vmem.ops.eval_judge import evaluate_configured, summary
         from vmem.ops.eval_merge import evaluate_merge
@@ -59,10 +66,46 @@ def merge(
             console.print(rules)
             if report["errors"]:
                 console.print("[red]false merges:[/] " + ", ".join(report["errors"]))
+            shown = report.get("suggestions")
+            if shown and shown["positives"]:
+                halves = ", ".join(f"{name} {part['recall_at_3']:.3f}" for name, part in shown["by_split"].items()
+                                   if part["positives"])
+                console.print(f"merge suggestions: recall@1 {shown['recall_at_1']:.3f}, recall@3 "
+                              f"{shown['recall_at_3']:.3f} over {shown['positives']} positives (recall@3 by half: "
+                              f"{halves})")
             if "judge" in report:
                 console.print(summary(report["judge"]), soft_wrap=True)
 
         s.out.result({k: v for k, v in report.items()}, human)
+
+
+@contextlib.contextmanager
+def _history_file(s, pairs: Path | None, from_history: bool, store: str | None):
+    """The labeled pairs' file: FILE as given, or the store's reviewer decisions written to a temporary JSONL."""
+    from vmem.errors import UsageError, VmemError
+
+    if from_history == (pairs is not None):
+        raise UsageError("give a FILE of labeled pairs, or --from-history (not both)",
+                         "vmem eval merge tests/data/merge_pairs_dev.jsonl, or vmem eval merge --from-history")
+    if not from_history:
+        if store is not None:
+            raise UsageError("--store is for --from-history; a FILE of pairs needs no store",
+                             "drop --store, or measure the store's decisions: vmem eval merge --from-history")
+        yield pairs
+        return
+    import json
+    import tempfile
+
+    from vmem.ops.suggest import history_labels
+
+    labels = history_labels(s.store)
+    if not labels:
+        raise VmemError(f"the store at {s.store.root} holds no reviewer's merge or 'not the same' decision yet",
+                         "decide merge suggestions in vmem review (or vmem merge / vmem distinct), then measure")
+    with tempfile.TemporaryDirectory(prefix="vmem-labels-") as tmp:
+        path = Path(tmp) / "history.jsonl"
+        path.write_text("".join(json.dumps(label) + "\n" for label in labels), encoding="utf-8")
+        yield path
 
 
 @app.command("recall")

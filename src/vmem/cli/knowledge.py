@@ -128,3 +128,75 @@ def forget(
         s.out.result(result.as_dict(), lambda console: console.print(
             f"{result.evidence_removed} evidence entries removed; invalidated: "
             f"{', '.join(result.invalidated) or 'none'}; back to candidate: {', '.join(result.demoted) or 'none'}"))
+
+
+def _decided(console, result) -> None:
+    item, other = result.item, result.other
+    if result.action == "merged":
+        absorbed = item if item["id"] != result.survivor else other
+        console.print(f"merged {absorbed['id']} into {result.survivor}" + (f"  [{result.commit[:10]}]"
+                      if result.commit else ""), soft_wrap=True)
+        console.print(f"  undo with: vmem unmerge {absorbed['id']} --reason …")
+    elif result.action == "unmerged":
+        console.print(f"unmerged {item['id']} from {other['id']}: both are open again, remembered as not the same"
+                      + (f"  [{result.commit[:10]}]" if result.commit else ""), soft_wrap=True)
+    else:
+        console.print(f"{item['id']} and {other['id']} are not the same; never suggested again"
+                      + (f"  [{result.commit[:10]}]" if result.commit else ""), soft_wrap=True)
+    for note in result.notes:
+        console.print(f"  {safe(note)}", soft_wrap=True)
+
+
+def merge(
+    ctx: typer.Context,
+    item_id: Annotated[str, typer.Argument(metavar="ID")],
+    other_id: Annotated[str, typer.Argument(metavar="OTHER")],
+    reason: Annotated[Optional[str], typer.Option("--reason", "-r", help="Why they are the same (recorded).")] = None,
+    as_: NoAsOpt = None,
+    json_: JsonOpt = False,
+    store: StoreOpt = None,
+) -> None:
+    """A reviewer merges two learnings that say the same (a merge suggestion, say): the older or more advanced one
+    keeps its id and takes the other's evidence; support is recounted. Undo with vmem unmerge."""
+    with session(ctx, json_, store) as s:
+        from vmem.ops.suggest import merge as run
+
+        refuse_as(as_, "merge")
+        result = run(s.store, item_id, other_id, reason=reason)
+        s.out.result(result.as_dict(), lambda console: _decided(console, result))
+
+
+def unmerge(
+    ctx: typer.Context,
+    item_id: Annotated[str, typer.Argument(metavar="ID", help="The learning that was merged into another.")],
+    reason: Annotated[str, typer.Option("--reason", "-r", help="Why they are not the same (required).")] = "",
+    as_: NoAsOpt = None,
+    json_: JsonOpt = False,
+    store: StoreOpt = None,
+) -> None:
+    """Undo a merge: ID is open again with its own evidence, the other gives that evidence back and is gated
+    again, and the pair is remembered as not the same."""
+    with session(ctx, json_, store) as s:
+        from vmem.ops.suggest import unmerge as run
+
+        refuse_as(as_, "unmerge")
+        result = run(s.store, item_id, reason=reason)
+        s.out.result(result.as_dict(), lambda console: _decided(console, result))
+
+
+def distinct(
+    ctx: typer.Context,
+    item_id: Annotated[str, typer.Argument(metavar="ID")],
+    other_id: Annotated[str, typer.Argument(metavar="OTHER")],
+    reason: Annotated[Optional[str], typer.Option("--reason", "-r", help="Why they differ (recorded).")] = None,
+    as_: NoAsOpt = None,
+    json_: JsonOpt = False,
+    store: StoreOpt = None,
+) -> None:
+    """A reviewer says two learnings are not the same: remembered on both, never suggested again."""
+    with session(ctx, json_, store) as s:
+        from vmem.ops.suggest import distinct as run
+
+        refuse_as(as_, "distinct")
+        result = run(s.store, item_id, other_id, reason=reason)
+        s.out.result(result.as_dict(), lambda console: _decided(console, result))

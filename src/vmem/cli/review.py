@@ -17,7 +17,8 @@ from vmem.output import plain, safe
 def review(
     ctx: typer.Context,
     list_: Annotated[bool, typer.Option("--list", help="Print the queue and exit (no TTY needed).")] = False,
-    status: Annotated[Optional[str], typer.Option("--status", help="proposed or eligible (default both).")] = None,
+    status: Annotated[Optional[str], typer.Option("--status", help="proposed, eligible, or candidate (learnings "
+                                                                  "with merge suggestions); default all three.")] = None,
     yes: Annotated[bool, typer.Option("--yes", help="Apply --action to every queued item without asking.")] = False,
     action: Annotated[Optional[str], typer.Option("--action", help="With --yes: approve | reject.")] = None,
     reason: Annotated[Optional[str], typer.Option("--reason", help="Reason for --action reject.")] = None,
@@ -33,8 +34,9 @@ def review(
         from vmem.ops.card import queue_cards, viewer_of
 
         refuse_as(as_, "review")
-        if status is not None and status not in QUEUED:
-            raise UsageError(f"unknown queue status {status!r}", "use --status proposed or --status eligible")
+        if status is not None and status not in (*QUEUED, "candidate"):
+            raise UsageError(f"unknown queue status {status!r}",
+                             "use --status proposed, --status eligible or --status candidate")
         if yes and action not in ("approve", "reject"):
             raise UsageError("--yes needs --action approve or --action reject", "or review interactively in a terminal")
         interactive = not list_ and not yes
@@ -120,7 +122,8 @@ def _interactive(s, cards: list[dict]) -> None:
 
     console = s.out.console
     keys = Keys()
-    done = {"approved": 0, "published": 0, "mandated": 0, "rejected": 0, "edited": 0, "skipped": 0}
+    done = {"approved": 0, "published": 0, "mandated": 0, "rejected": 0, "edited": 0, "merged": 0,
+            "not the same": 0, "skipped": 0}
     if not cards:
         console.print("the review queue is empty")
         return
@@ -133,9 +136,14 @@ def _interactive(s, cards: list[dict]) -> None:
                 console.print(f"skipped {cards[n - 1]['id']}: no longer in the queue")
                 continue
         card_panel(console, entry, f"{n}/{len(cards)} {entry['kind']} {entry['id']} ({entry['status']})")
+        _print_suggestions(console, entry)
         while True:
             by_key = {ACTION_KEYS[a]: a for a in entry["actions"]}
-            pressed = keys.key(plain(actions_line(entry["actions"])))
+            prompt = plain(actions_line(entry["actions"]))
+            if entry.get("suggestion_actions"):  # a merge suggestion is decided on the card, one key like the rest
+                by_key.update(m="merge", n="distinct")
+                prompt = "[m]erge  [n]ot the same  " + prompt
+            pressed = keys.key(prompt)
             chosen = by_key.get(pressed)
             if chosen is None:
                 console.print(f"{safe(repr(pressed))} is not an action for this item; "
@@ -145,6 +153,14 @@ def _interactive(s, cards: list[dict]) -> None:
                 if chosen == "quit":
                     _summary(console, done)
                     return
+                if chosen in ("merge", "distinct"):
+                    after = _decide_suggestion(s, keys, entry, chosen, done)
+                    if after is None:
+                        break  # absorbed into the other: this card is done
+                    entry = _rebuilt(s.store, entry, viewer) or entry
+                    card_panel(console, entry, f"{n}/{len(cards)} {entry['kind']} {entry['id']} ({entry['status']})")
+                    _print_suggestions(console, entry)
+                    continue
                 if chosen == "skip":
                     done["skipped"] += 1
                     console.print(f"skipped {entry['id']}")
@@ -180,6 +196,59 @@ def _interactive(s, cards: list[dict]) -> None:
                 continue
             break
     _summary(console, done)
+
+
+def _print_suggestions(console, entry: dict) -> None:
+    for other in entry.get("suggestions") or []:
+        console.print(f"  may be the same as {other['id']} ({other['status']}, score {other['score']:.2f}): "
+                      f"{safe(other['statement'])}", soft_wrap=True)
+
+
+def _decide_suggestion(s, keys: Keys, entry: dict, chosen: str, done: dict) -> str | None:
+    """[m]erge or [n]ot the same on ENTRY's card: with several suggestions, which one (by its number). The item's
+    id when it is still open after the decision, None when the merge absorbed it into the other."""
+    from vmem.ops.suggest import distinct, merge
+
+    console = s.out.console
+    options = entry["suggestions"]
+    other = options[0]
+    if len(options) > 1:
+        for number, option in enumerate(options, 1):
+            console.print(f"  {number}. {option['id']}: {safe(option['statement'][:100])}", soft_wrap=True)
+        picked = keys.key(f"which one? [1-{len(options)}]")
+        if not picked.isdigit() or not 1 <= int(picked) <= len(options):
+            console.print("no suggestion chosen; nothing changed")
+            return entry["id"]
+        other = options[int(picked) - 1]
+    if chosen == "distinct":
+        done_ = distinct(s.store, entry["id"], other["id"])
+        done["not the same"] += 1
+        console.print(f"{entry['id']} and {other['id']}: not the same; never suggested again"
+                      + (f"  [{done_.commit[:10]}]" if done_.commit else ""))
+        return entry["id"]
+    result = merge(s.store, entry["id"], other["id"])
+    done["merged"] += 1
+    absorbed = entry["id"] if result.survivor != entry["id"] else other["id"]
+    console.print(safe(f"merged {absorbed} into {result.survivor}  [{(result.commit or '')[:10]}]; undo with: "
+                       f"vmem unmerge {absorbed} --reason …"), soft_wrap=True)
+    for note in result.notes:
+        console.print(f"  {safe(note)}", soft_wrap=True)
+    return None if absorbed == entry["id"] else entry["id"]
+
+
+def _rebuilt(store, entry: dict, viewer: str | None) -> dict | None:
+    from vmem import model
+    from vmem.errors import VmemError
+    from vmem.ops.card import card, is_reviewer
+
+    snapshot = store.head()
+    try:
+        item = snapshot.item(entry["id"])
+    except VmemError:
+        return None
+    attested = store.attestation(snapshot).status_of(model.item_path(item["id"])) or "unattested"
+    return card(store, {**item, "status": attested}, snapshot=snapshot, viewer=viewer,
+                reviewer=is_reviewer(store, viewer))
 
 
 def _fresh(store, entry: dict, viewer: str | None) -> dict | None:
@@ -257,3 +326,4 @@ def _print_queue(console, cards: list[dict]) -> None:
         return
     for n, entry in enumerate(cards, 1):
         card_panel(console, entry, f"{n}/{len(cards)} {entry['kind']} {entry['id']} ({entry['status']})")
+        _print_suggestions(console, entry)

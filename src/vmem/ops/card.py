@@ -99,6 +99,13 @@ def _prior_rejections(snapshot, item: dict, viewer: str | None = None) -> list[d
             if old is not None and old["status"] == "rejected" and visible_to(old, viewer):
                 found.append({"id": old["id"], "scope": where, "reason": (old.get("review") or {}).get("reason"),
                               "by": (old.get("review") or {}).get("by"), "at": (old.get("review") or {}).get("at")})
+        if item["status"] in model.OPEN["claim"]:  # and what it restates in other words (the judge's floor)
+            from vmem.ops.propose import rejected_near
+
+            found += [{"id": r["id"], "scope": item["scope"], "reason": r["reason"], "by": r["by"], "at": r["at"],
+                       "statement": r["statement"], "match": r["match"]}
+                      for r in rejected_near(snapshot, item["statement"], item["scope"], item.get("categories"),
+                                             viewer=viewer, exclude=item["id"])]
     else:
         from vmem.knowledge.canon import candidates
 
@@ -114,8 +121,33 @@ def _prior_rejections(snapshot, item: dict, viewer: str | None = None) -> list[d
     return found
 
 
+def suggestions_of(item: dict, lookup, suggested_by: dict[str, list[dict]] | None = None) -> list[dict]:
+    """What the card says ITEM may be the same as: its own suggestions and those naming it (SUGGESTED_BY), each
+    other side still an open learning, never a pair a reviewer called not the same or already merged. LOOKUP: id ->
+    item (attested status) or None."""
+    if item["kind"] != "knowledge" or item["status"] not in model.OPEN["knowledge"]:
+        return []
+    apart = {d["id"] for d in item.get("distinct") or []}
+    found: dict[str, float] = {}
+    for row in list(item.get("suggestions") or []) + list((suggested_by or {}).get(item["id"], [])):
+        if row["id"] not in apart and row["id"] != item["id"]:
+            found[row["id"]] = max(found.get(row["id"], 0.0), row["score"])
+    out = []
+    for other_id, score in sorted(found.items(), key=lambda kv: (-kv[1], kv[0])):
+        other = lookup(other_id)
+        if other is None or other["status"] not in model.OPEN["knowledge"] or item["id"] in {
+                d["id"] for d in other.get("distinct") or []}:
+            continue
+        if item["status"] == "published" and other["status"] == "published":
+            continue  # neither can be absorbed: a revision, not a merge
+        out.append({"id": other_id, "statement": other["statement"], "status": other["status"], "score": score,
+                    "categories": list(other.get("categories") or [])})
+    return out
+
+
 def card(store, item: dict, *, snapshot=None, viewer: str | None = None, reviewer: bool = False,
-         contradictions: list[dict] | dict[str, list[dict]] | None = None, quarantined_evidence: bool = True) -> dict:
+         contradictions: list[dict] | dict[str, list[dict]] | None = None, quarantined_evidence: bool = True,
+         suggestions: list[dict] | None = None) -> dict:
     """The card for ITEM (its status as history attests it). CONTRADICTIONS: precomputed open pairs naming it
     (else they are looked up for this item alone). Quarantined items show their evidence quotes only with
     QUARANTINED_EVIDENCE (they name a customer)."""
@@ -168,6 +200,17 @@ def card(store, item: dict, *, snapshot=None, viewer: str | None = None, reviewe
     mine = contradictions.get(item["id"], []) if isinstance(contradictions, dict) else contradictions
     out["contradictions"] = [_other_side(pair, item["id"]) for pair in mine if item["id"] in (pair["a"], pair["b"])]
     out["actions"] = legal_actions(item, reviewer)
+    if suggestions is None and knowledge:
+        def lookup(other_id: str) -> dict | None:
+            try:
+                other = snapshot.item(other_id)
+            except VmemError:
+                return None
+            return {**other, "status": store.attestation(snapshot).status_of(model.item_path(other_id))
+                    or "unattested"}
+        suggestions = suggestions_of(item, lookup)
+    out["suggestions"] = suggestions or []
+    out["suggestion_actions"] = ["merge", "distinct"] if reviewer and out["suggestions"] else []
     return out
 
 
@@ -194,20 +237,31 @@ def queue_cards(store, status: str | None = None, *, viewer: str | None = None) 
     snapshot = store.head()
     state = store.attestation(snapshot)
     state.preload()
-    every, queued = [], []
+    every, queued, maybe = [], [], []
     for loaded in snapshot.items():
         if loaded.item is None:
             continue
         item = {**loaded.item, "status": state.status_of(loaded.path) or "unattested"}
         every.append(item)
-        if loaded.item["status"] in statuses and item["status"] == loaded.item["status"] \
-                and visible_to(item, viewer):
+        if item["status"] != loaded.item["status"] or not visible_to(item, viewer):
+            continue
+        if loaded.item["status"] in statuses:
             queued.append(item)
+        elif item["kind"] == "knowledge" and item["status"] == "candidate" and status in (None, "candidate"):
+            maybe.append(item)  # a candidate is the reviewer's only when it may be the same as another
+    by_id = {item["id"]: item for item in every}
+    suggested_by: dict[str, list[dict]] = {}
+    for item in every:
+        if item["kind"] == "knowledge" and item["status"] in model.OPEN["knowledge"]:
+            for row in item.get("suggestions") or []:
+                suggested_by.setdefault(row["id"], []).append({"id": item["id"], "score": row["score"]})
+    found = {item["id"]: suggestions_of(item, by_id.get, suggested_by) for item in queued + maybe}
+    queued += [item for item in maybe if found[item["id"]]]
     queued.sort(key=lambda i: (i.get("created_at") or i.get("first_seen") or "", i["id"]))
     pairs = by_item(scan(every, viewer)) if queued else {}
     reviewer = is_reviewer(store, viewer)
-    return [card(store, item, snapshot=snapshot, viewer=viewer, reviewer=reviewer, contradictions=pairs)
-            for item in queued]
+    return [card(store, item, snapshot=snapshot, viewer=viewer, reviewer=reviewer, contradictions=pairs,
+                 suggestions=found[item["id"]]) for item in queued]
 
 
 def show_card(store, item_id: str) -> dict:

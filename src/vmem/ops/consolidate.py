@@ -15,7 +15,10 @@ if TYPE_CHECKING:
     from vmem.knowledge.judge import Verdict
 
 POOL = model.OPEN["knowledge"]  # items a proposal may merge into
-RANK = {"published": 0, "eligible": 1, "candidate": 2}
+# and quarantined ones: re-screened every run, released when their gate passes, joined by their canonical twins
+SCREENED = POOL + ("quarantined",)
+RANK = {"published": 0, "eligible": 1, "candidate": 2, "quarantined": 2}
+SUGGESTED_FOR = ("candidate", "eligible")  # learnings awaiting a decision: each gets merge suggestions
 
 Progress = Callable[[str, int, int], None]
 
@@ -42,12 +45,15 @@ class Consolidation:
     judged: int = 0
     deferred: int = 0  # pairs the external judge was not asked about: changed or new while it ran
     expired: list[str] = field(default_factory=list)
+    released: list[str] = field(default_factory=list)  # quarantined learnings whose gate passes now
+    suggested: list[dict] = field(default_factory=list)  # [{"id", "suggestions": [{"id", "score"}]}] screened now
     commit: str | None = None
     dry_run: bool = False
 
     def as_dict(self) -> dict:
         return {"merged": [m.as_dict() for m in self.merged], "eligible": self.eligible,
-                "quarantined": self.quarantined, "candidates": self.candidates, "commit": self.commit}
+                "quarantined": self.quarantined, "candidates": self.candidates, "released": self.released,
+                "suggested": self.suggested, "commit": self.commit}
 
 
 def auto_merge_enabled(policy: dict) -> bool:
@@ -96,12 +102,16 @@ def consolidate(store: Store, *, dry_run: bool = False, progress: Progress | Non
     with store.transaction("consolidate") as tx:
         pool = _pool(tx.snapshot)
         now = model.now()
+        inputs = load_inputs(tx.snapshot)
+        # 0. quarantined learnings are screened again: one whose gate passes now (the category floor holds, the
+        #    lexicon was fixed) is a candidate again, the same item with its history, before anything merges
+        released = _release(store, tx.snapshot, pool, inputs, policy, result)
         changed = _cascade(pool, policy, result, now, _quiet if judge.replaying else progress, judge)
+        changed |= released
 
         # 4. gates over everything still a candidate (and eligible items whose evidence changed), counting only
         #    the evidence history vouches for (a customer or writer added by hand does not count; SPEC 12)
         vouched = _vouched_evidence(store, tx.snapshot, pool, result)
-        inputs = load_inputs(tx.snapshot)
         to_gate = [i for i in pool.values() if i["status"] == "candidate" or (i["status"] == "eligible"
                                                                                 and i["id"] in changed)]
         for n, item in enumerate(to_gate, 1):
@@ -124,6 +134,10 @@ def consolidate(store: Store, *, dry_run: bool = False, progress: Progress | Non
                 result.quarantined.append({"id": item["id"], "reason": gate["reason"]})
         result.candidates = sum(1 for i in pool.values() if i["status"] == "candidate")
 
+        # 5. merge suggestions for a reviewer: what the judge left open, recorded on each learning still awaiting
+        #    a decision that has none yet (new) or that a merge changed
+        changed |= _suggest(pool, policy, result, judge, progress, changed)
+
         from vmem.ops.govern import expire
 
         result.expired = expire(store, tx=tx) if not dry_run else []
@@ -135,8 +149,11 @@ def consolidate(store: Store, *, dry_run: bool = False, progress: Progress | Non
                               f"{len(result.quarantined)} quarantined, {result.candidates} still candidates")
         tx.message.items = sorted(changed | set(result.expired))
         tx.message.body = [f"merge {m.source} -> {m.into} [{m.judge}]: {m.reason}" for m in result.merged] + [
+            f"release {i}: its gate passes now" for i in result.released] + [
             f"quarantine {q['id']}: {q['reason']}" for q in result.quarantined] + [
-            f"eligible {i}" for i in result.eligible]
+            f"eligible {i}" for i in result.eligible] + [
+            f"suggest {row['id']} ~ {', '.join(s['id'] for s in row['suggestions'])}" for row in result.suggested
+            if row["suggestions"]]
         if not dry_run:
             for item_id in sorted(changed):
                 tx.write(pool[item_id])
@@ -151,7 +168,24 @@ def _quiet(stage: str, done: int, total: int) -> None:
 def _pool(snapshot) -> dict[str, dict]:
     """The knowledge items a proposal may merge into (copies: the cascade changes them in place)."""
     return {loaded.item["id"]: loaded.item for loaded in snapshot.files("knowledge")
-            if loaded.item and loaded.item["status"] in POOL}
+            if loaded.item and loaded.item["status"] in SCREENED}
+
+
+def _release(store: Store, snapshot, pool: dict[str, dict], inputs, policy: dict, result: Consolidation) -> set[str]:
+    """Quarantined items whose gates pass now go back to candidate (the gates below then decide eligible or not)."""
+    quarantined = [i for i in pool.values() if i["status"] == "quarantined"]
+    if not quarantined:
+        return set()
+    vouched = _vouched_evidence(store, snapshot, pool, result)
+    out = set()
+    for item in quarantined:
+        gate = run_gates({**item, "evidence": vouched(item)}, inputs, policy)
+        if status_after_gates(gate) != "quarantined":
+            model.transition(item, "candidate")
+            item["gate"] = gate
+            result.released.append(item["id"])
+            out.add(item["id"])
+    return out
 
 
 def _cascade(pool: dict[str, dict], policy: dict, result: Consolidation, now: str, progress: Progress,
@@ -165,16 +199,21 @@ def _cascade(pool: dict[str, dict], policy: dict, result: Consolidation, now: st
         groups.setdefault(item["canonical"], []).append(item)
     for members in groups.values():
         members.sort(key=_survivor_order)
-        survivor = members[0]
-        for other in members[1:]:
+        for n, other in enumerate(members):
             if other["status"] != "candidate":
+                continue
+            # the first before it that may take it in: a quarantined twin only if it holds the same categories (the
+            # newcomer then fails the same gate, and joins the item that waits for it to pass)
+            survivor = next((m for m in members[:n] if m["status"] != "quarantined"
+                             or set(other["categories"]) <= set(m["categories"])), None)
+            if survivor is None:
                 continue
             _absorb(survivor, other, "canonical", "identical canonical statement", now)
             result.merged.append(Merge(other["id"], survivor["id"], "canonical", "identical canonical statement"))
             changed |= {survivor["id"], other["id"]}
 
     # 2-3. blocker (embedding cosine + category overlap) bounds what the judge sees
-    live = sorted((i for i in pool.values() if i["status"] != "merged"), key=_survivor_order)
+    live = sorted((i for i in pool.values() if i["status"] in POOL), key=_survivor_order)
     if auto_merge_enabled(policy) and any(i["status"] == "candidate" for i in live) and len(live) > 1:
         _judged_merges(policy, live, result, changed, now, progress, judge)
     return changed
@@ -188,6 +227,7 @@ def _judged_merges(policy, live, result, changed, now, progress, judge: _Judge) 
     blocker = policy["knowledge"]["blocker"]
     progress("embed", 0, 1)
     vectors = judge.vectors([item["statement"] for item in live])
+    judge.remember(live, vectors)
     progress("embed", 1, 1)
     candidates = [n for n, item in enumerate(live) if item["status"] == "candidate"]
     for done, n in enumerate(candidates, 1):
@@ -244,6 +284,7 @@ class _Judge:
         self._store, self._policy, self._embed = store, policy, embed
         self._vectors: dict[str, object] = {}
         self._answers: dict[tuple[str, str], Verdict] = {}
+        self.by_id: dict[str, object] = {}
 
     def vectors(self, statements: list[str]):
         """Unit-length embeddings of STATEMENTS, one row each; a statement already embedded this run is not again."""
@@ -255,6 +296,10 @@ class _Judge:
         if missing:
             self._vectors.update(zip(missing, self._embedder()(missing)))
         return np.stack([self._vectors[s] for s in statements])
+
+    def remember(self, items: list[dict], vectors) -> None:
+        """This run's embeddings by item id (the suggestions reuse them)."""
+        self.by_id = dict(zip((i["id"] for i in items), vectors))
 
     def _embedder(self) -> Callable:
         if self._embed is None:
@@ -274,6 +319,47 @@ class _Judge:
             return self._answers.get(key)
         verdict = self._answers[key] = judge_command(self.command, *views, self.timeout_s)
         return verdict
+
+
+def _suggest(pool: dict[str, dict], policy: dict, result: Consolidation, judge: _Judge, progress: Progress,
+             changed: set[str]) -> set[str]:
+    """Merge suggestions for learnings awaiting a decision that have none yet or that a merge changed: the nearest
+    open learnings of a shared category the judge left open (knowledge.suggest), never a pair a reviewer called
+    "not the same". Advisory only: nothing merges until a reviewer says so. The ids of the items it changed."""
+    live = [i for i in pool.values() if i["status"] in POOL]
+    due = [n for n, item in enumerate(live) if item["status"] in SUGGESTED_FOR
+           and (item.get("suggestions") is None or item["id"] in changed)]
+    if not due:
+        return set()
+    import numpy as np
+
+    from vmem.knowledge.suggest import Ranker
+
+    missing = [i for i in live if i["id"] not in judge.by_id]
+    if missing:
+        judge.by_id.update(zip((i["id"] for i in missing), judge.vectors([i["statement"] for i in missing])))
+    vectors = np.asarray(np.stack([judge.by_id[i["id"]] for i in live]), dtype=np.float32)
+    ranker = Ranker([i["statement"] for i in live], [i["categories"] for i in live], vectors)
+    row_of = {item["id"]: n for n, item in enumerate(live)}
+    apart: dict[str, set[str]] = {}
+    for item in live:
+        for record in item.get("distinct") or []:
+            apart.setdefault(item["id"], set()).add(record["id"])
+            apart.setdefault(record["id"], set()).add(item["id"])
+    threshold = policy["knowledge"]["blocker"]["threshold"]
+    out = set()
+    for done, n in enumerate(due, 1):
+        progress("suggest", done, len(due))
+        item = live[n]
+        skip = [row_of[other] for other in apart.get(item["id"], ()) if other in row_of]
+        found = [{"id": live[j]["id"], "score": score}
+                 for j, score, _ in ranker.suggest(n, threshold=threshold, skip=skip)]
+        if found:
+            result.suggested.append({"id": item["id"], "suggestions": found})
+        if item.get("suggestions") != found:
+            item["suggestions"] = found
+            out.add(item["id"])
+    return out
 
 
 def _judge_view(item: dict) -> dict:

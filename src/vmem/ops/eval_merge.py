@@ -89,18 +89,74 @@ def _problem(pair: object) -> str | None:
     return None
 
 
-def _cosines(pairs: list[dict], embed: Callable[[list[str]], np.ndarray] | None) -> list[float]:
-    """One embedding per distinct statement; rows are normalised again so a cosine is a dot product."""
-    if embed is None:  # plumbing tests: every pair reaches the judge on category overlap alone
-        return [1.0] * len(pairs)
+def _pool(pairs: list[dict], embed: Callable[[list[str]], np.ndarray]) -> tuple[list[str], np.ndarray]:
+    """Every distinct statement of the file and its embedding, rows normalised again so a cosine is a dot
+    product."""
     import numpy as np
 
     texts = sorted({p["a"] for p in pairs} | {p["b"] for p in pairs})
     vectors = np.asarray(embed(texts), dtype=np.float64)
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-    vectors = vectors / np.where(norms == 0, 1.0, norms)
+    return texts, vectors / np.where(norms == 0, 1.0, norms)
+
+
+def _cosines(pairs: list[dict], pool: tuple[list[str], np.ndarray] | None) -> list[float]:
+    if pool is None:  # plumbing tests: every pair reaches the judge on category overlap alone
+        return [1.0] * len(pairs)
+    texts, vectors = pool
     row = {text: i for i, text in enumerate(texts)}
     return [float(vectors[row[p["a"]]] @ vectors[row[p["b"]]]) for p in pairs]
+
+
+def suggestion_recall(pairs: list[dict], pool: tuple[list[str], np.ndarray], *, k: int = 3,
+                      blocker_threshold: float = BLOCKER_THRESHOLD,
+                      progress: Callable[[int, int], None] | None = None) -> dict:
+    """For each positive pair, where its partner stands among the merge suggestions (knowledge.suggest, as
+    consolidation records them) of either side, within a pool of every statement in the file (a statement's
+    categories: all it carries in the file). A reviewer sees a suggestion on the cards of both sides, so the
+    better of the two ranks counts; identical statements count at rank 1 (they merge canonically). Reported for
+    all positives and per fixed half (`split_of`: the weights were fitted on "fit"; "report" was never looked at).
+    """
+    import numpy as np
+
+    from vmem.knowledge.suggest import Ranker, split_of
+
+    texts, vectors = pool
+    row = {text: i for i, text in enumerate(texts)}
+    categories: list[set[str]] = [set() for _ in texts]
+    for pair in pairs:
+        categories[row[pair["a"]]].update(pair["categories_a"])
+        categories[row[pair["b"]]].update(pair["categories_b"])
+    ranker = Ranker(texts, [sorted(c) for c in categories], np.asarray(vectors, dtype=np.float32))
+    memo: dict[int, list[int]] = {}
+
+    def shown(i: int) -> list[int]:
+        if i not in memo:
+            memo[i] = [j for j, _, _ in ranker.suggest(i, k=k, threshold=blocker_threshold)]
+        return memo[i]
+
+    positives = [p for p in pairs if p["label"] == 1]
+    per_item = []
+    for done, pair in enumerate(positives, 1):
+        a, b = row[pair["a"]], row[pair["b"]]
+        if a == b:
+            ranks = [1, 1]
+        else:
+            ranks = [shown(a).index(b) + 1 if b in shown(a) else None,
+                     shown(b).index(a) + 1 if a in shown(b) else None]
+        found = [r for r in ranks if r is not None]
+        per_item.append({"id": pair["id"], "split": split_of(pair["id"]), "rank_a": ranks[0], "rank_b": ranks[1],
+                         "rank": min(found) if found else None})
+        if progress:
+            progress(done, len(positives))
+
+    def recall(rows: list[dict], at: int) -> float | None:
+        return sum(1 for r in rows if r["rank"] is not None and r["rank"] <= at) / len(rows) if rows else None
+
+    by_split = {name: {"positives": len(rows), "recall_at_1": recall(rows, 1), "recall_at_3": recall(rows, 3)}
+                for name in ("fit", "report") for rows in [[r for r in per_item if r["split"] == name]]}
+    return {"k": k, "positives": len(per_item), "recall_at_1": recall(per_item, 1),
+            "recall_at_3": recall(per_item, 3), "by_split": by_split, "per_item": per_item}
 
 
 def _strength(pair: dict) -> str | None:
@@ -132,8 +188,16 @@ def evaluate_merge(pairs_path: Path, embed: Callable[[list[str]], np.ndarray] | 
     "by_rule": {rule: {"pairs", "positives"}} (the rule that decided:
     "blocker", a detector such as "order" or "role", "cosine"; "canonical"/"aligned" for merges), "errors": [ids
     of false merges], "misses": [ids of false non-merges]}."""
-    pairs = read_pairs(Path(pairs_path))
-    cosines = _cosines(pairs, embed)
+    return evaluate_pairs(read_pairs(Path(pairs_path)), embed, progress, blocker_threshold=blocker_threshold)
+
+
+def evaluate_pairs(pairs: list[dict], embed: Callable[[list[str]], np.ndarray] | None,
+                   progress: Callable[[int, int], None] | None = None, *,
+                   blocker_threshold: float = BLOCKER_THRESHOLD, suggestions: bool = True) -> dict:
+    """evaluate_merge on PAIRS already read; with a model and SUGGESTIONS, also "suggestions"
+    (suggestion_recall)."""
+    pool = _pool(pairs, embed) if embed is not None and pairs else None
+    cosines = _cosines(pairs, pool)
     counts = {"all": [0, 0, 0, 0], "differing": [0, 0, 0, 0]}  # tp, fp, fn, tn
     by_kind: dict[str, dict[str, int]] = {}
     by_rule: dict[str, dict[str, int]] = {}
@@ -175,4 +239,6 @@ def evaluate_merge(pairs_path: Path, embed: Callable[[list[str]], np.ndarray] | 
         "by_rule": dict(sorted(by_rule.items())),
         "errors": errors,
         "misses": misses,
+        "suggestions": suggestion_recall(pairs, pool, blocker_threshold=blocker_threshold)
+        if pool is not None and suggestions else None,
     }

@@ -18,7 +18,8 @@ if TYPE_CHECKING:
     from vmem.store.repo import Store
 
 CONFLICT_NOTE = "# vmem merge conflict: "  # heads each conflict the driver leaves for a human; vmem check looks for it
-UNIONS = {"evidence": ("entity", "writer", "episode"), "verifications": ("user", "kind", "at"), "merges": ("from",)}
+UNIONS = {"evidence": ("entity", "writer", "episode"), "verifications": ("user", "kind", "at"), "merges": ("from",),
+          "suggestions": ("id",), "distinct": ("id",)}
 ORDERED_SETS = ("categories", "paths")
 LATEST = ("review", "gate", "published")
 

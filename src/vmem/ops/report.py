@@ -56,7 +56,7 @@ def timelines(store, wanted: set[str] | None = None) -> dict[str, list[dict]]:
 
 def build(store, *, quarantined_evidence: bool = False, map_claims: bool = False) -> dict:
     """Everything the pages show, as plain data (also what `vmem report --json` prints)."""
-    from vmem.ops.card import card, is_reviewer, viewer_of
+    from vmem.ops.card import card, is_reviewer, suggestions_of, viewer_of
     from vmem.ops.contradictions import attested_items, by_item, scan
     from vmem.visibility import visible_to
     from vmem.ops.knowledge_map import build as build_map
@@ -68,12 +68,23 @@ def build(store, *, quarantined_evidence: bool = False, map_claims: bool = False
     by_id = {i["id"]: i for i in every}
     pairs = scan(every, viewer)
     per_item = by_item(pairs)
-    queued = sorted((i for i in every if i["status"] in model.QUEUED),
+    suggested_by: dict[str, list[dict]] = {}
+    for i in every:
+        if i["kind"] == "knowledge" and i["status"] in model.OPEN["knowledge"]:
+            for row in i.get("suggestions") or []:
+                suggested_by.setdefault(row["id"], []).append({"id": i["id"], "score": row["score"]})
+    same = {i["id"]: suggestions_of(i, by_id.get, suggested_by) for i in every
+            if i["kind"] == "knowledge" and i["status"] in model.OPEN["knowledge"]}
+    # the queue: what awaits a decision, candidates with merge suggestions included (a reviewer merges them)
+    queued = sorted((i for i in every if i["status"] in model.QUEUED
+                     or (i["kind"] == "knowledge" and i["status"] == "candidate" and same.get(i["id"]))),
                     key=lambda i: (i.get("created_at") or i.get("first_seen") or "", i["id"]))
     queue_total = len(queued)
     queued = queued[:PAGE_LIMIT]
     queue = [card(store, i, snapshot=snapshot, viewer=viewer, reviewer=reviewer, contradictions=per_item,
-                  quarantined_evidence=quarantined_evidence) for i in queued]
+                  quarantined_evidence=quarantined_evidence, suggestions=same.get(i["id"], [])) for i in queued]
+    suggestions = sorted({tuple(sorted((i, o["id"]))): o["score"] for i, found in same.items()
+                          for o in found}.items(), key=lambda kv: (-kv[1], kv[0]))
     held = [card(store, i, snapshot=snapshot, viewer=viewer, reviewer=reviewer, contradictions=per_item,
                  quarantined_evidence=quarantined_evidence)
             for i in every if i["kind"] == "knowledge" and i["status"] == "quarantined"]
@@ -122,6 +133,9 @@ def build(store, *, quarantined_evidence: bool = False, map_claims: bool = False
 
     return {"store": str(store.root), "commit": snapshot.commit_id, "generated_at": model.now(), "viewer": viewer,
             "reviewer": reviewer, "queue": queue, "queue_total": queue_total, "quarantined": held,
+            "suggestions": [{"a": a, "b": b, "score": score, "a_statement": by_id[a]["statement"],
+                             "b_statement": by_id[b]["statement"]} for (a, b), score in suggestions[:PAGE_LIMIT]],
+            "suggestions_total": len(suggestions),
             "contradictions": pairs[:PAGE_LIMIT], "contradictions_total": len(pairs), "timelines": lines,
             "timelines_total": len(history), "gates": gates, "expiring": expiring, "expiring_days": EXPIRING_DAYS,
             "map": graph, "map_svg": svg(graph),

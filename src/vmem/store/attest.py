@@ -51,16 +51,16 @@ GOVERNED = {
     "rejected": ("reject",),
     "published": ("publish", "import"),
 }
-GOVERNED_ACTIONS = ("approve", "mandate", "publish", "revoke", "reject")
+GOVERNED_ACTIONS = ("approve", "mandate", "publish", "revoke", "reject", "merge", "unmerge", "distinct")
 # the other targets, and the vmem actions that set them (anyone's, within the lifecycle)
 ROUTINE = {
     "superseded": ("supersede", "approve", "mandate"),
     "expired": ("expire", "consolidate"),
-    "quarantined": ("propose", "consolidate"),
-    "eligible": ("consolidate",),
-    "candidate": ("consolidate", "edit", "forget"),
-    "merged": ("consolidate",),
-    "invalidated": ("forget",),
+    "quarantined": ("propose", "consolidate", "merge"),
+    "eligible": ("consolidate", "merge"),
+    "candidate": ("consolidate", "edit", "forget", "unmerge"),
+    "merged": ("consolidate", "merge"),
+    "invalidated": ("forget", "unmerge"),
     "proposed": ("propose", "supersede"),
 }
 # what an agent is served of an item: a change to any of these needs a reviewer too, like a status change
@@ -71,7 +71,9 @@ CONTENT_ACTIONS = ("approve", "mandate", "publish", "import")
 # how sure an agent is told to be, and on whose word: changed only by the commands that set the status
 PROVENANCE = {"claim": ("review", "confidence", "source", "created_at"), "knowledge": ("published",)}
 # two lawful steps that one consolidate commit takes at once
-NET_STEPS = {("knowledge", "eligible", "quarantined"), ("knowledge", "candidate", "published")}
+NET_STEPS = {("knowledge", "eligible", "quarantined"), ("knowledge", "candidate", "published"),
+             ("knowledge", "quarantined", "eligible"),  # a quarantined learning released and passing at once
+             ("knowledge", "eligible", "merged")}  # a reviewer merges an eligible learning into another
 
 
 _GONE = object()
@@ -972,8 +974,8 @@ def _evidence_step(repo, state: State, others: list, path: str, change: Change, 
     vouched: set = set()
     if action in ("propose", "reinforce") and item["id"] in message.items:
         vouched = {k for k in added if k[1] == commit.committer.email.casefold()}
-    elif action == "consolidate" and item["id"] in message.items:
-        vouched = added & pool
+    elif (action == "consolidate" or (action == "merge" and reviewer())) and item["id"] in message.items:
+        vouched = added & pool  # moved from an item that had it: by the cascade, or by a reviewer's merge
     elif action == "import" and reviewer():
         vouched = added
     for _, other in others:

@@ -189,7 +189,7 @@ _LAYOUT = {  # the stable layout's top-level lines, in the model's order
         rf"audience: (?P<audience>null|all|group:{_NAME})\n{_record('published', _PUBLISHED)}{_other('first_seen')}"
         rf"last_reinforced: (?P<last_reinforced>{_STAMP})\nvalid_from: (?P<valid_from>null|{_STAMP})\n"
         rf"valid_to: (?P<valid_to>null|{_STAMP})\n{_other('supersedes')}{_other('superseded_by')}"
-        rf"{_other('merged_into')}{_other('review')}"),
+        rf"{_other('merged_into')}{_other('review')}(?:{_other('suggestions')}{_other('distinct')})?"),
 }
 _COMPILED: dict = {}
 _MAX_LINES = 5_000  # no flow values: fewer values than the codec's node bound
