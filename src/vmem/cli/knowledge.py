@@ -149,8 +149,8 @@ def _decided(console, result) -> None:
 
 def merge(
     ctx: typer.Context,
-    item_id: Annotated[str, typer.Argument(metavar="ID")],
-    other_id: Annotated[str, typer.Argument(metavar="OTHER")],
+    item_id: Annotated[str, typer.Argument(metavar="ID", help="A learning (k-…).")],
+    other_id: Annotated[str, typer.Argument(metavar="OTHER", help="The learning it says the same as.")],
     reason: Annotated[Optional[str], typer.Option("--reason", "-r", help="Why they are the same (recorded).")] = None,
     as_: NoAsOpt = None,
     json_: JsonOpt = False,
@@ -186,8 +186,8 @@ def unmerge(
 
 def distinct(
     ctx: typer.Context,
-    item_id: Annotated[str, typer.Argument(metavar="ID")],
-    other_id: Annotated[str, typer.Argument(metavar="OTHER")],
+    item_id: Annotated[str, typer.Argument(metavar="ID", help="A learning (k-…).")],
+    other_id: Annotated[str, typer.Argument(metavar="OTHER", help="The learning it is not the same as.")],
     reason: Annotated[Optional[str], typer.Option("--reason", "-r", help="Why they differ (recorded).")] = None,
     as_: NoAsOpt = None,
     json_: JsonOpt = False,
