@@ -186,6 +186,29 @@ def test_the_line_reader_returns_what_yaml_returns_or_declines(item, data):
         assert _same(fast, _yaml_load(mutated))
 
 
+FRAGMENTS = ["  ", "- ", "-", " ", ":", ": ", "'", "''", "{}", "[]", "#", "\n", "\u2028", "\x85", "yes", "1", "1.0",
+             "0.5", "007", "null", "~", "x: 1\n", "- x\n", "  x: 1\n", "a:\n", "2026-01-01T00:00:00Z", "\t", "\"", "&a ",
+             "*a", "!!str ", "%", "@", "|", ">", "é", "\u202e"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(claims(), st.data())
+def test_what_the_line_reader_accepts_is_what_the_writer_renders(item, data):
+    """The line reader checks each value against the writer instead of rendering the whole file back: whatever it
+    accepts, however mangled, must still be exactly what the writer renders from it (so what YAML reads alike)."""
+    text = codec.dump(item)
+    for _ in range(data.draw(st.integers(1, 3))):
+        at = data.draw(st.integers(0, len(text)))
+        cut = data.draw(st.integers(0, 3))
+        text = text[:at] + data.draw(st.sampled_from(FRAGMENTS)) + text[at + cut:]
+    fast = codec._load_fast(text)
+    if fast is not None:
+        rendered: list[str] = []
+        assert codec._fast_lines(fast, "", rendered, quoted=True)
+        assert "\n".join(rendered) + "\n" == text
+        assert _same(fast, _yaml_load(text))
+
+
 @pytest.mark.parametrize("text", [
     "a: 1\na: 2\n", "yes: 1\n", "a:\n  b: 1\n  b: 2\n", "a: 0.50\n", "a: 007\n", "a: 1_000\n", "a: yes\n",
     "a:\n- {}\n", "a:\n", "a: ~\n", "a: 'it''s'\n", "a: '1'\n", "a: 2026-01-01\n", "a: *x\n", "a:  b\n",

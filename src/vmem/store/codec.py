@@ -498,28 +498,33 @@ _FLOAT = re.compile(r"-?[0-9]+\.[0-9]+")
 
 
 _SCALARS: dict[str, Any] = {}  # raw text -> its value, for what repeats across files (statuses, names, stamps)
+_BAD = object()  # a value's text that the fast writer would not write as it stands: the file goes to YAML
 
 
 def _scalar(text: str) -> Any:
+    """The value of a scalar's TEXT if the fast writer writes that value as exactly TEXT (quoted=True: how an old
+    file's values are recognised), else _BAD. Held to the writer value by value, a line reader that places every
+    line where the writer puts it accepts only what the writer renders, and so only what YAML reads the same."""
     value = _SCALARS.get(text, _SCALARS)
     if value is not _SCALARS:
         return value
-    if text == "{}":
-        return {}  # mutable: never shared through the memo
-    if text == "[]":
-        return []
-    if text == "null":
-        value = None
-    elif text in ("true", "false"):
-        value = text == "true"
-    elif _INT.fullmatch(text):
-        value = int(text)
-    elif _FLOAT.fullmatch(text):
-        value = float(text)
-    elif len(text) >= 2 and text[0] == text[-1] == "'":
-        value = text[1:-1].replace("''", "'")
+    if _CANONICAL_TS.match(text):
+        value = text  # a stamp, the most common unique value: _fast_str writes it as itself
     else:
-        value = text
+        if text == "null":
+            value = None
+        elif text in ("true", "false"):
+            value = text == "true"
+        elif _INT.fullmatch(text):
+            value = int(text)
+        elif _FLOAT.fullmatch(text):
+            value = float(text)
+        elif len(text) >= 2 and text[0] == text[-1] == "'":
+            value = text[1:-1].replace("''", "'")
+        else:
+            value = text
+        if _fast_scalar(value, True) != text:
+            value = _BAD
     if len(text) < 80:
         if len(_SCALARS) > 100_000:
             _SCALARS.clear()
@@ -530,61 +535,104 @@ def _scalar(text: str) -> Any:
 # one line of the stable layout: indentation, a sequence entry's "- ", then "key:" with " value" or nothing (a
 # block opens below), or a value alone (the last group: the rest of the line). A value that looks like "key: x"
 # behind "- " is an entry's first key.
-_LINE = re.compile(r"^( *)(- )?(?:([a-z][a-z0-9_]*):(?= |$))?(.*)$", re.M)
+_LINE = re.compile(r"( *)(- )?(?:([a-z][a-z0-9_]*):(?= |$))?(.*)")
+_BLOCK = object()  # "key:" alone: a block opens on the next line
+_EMPTY_MAP, _EMPTY_SEQ = object(), object()  # "key: {}", "key: []": a new container each time (mutable)
+_LINES: dict[str, tuple] = {}  # a line's text -> (indentation, dash, key, value): most lines repeat across files
+
+
+def _line(line: str) -> tuple:
+    """(indentation, whether an entry's "- " opens it, key or "", value / _BLOCK / _EMPTY_* / _BAD) of LINE."""
+    found = _LINE.fullmatch(line)
+    if found is None:
+        return 0, False, "", _BAD
+    indent, dash, key, rest = found.groups()
+    key = key or ""
+    if key and key in _YAML_WORDS:
+        value = _BAD
+    elif key:
+        raw = rest[1:]
+        value = (_BLOCK if not rest else _EMPTY_MAP if raw == "{}" else _EMPTY_SEQ if raw == "[]"
+                 else _scalar(raw))
+    elif dash:  # an entry's scalar: the writer never puts {} or [] in a sequence
+        value = _scalar(rest) if rest not in ("{}", "[]") else _BAD
+    else:
+        value = _BAD  # neither a key nor an entry: a comment, a blank line, a document marker, a stray value
+    parts = (len(indent), bool(dash), key, value)
+    if len(line) < 100:
+        if len(_LINES) > 100_000:
+            _LINES.clear()
+        _LINES[line] = parts
+    return parts
 
 
 def _read_lines(text: str) -> tuple[dict | None, bool]:
-    """(the data TEXT holds if it is in the stable layout, else possibly anything or None; whether it is within
-    the size and depth bounds for certain). Only a guess: _load_fast accepts it only if it renders back to TEXT.
+    """(the data TEXT holds if it is in the stable layout, else None; whether it is within the size and depth
+    bounds for certain). Every line must sit where the fast writer puts it and every value must be one the writer
+    writes as exactly its text (_scalar): what is accepted is what the writer renders, so what YAML reads alike.
 
-    One C-level findall splits the lines; a stack of open blocks (indentation, mapping or sequence) places each.
-    A sequence sits at its key's indentation, a mapping's keys two deeper (an entry's after its "- ")."""
+    A stack of open blocks (indentation, mapping or sequence) places each line. A sequence sits at its key's
+    indentation, a mapping's keys two deeper (an entry's after its "- ")."""
     root: dict = {}
     stack: list[tuple[int, dict | list]] = [(0, root)]
     pending: tuple[dict, str, int] | None = None  # a key whose block opens on the next line
     deepest = 1
-    lines = _LINE.findall(text, 0, len(text) - 1)
-    for indent, dash, key, rest in lines:
-        at = len(indent)
-        if pending is not None:
-            owner, name, above = pending
-            pending = None
-            if dash and at == above:
-                block: dict | list = []
-            elif not dash and at == above + 2:
-                block = {}
-            else:
-                return None, False  # an empty block, or one indented otherwise than the writer does
-            owner[name] = block
-            stack.append((at, block))
-            deepest = max(deepest, len(stack))
-        while stack[-1][0] > at:
-            stack.pop()
-        top_at, top = stack[-1]
-        if dash:
-            if top_at != at or type(top) is not list:
-                return None, False
-            if not key:
-                top.append(_scalar(rest))
-                continue
-            entry: dict = {}
-            top.append(entry)
-            at += 2
-            stack.append((at, entry))
-            deepest = max(deepest, len(stack))
-            top_at, top = at, entry
-        elif not key:
+    lines = text.split("\n")
+    lines.pop()  # TEXT ends with a newline (checked by the caller)
+    known = _LINES
+    for line in lines:
+        parts = known.get(line)
+        at, dash, key, value = parts if parts is not None else _line(line)
+        if value is _BAD:
             return None, False
-        elif type(top) is list:
-            stack.pop()  # the sequence at this indentation ended; its key's mapping goes on
-            top_at, top = stack[-1]
-        if top_at != at or type(top) is not dict or key in _YAML_WORDS or key in top:
-            return None, False  # a repeated key included: the YAML loader then refuses it, naming both lines
-        if rest:
-            top[key] = _scalar(rest[1:])
+        if at == 0 and not dash and pending is None:  # a top-level key, most lines: the same steps, fewer
+            if len(stack) > 1:
+                del stack[1:]
+            top = root
         else:
+            if pending is not None:
+                owner, name, above = pending
+                pending = None
+                if dash and at == above:
+                    block: dict | list = []
+                elif not dash and at == above + 2:
+                    block = {}
+                else:
+                    return None, False  # an empty block, or one indented otherwise than the writer does
+                owner[name] = block
+                stack.append((at, block))
+                deepest = max(deepest, len(stack))
+            while stack[-1][0] > at:
+                stack.pop()
+            top_at, top = stack[-1]
+            if dash:
+                if top_at != at or type(top) is not list:
+                    return None, False
+                if not key:
+                    top.append(value)
+                    continue
+                entry: dict = {}
+                top.append(entry)
+                at += 2
+                stack.append((at, entry))
+                deepest = max(deepest, len(stack))
+                top_at, top = at, entry
+            elif type(top) is list:
+                stack.pop()  # the sequence at this indentation ended; its key's mapping goes on
+                top_at, top = stack[-1]
+            if top_at != at or type(top) is not dict:
+                return None, False
+        if key in top:
+            return None, False  # a repeated key: the YAML loader then refuses it, naming both lines
+        if value is _BLOCK:
             top[key] = None
             pending = (top, key, at)
+        elif value is _EMPTY_MAP:
+            top[key] = {}
+        elif value is _EMPTY_SEQ:
+            top[key] = []
+        else:
+            top[key] = value
     if pending is not None or not root:
         return None, False
     return root, 2 * len(lines) + 1 <= MAX_NODES and deepest <= MAX_DEPTH  # a line adds at most two values
@@ -597,9 +645,6 @@ def _load_fast(text: str, bounded: list | None = None) -> dict | None:
         return None
     value, within = _read_lines(text)
     if value is None:
-        return None
-    rendered: list[str] = []
-    if not _fast_lines(value, "", rendered, quoted=True) or "\n".join(rendered) + "\n" != text:
         return None
     if bounded is not None:
         bounded.append(within)
