@@ -155,28 +155,25 @@ class Word(namedtuple("Word", "text boundary possessive glued gap")):
 
 def _words(folded: str) -> list[Word]:
     """The words in order; a word is never split by a dropped 's."""
-    out: list[Word] = []
+    rows: list[list] = []  # [text, boundary, possessive, glued, end]: Words made at the end (no copy per word)
     breaks = {m.start() for m in _BREAK.finditer(folded)}
-    previous = last_end = 0
+    previous = 0
     for match in _TOKEN.finditer(folded):
         start = match.start()
         # "Ms. Brandt", "P. Raman": the dot ends an abbreviation, not a sentence
-        abbreviation = bool(out) and (out[-1][0].casefold() in _TITLES or len(out[-1][0]) == 1)
-        boundary = not out or not abbreviation and any(previous <= b < start for b in breaks)
+        abbreviation = bool(rows) and (rows[-1][0].casefold() in _TITLES or len(rows[-1][0]) == 1)
+        boundary = not rows or not abbreviation and any(previous <= b < start for b in breaks)
         previous = start
         word = match.group(0)
-        if word.casefold() == "s" and out and folded[start - 1:start] == "'":
-            out[-1] = out[-1]._replace(possessive=True)
-            last_end = match.end()
+        if word.casefold() == "s" and rows and folded[start - 1:start] == "'":
+            rows[-1][2] = True
+            rows[-1][4] = match.end()
             continue
-        glued = bool(out) and start - 1 == last_end and folded[start - 1] == "'"
-        if out:
-            out[-1] = out[-1]._replace(gap=folded[last_end:start].strip())
-        out.append(Word(word, boundary, bool(_POSSESSIVE.match(folded, match.end())), glued, ""))
-        last_end = match.end()
-    if out:
-        out[-1] = out[-1]._replace(gap=folded[last_end:].strip() or ".")
-    return out
+        glued = bool(rows) and start - 1 == rows[-1][4] and folded[start - 1] == "'"
+        rows.append([word, boundary, bool(_POSSESSIVE.match(folded, match.end())), glued, match.end(), start])
+    return [Word(text, boundary, possessive, glued,
+                 folded[end:rows[n + 1][5]].strip() if n + 1 < len(rows) else folded[end:].strip() or ".")
+            for n, (text, boundary, possessive, glued, end, _) in enumerate(rows)]
 
 
 def _stem(token: str) -> str:
@@ -391,7 +388,7 @@ class Lexicon:
     """Every customer's terms, restricted values and quotes, with lookups built on first use."""
 
     FIELDS = ("terms", "person_parts", "domains", "quantities", "units", "dates", "quotes")
-    __slots__ = FIELDS + ("_lookup", "_quote_index", "_lookup_il", "_skeletons", "_person_skeletons")
+    __slots__ = FIELDS + ("_lookup", "_quote_index", "_lookup_il", "_skeletons", "_person_skeletons", "_heads")
 
     def __init__(self, terms: list[Term] | None = None, person_parts: dict[str, tuple[Term, ...]] | None = None,
                  domains: list[Term] | None = None, quantities: list[tuple[Term, Quantity]] | None = None,
@@ -411,6 +408,7 @@ class Lexicon:
         self._lookup_il: tuple | None = None
         self._skeletons: tuple | None = None
         self._person_skeletons: tuple | None = None
+        self._heads: tuple | None = None
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Lexicon) and all(getattr(self, k) == getattr(other, k) for k in self.FIELDS)
@@ -453,6 +451,13 @@ class Lexicon:
                         keys[key] = keys.get(key, ()) + (term,)
             self._skeletons = (len(self.terms), keys)
         return self._skeletons[1]
+
+    def heads(self) -> frozenset[str]:
+        """The first words of the names of more than one word (where a name written backwards can start)."""
+        if self._heads is None or self._heads[0] != len(self.terms):
+            self._heads = (len(self.terms), frozenset(
+                tokens(t.text)[0] for t in self.terms if len(tokens(t.text)) > 1))
+        return self._heads[1]
 
     def kana_skeletons(self) -> dict[str, tuple[Term, ...]]:
         """One-word names and aliases by their katakana sound-alike key (_kana_key; four or more sounds)."""
@@ -660,7 +665,8 @@ def _reversed_hits(folded: str, lexicon: Lexicon, by_squash: dict[str, Term]) ->
             hits.append(Hit(part.entity, "person", part.text, word, "reversed"))
     backwards = [w[::-1].casefold() for w in reversed(words)]
     _, max_words = lexicon.lookup()
-    for start in range(len(backwards)):
+    heads = lexicon.heads()
+    for start in (n for n, word in enumerate(backwards) if word in heads):
         for width in range(2, min(max_words, len(backwards) - start) + 1):
             term = by_squash.get(_squash(backwards[start:start + width]))
             if term is not None and (" " in term.text.strip() or term.kind == "person"):
