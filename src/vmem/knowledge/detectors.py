@@ -16,7 +16,16 @@ from vmem.knowledge.parsing import (
     Parsed,
     Quantity,
 )
-from vmem.knowledge.tables import _DOWN_WORDS, _MARKERS, _MODAL_CAN, _MODAL_MUST, _NEGATION, _UP_WORDS
+from vmem.knowledge.tables import (
+    _ARTICLES,
+    _COMPASS,
+    _DOWN_WORDS,
+    _MARKERS,
+    _MODAL_CAN,
+    _MODAL_MUST,
+    _NEGATION,
+    _UP_WORDS,
+)
 
 
 # Each returns a short reason when it finds a decisive difference, else None. The lexicons
@@ -271,6 +280,10 @@ def named_differences(a: str, b: str, categories_a: list[str], categories_b: lis
         ("unaligned", unaligned(pa, pb, _category_words(shared_categories))),
         ("order", order_difference(pa, pb)),
         ("role", role_difference(pa, pb)),
+        ("relation", relation_difference(pa, pb)),
+        ("voice", voice_difference(pa, pb)),
+        ("compass", compass_difference(pa, pb)),
+        ("attachment", attachment_difference(pa, pb)),
     ]
     return [(name, reason) for name, reason in found if reason]
 
@@ -310,7 +323,8 @@ def align_synonyms(a: Parsed, b: Parsed) -> Parsed:
         return mapping.get(t, t)
     return b._replace(stream=tuple(map(swap, b.stream)),
                       written=tuple((swap(t), form) for t, form in b.written),
-                      roles=tuple((r, swap(t)) for r, t in b.roles))
+                      roles=tuple((r, swap(t)) for r, t in b.roles),
+                      skeleton=tuple((k, swap(t) if k in "wv" else t) for k, t in b.skeleton))
 
 
 def _join_compounds(a: str, b: str) -> tuple[str, str]:
@@ -323,3 +337,249 @@ def _join_compounds(a: str, b: str) -> tuple[str, str]:
                 side = re.sub(rf"\b{first}[\s-]+{second}\b", first + second, side)
         return side
     return join(a, b), join(b, a)
+
+
+# -- structure: who holds, does, lies where or goes with what ------------------------------------------------------
+# Word alignment and word order cannot see a swap that keeps every word and (nearly) every position: "Tim's brother,
+# Tod" vs "Tim, the brother of Tod"; "A acquired B" vs "A was acquired by B"; "to the east is A, to the south B"
+# vs the same with A and B traded; "to X in 1876 and to Y in 1887" vs the years traded. Each check below reads one
+# such frame from the skeleton (parsing.py) of both statements and refuses only when a word both statements share
+# fills one slot of the frame in a and another slot of the same frame in b. A frame one side does not have is no
+# evidence either way: the checks only ever refuse.
+
+
+def _run_before(skeleton: tuple, end: int) -> list[str]:
+    """The content words right before index END (exclusive), back to the first word that is not one."""
+    out: list[str] = []
+    while end > 0 and skeleton[end - 1][0] == "w":
+        end -= 1
+        out.append(skeleton[end][1])
+    return out[::-1]
+
+
+def _run_after(skeleton: tuple, start: int) -> list[str]:
+    """The content words from index START on, after any articles ("of the board" -> board)."""
+    while start < len(skeleton) and skeleton[start][0] == "f" and skeleton[start][1] in _ARTICLES:
+        start += 1
+    out: list[str] = []
+    while start < len(skeleton) and skeleton[start][0] == "w":
+        out.append(skeleton[start][1])
+        start += 1
+    return out
+
+
+def _holders(parsed: Parsed) -> dict[str, set[str]]:
+    """Relation noun -> the words of whoever holds it: "X's N" and "N of X" both make X the holder of N, so
+    "X's son Y", "Y, son of X" and "Y, the son of X" agree, and "X, son of Y" does not."""
+    sk = parsed.skeleton
+    out: dict[str, set[str]] = {}
+    for i, (kind, token) in enumerate(sk):
+        if kind == "p":
+            holder, relation = _run_before(sk, i), _run_after(sk, i + 1)
+        elif kind == "f" and token == "of":
+            relation, holder = _run_before(sk, i), _run_after(sk, i + 1)
+        else:
+            continue
+        if holder and relation:
+            for word in relation:
+                out.setdefault(word, set()).update(holder)
+    # "a secretariat of the Southern Province of Hambantota District" is also one of Hambantota District
+    for word in out:
+        todo = list(out[word])
+        while todo:
+            more = out.get(todo.pop(), set()) - out[word] - {word}
+            out[word] |= more
+            todo += more
+    return out
+
+
+def _swap(parsed_a: Parsed, parsed_b: Parsed, slot_a: set[str], slot_b: set[str]) -> bool:
+    """Two fillers of one slot that share nothing, while a word of one side's filler stands elsewhere on the
+    other side: the slot was handed to another participant of the same statement, not reworded."""
+    return bool(slot_a and slot_b and not slot_a & slot_b and (slot_a & parsed_b.words or slot_b & parsed_a.words))
+
+
+def relation_difference(a: Parsed, b: Parsed) -> str | None:
+    """Possessive and "of" against apposition: who holds the relation noun ("brother", "capital", "owner")."""
+    ha, hb = _holders(a), _holders(b)
+    for word in sorted(ha.keys() & hb.keys()):
+        if _swap(a, b, ha[word], hb[word]):
+            return (f"roles differ: the '{a.show(word)}' is {_listing(a, sorted(ha[word]))}'s in a but "
+                    f"{_listing(b, sorted(hb[word]))}'s in b")
+    return None
+
+
+def _passives(parsed: Parsed) -> list[tuple[str, list[str], list[str]]]:
+    """Passive clauses as (verb, patient, agent): "P was V-ed by A"."""
+    sk = parsed.skeleton
+    out = []
+    for i, (kind, token) in enumerate(sk):
+        if kind == "v":
+            j = i - 1
+            while j >= 0 and sk[j][0] != "f":  # back over an adverb to the form of "be"
+                j -= 1
+            agent = _run_after(sk, i + 2) if sk[i + 1:i + 2] == (("f", "by"),) else []
+            out.append((token, _run_before(sk, j), agent))
+    return out
+
+
+def _active_uses(parsed: Parsed, verb: str) -> list[tuple[list[str], list[str]]]:
+    """Each other occurrence of VERB as (the words right before it, the words right after it)."""
+    sk = parsed.skeleton
+    return [(_run_before(sk, i), _run_after(sk, i + 1)) for i, entry in enumerate(sk) if entry == ("w", verb)]
+
+
+def voice_difference(a: Parsed, b: Parsed) -> str | None:
+    """Active against passive: "A acquired B" is "B was acquired by A", not "A was acquired by B". The agent of
+    a passive verb must not be the object of the same verb in the active voice (nor the patient its subject), and
+    two passives must not trade agent and patient."""
+    passives = {"a": _passives(a), "b": _passives(b)}
+    for x, y, name_x, name_y in ((a, b, "a", "b"), (b, a, "b", "a")):
+        for verb, patient, agent in passives[name_x]:
+            for other_patient, other_agent in ((p, g) for v, p, g in passives[name_y] if v == verb):
+                if _swap(x, y, set(agent), set(other_agent)) and set(agent) & set(other_patient):
+                    return (f"roles differ: {_listing(x, agent)} does the '{x.show(verb)}' in {name_x} but has it "
+                            f"done to it in {name_y}")
+            for subject, obj in _active_uses(y, verb):
+                # an active use with no object may be intransitive ("the park opened") or a participle ("tracks
+                # arranged by X"): only a transitive use tells who did what
+                if obj and (set(agent) & set(obj) or (set(patient) & set(subject) and not set(patient) & set(obj))):
+                    who = agent if set(agent) & set(obj) else patient
+                    return (f"roles differ: '{x.show(verb)}' is passive in {name_x} and active in {name_y} with "
+                            f"{_listing(x, who)} in the other role (active/passive swap)")
+    return None
+
+
+_LIST_ROLES = frozenset({"to", "from", "into"})
+_COORDINATORS = frozenset({"and", "or", "but", "then"})
+_COORDINATOR_ENTRIES = frozenset(("f", c) for c in _COORDINATORS)
+_COMPASS_BASE = {_normalise_word(w): w.removesuffix("ern") if w.endswith("ern") else w for w in _COMPASS}
+
+
+def _compass_args(parsed: Parsed) -> dict[str, set[str]]:
+    """Compass direction -> the words it places: those after it up to the next direction or break ("to the east
+    is A", "to the north by B"), else those before it ("A lies to the east")."""
+    sk = parsed.skeleton
+    marks = [i for i, (kind, token) in enumerate(sk) if kind == "w" and token in _COMPASS_BASE]
+    out: dict[str, set[str]] = {}
+    for n, i in enumerate(marks):
+        if n + 1 < len(marks) and marks[n + 1] == i + 1:
+            continue  # "north east": the pair is one direction, read at its second word
+        direction = _COMPASS_BASE[sk[i][1]]
+        if n and marks[n - 1] == i - 1:
+            direction = _COMPASS_BASE[sk[i - 1][1]] + direction
+        words: set[str] = set()
+        for k in range(i + 1, len(sk)):
+            if sk[k][0] == "b" or k in marks or (not words and sk[k] in _COORDINATOR_ENTRIES):
+                break  # "A lies to the east and B to the south": "and" right after it ends the direction
+            if sk[k][0] == "w":
+                words.add(sk[k][1])
+        if not words:
+            start = max([k for k in range(i) if sk[k][0] == "b" or sk[k] in _COORDINATOR_ENTRIES
+                         or (k in marks and k != i - 1)], default=-1)
+            words = {t for k, t in sk[start + 1:i] if k == "w" and t not in _COMPASS_BASE}
+        out.setdefault(direction, set()).update(words)
+    return out
+
+
+def compass_difference(a: Parsed, b: Parsed) -> str | None:
+    """A place each statement puts in another compass direction ("to the east is A ... to the south is B")."""
+    da, db = _compass_args(a), _compass_args(b)
+    if len(da.keys() & db.keys()) < 2:
+        return None
+    for word in sorted(set().union(*da.values()) & set().union(*db.values())):
+        in_a = {d for d, words in da.items() if word in words}
+        in_b = {d for d, words in db.items() if word in words}
+        if not in_a & in_b and in_a <= db.keys() and in_b <= da.keys():
+            return (f"roles differ: '{a.show(word)}' lies {'/'.join(sorted(in_a))} in a but "
+                    f"{'/'.join(sorted(in_b))} in b")
+    return None
+
+
+
+
+def _attachments(parsed: Parsed) -> tuple[list[tuple[str, frozenset[str]]], dict[str, set[frozenset[str]]]]:
+    """The "to X" / "from X" phrases in order as (role word, argument words), and for each other word the
+    arguments of the phrases it goes with. A number goes with the phrase on its side of the last "and" between two
+    phrases ("to A in 1982 and in 1995 to B"); any other word with the phrase it precedes ("A and B to X, C to Y"),
+    after the last phrase with that one."""
+    sk = parsed.skeleton
+    phrases: list[tuple[int, int, str, frozenset[str]]] = []  # start, end (exclusive), role, argument
+    for i, (kind, token) in enumerate(sk):
+        if kind == "f" and token in _LIST_ROLES:
+            argument = _run_after(sk, i + 1)
+            if argument and not argument[0].startswith("#"):  # "from 1863 to 1866" is a range, not a list
+                end = i + 1
+                while sk[end][0] != "w":
+                    end += 1
+                phrases.append((i, end + len(argument), token, frozenset(argument)))
+    out: dict[str, set[frozenset[str]]] = {}
+    if len(phrases) < 2:
+        return [(role, arg) for _, _, role, arg in phrases], out
+    inside = {k for start, end, _, _ in phrases for k in range(start, end)}
+    clause_ends = [k for k, (kind, token) in enumerate(sk) if kind == "b" and token == "clause"]
+    for k, (kind, token) in enumerate(sk):
+        if kind not in "wv" or k in inside:
+            continue
+        before = [p for p in phrases if p[1] <= k]
+        after = [p for p in phrases if p[0] > k]
+        if before and after:
+            gap = range(before[-1][1], after[0][0])
+            cuts = [g for g in gap if sk[g][0] == "b" or (sk[g][0] == "f" and sk[g][1] in _COORDINATORS)]
+            if token.startswith("#"):  # "in 1995" opens or closes a conjunct: the last "and" splits them
+                cuts = [g for g in cuts if sk[g][0] == "f"][-1:] or cuts[:1]
+            else:  # a list item: what follows the first comma or "and" after a phrase belongs to the next one
+                cuts = cuts[:1]
+            target = after[0] if cuts and k > cuts[-1] else before[-1]
+        else:
+            target = after[0] if after else before[-1]
+        if any(min(k, target[0]) < c < max(k, target[1]) for c in clause_ends):
+            continue  # another sentence
+        out.setdefault(token, set()).add(target[3])
+    return [(role, arg) for _, _, role, arg in phrases], out
+
+
+def attachment_difference(a: Parsed, b: Parsed) -> str | None:
+    """The same destinations, handed to other items or dates: "A and B moved to X, C to Y" vs "A moved to X, B
+    and C to Y"; "to X in 1876 and to Y in 1887" vs the years traded. Compared only when both statements hold the
+    same list of at least two "to"/"from" phrases."""
+    pa, xa = _attachments(a)
+    pb, xb = _attachments(b)
+    if len(pa) < 2 or Counter(pa) != Counter(pb):
+        return None
+    shared = xa.keys() & xb.keys()
+    moved = {w for w in shared if not xa[w] & xb[w]}
+    mates = _coordinated(a)
+    for word in sorted(moved):
+        # two items traded places, or an item left the list it was coordinated with: a word that merely moves
+        # with its whole phrase ("with Barber to Scotland" vs "to Scotland with Barber") is neither
+        traded = any(xa[other] & xb[word] and xb[other] & xa[word] for other in moved - {word})
+        split = any(m in shared and xa[m] & xa[word] and xb[m] & xa[word] for m in mates.get(word, ()))
+        if traded or split:
+            return (f"roles differ: '{a.show(word)}' goes with {_listing(a, sorted(next(iter(xa[word]))))} in a but "
+                    f"with {_listing(b, sorted(next(iter(xb[word]))))} in b (list items reassigned)")
+    return None
+
+
+def _coordinated(parsed: Parsed) -> dict[str, set[str]]:
+    """Word -> the words of the runs joined to its own by "and", "or" or a comma ("Smith and Jones", "A, B")."""
+    sk = parsed.skeleton
+    runs: list[tuple[int, int]] = []
+    for i, (kind, _) in enumerate(sk):
+        if kind == "w" and (i == 0 or sk[i - 1][0] != "w"):
+            end = i
+            while end < len(sk) and sk[end][0] == "w":
+                end += 1
+            runs.append((i, end))
+    out: dict[str, set[str]] = {}
+    for (s1, e1), (s2, e2) in zip(runs, runs[1:]):
+        between = [entry for entry in sk[e1:s2] if not (entry[0] == "f" and entry[1] in _ARTICLES)]
+        if len(between) == 1 and (between[0][0] == "b" and between[0][1] == "phrase"
+                                  or between[0][0] == "f" and between[0][1] in ("and", "or")):
+            left, right = {t for _, t in sk[s1:e1]}, {t for _, t in sk[s2:e2]}
+            for t in left:
+                out.setdefault(t, set()).update(right)
+            for t in right:
+                out.setdefault(t, set()).update(left)
+    return out
+

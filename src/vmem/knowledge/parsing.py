@@ -10,12 +10,14 @@ from collections import namedtuple
 
 from vmem.knowledge.tables import (
     _ARTIFACTS,
+    _BE,
     _CONTRACTIONS,
     _MARKERS,
     _MODAL_CAN,
     _MODAL_MUST,
     _MONEY_UNITS,
     _NUMBER_WORDS,
+    _PARTICIPLES,
     _PERCENT,
     _PHRASES,
     _PLACES,
@@ -40,12 +42,16 @@ class Quantity(namedtuple("Quantity", "key text bound", defaults=("",))):
     __slots__ = ()
 
 
-class Parsed(namedtuple("Parsed", "stream quantities modals written roles breaks hinges",
-                          defaults=((), (), frozenset(), frozenset()))):
+class Parsed(namedtuple("Parsed", "stream quantities modals written roles breaks hinges skeleton",
+                          defaults=((), (), frozenset(), frozenset(), ()))):
     """stream: normalised tokens in order; quantities: Quantity each; modals: a frozenset of modal words;
     written: (normalised token, a form as written) pairs, for reasons; roles: (role word, its argument) pairs, the
     argument being the first content token after the role; breaks: stream positions that open a clause or phrase
-    (after a comma, a marker); hinges: stream positions after "of" ("speed of ingestion" is "ingestion speed")."""
+    (after a comma, a marker); hinges: stream positions after "of" ("speed of ingestion" is "ingestion speed");
+    skeleton: every word in order as (kind, token) for the structure checks, kind "w" for a content word (token as
+    in the stream), "f" for a function word (token as written: "was", "the", "of", "to"), "v" for a passive
+    participle ("was acquired"), "b" for a clause or phrase break,
+    "p" for a possessive 's."""
 
     __slots__ = ()
 
@@ -235,7 +241,8 @@ def _rewrite(text: str) -> str:
         ("at least ", r"\bat least (?=\$?\d)", "ge "), (" or more", r"(\$?\d[\d.]*[a-z%]*) or more\b", r"ge \1"),
         ("+", r"(\$?\d[\d.]*[a-z%]*)\+", r"gt \1"),
         # "prefer X to Y" and "prefer X over Y" contrast X with Y like "X rather than Y"
-        ("", r"\b(prefer\w*|favou?r\w*|choos\w*|prioriti[sz]\w*)\s+((?:(?!qq)\S+\s+)+?)(?:over|to)\b", r"\1 \2vs"),
+        ("", r"\b(prefer\w*|favou?r\w*|choos\w*|prioriti[sz]\w*)\s+((?:(?!qq(?:clause|phrase)\b)\S+\s+)+?)"
+             r"(?:over|to)\b", r"\1 \2vs"),
     ]
     for held, pattern, repl in subs:
         if held in text:
@@ -389,11 +396,18 @@ def parse(statement: str) -> Parsed:
     pending: list[str] = []  # role words still waiting for their argument
     breaks: set[int] = set()
     hinges: set[int] = set()
+    skeleton: list[tuple[str, str]] = []
+    raw_forms: list[str] = []  # the form as written of each skeleton entry, for the passive test
     for token in raw:
         form = token
+        raw_forms.append(form)
         if token in ("qqclause", "qqphrase"):
             pending = []
             breaks.add(len(stream))
+            skeleton.append(("b", token[2:]))
+            continue
+        if token == "qqposs":  # no word of its own: "Acme's team" and "the Acme team" align as before
+            skeleton.append(("p", "'s"))
             continue
         role = _ROLE_WORDS.get(token)
         if role:
@@ -405,20 +419,35 @@ def parse(statement: str) -> Parsed:
         elif token in _MARKERS:
             token = _MARKERS[token]
         elif token in _STOP:
+            skeleton.append(("f", token))
             continue
         else:
             token = _normalise_word(token)
             if token in _STOP:
+                skeleton.append(("f", form))
                 continue
         if token.startswith("~"):
             breaks.add(len(stream))
+        kind = "f" if token.startswith("~") or role else _word_kind(form, skeleton, raw_forms)
+        skeleton.append((kind, form if kind == "f" else token))
         stream.append(token)
         written.setdefault(token, form)
         if not role and not token.startswith("~") and token not in _HEDGES:
             roles += [(r, token) for r in pending]
             pending = []
     return Parsed(tuple(stream), tuple(quantities), modals, tuple(written.items()), tuple(roles),
-                  frozenset(breaks), frozenset(hinges))
+                  frozenset(breaks), frozenset(hinges), tuple(skeleton))
+
+
+def _word_kind(form: str, skeleton: list[tuple[str, str]], forms: list[str]) -> str:
+    """ "v" for a passive participle ("was acquired", "is often held"): a form of "be", at most one -ly adverb,
+    then a word ending in -ed or an irregular participle; else "w". FORMS[-1] is FORM itself."""
+    if not (form.endswith("ed") or form in _PARTICIPLES) or len(form) < 4:
+        return "w"
+    back = len(skeleton) - 1
+    if back >= 0 and forms[back].endswith("ly") and skeleton[back][0] == "w":
+        back -= 1
+    return "v" if back >= 0 and skeleton[back][0] == "f" and skeleton[back][1] in _BE else "w"
 
 
 @lru_cache(maxsize=1024)

@@ -2,7 +2,8 @@
 direction, modality and named artifacts, number words and units. Plain data; see judge.py for how they are used.
 
 Provenance: written by hand for vmem (general English and sales/support/data vocabulary), tuned against the
-team's dev pairs (tests/data/merge_pairs_dev.jsonl); role words and seams measured on PAWS-Wiki dev. Nothing here
+team's dev pairs (tests/data/merge_pairs_dev.jsonl); role words and seams measured on PAWS-Wiki dev;
+the grammar words of the structure checks (be, articles, participles, compass) are general English. Nothing here
 names a specific customer, pair or statement.
 """
 
@@ -235,5 +236,26 @@ _CONTRACTIONS = [
     (r"\bwon't\b", "will not"), (r"\bcan't\b", "can not"), (r"\bshan't\b", "shall not"),
     (r"\b(\w+)n't\b", r"\1 not"), (r"\b(it|that|there|what|here)'s\b", r"\1 is"),
     (r"\blet's\b", "let us"), (r"'re\b", " are"), (r"'ve\b", " have"), (r"'ll\b", " will"),
-    (r"'d\b", " would"), (r"\bi'm\b", "i am"), (r"(\w)'s\b", r"\1"), (r"(\w)s'(?=\s|$)", r"\1s"),
+    (r"'d\b", " would"), (r"\bi'm\b", "i am"),
+    # the possessive stays visible to the structure checks ("X's son Y" is not "X, son of Y") as a sentinel word
+    (r"(\w) ?'s\b", r"\1 qqposs "), (r"(\w)s'(?=\s|$)", r"\1s qqposs "),
 ]
+
+# Grammar words the structure checks read (detectors.py): they find the passive voice, relation nouns, the
+# argument of a compass direction. General English, not fitted to any data set.
+_BE = frozenset("is are was were be been being".split())
+_ARTICLES = frozenset("the a an".split())
+# Irregular past participles (the regular ones end in -ed): "was built by", "is held by".
+_PARTICIPLES = frozenset("""
+made built sold bought sent held led won written taken given known seen found brought paid run chosen told
+caught taught thought begun drawn driven eaten fallen felt fought forgotten frozen gotten hidden hit hurt kept
+laid left lent lost meant met put read ridden rung risen said set shaken shot shown shut spent spoken stolen
+struck sung sworn thrown understood woken worn beaten become bound born borne broken bred cast cut dealt dug
+fed flown forbidden forgiven grown hung heard let lit overcome overseen overtaken overthrown sought split
+spread stood swept upheld withdrawn
+""".split())
+# Compass directions: "to the east is A ... to the south is B" assigns each place to one direction.
+_COMPASS = frozenset("""
+north south east west northeast northwest southeast southwest northern southern eastern western
+northeastern northwestern southeastern southwestern
+""".split())
