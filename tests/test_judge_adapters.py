@@ -80,7 +80,8 @@ elif mode == "no_reason":
 elif mode == "string_same":
     text = json.dumps({{"same": "true", "reason": "yes"}})
 elif mode == "disagree":
-    text = json.dumps({{"same": True, "reason": "x"}}) + " on second thought " + json.dumps({{"same": False, "reason": "y"}})
+    text = (json.dumps({{"same": True, "reason": "x"}}) + " on second thought "
+            + json.dumps({{"same": False, "reason": "y"}}))
 else:
     text = json.dumps(answer)
 if TOOL == "llm":

@@ -253,11 +253,36 @@ def load_policy(data: Any, path: str = POLICY_FILE, line_of=lambda key: None) ->
     return policy
 
 
-def _resolve_judge(judge: dict, path: str, line_of) -> None:
-    """A ready adapter (knowledge.judge.adapter, vmem.knowledge.adapters) becomes the command every reader runs;
-    with an adapter, `command` names the tool's program (default: the tool's usual name)."""
-    from vmem.knowledge.adapters import ADAPTER_MARK, AdapterError, resolve
+# Ready judge adapters (vmem.knowledge.adapters runs them): name -> (the tool's usual program, whether the tool needs
+# a model named). An adapter is stored as the command [ADAPTER_MARK, name, model or "", *program], which
+# vmem.knowledge.judge.judge_command runs in-process: one field, knowledge.judge.command, for every reader.
+JUDGE_ADAPTERS: dict[str, tuple[str, bool]] = {
+    "llm": ("llm", False),
+    "ollama": ("ollama", True),
+    "claude": ("claude", False),
+    "gemini": ("gemini", False),
+    "openai": ("openai", True),
+}
+ADAPTER_MARK = "vmem:adapter"
 
+
+def adapter_command(adapter: str, model: str | None, program: list[str] | str | None) -> list[str]:
+    """The command the policy stores for ADAPTER; ValueError says what cannot work."""
+    if adapter not in JUDGE_ADAPTERS:
+        raise ValueError(f"knowledge.judge.adapter must be one of: {', '.join(JUDGE_ADAPTERS)}, found {adapter!r}")
+    default, needs_model = JUDGE_ADAPTERS[adapter]
+    if needs_model and not model:
+        raise ValueError(f"the {adapter} adapter needs knowledge.judge.model (the model the tool runs)")
+    if isinstance(program, str):
+        import shlex
+
+        program = shlex.split(program)
+    return [ADAPTER_MARK, adapter, model or "", *(program or [default])]
+
+
+def _resolve_judge(judge: dict, path: str, line_of) -> None:
+    """A ready adapter (knowledge.judge.adapter) becomes the command every reader runs; with an adapter, `command`
+    names the tool's program (default: the tool's usual name)."""
     command = judge["command"]
     if judge["adapter"] is None:
         if judge["model"] is not None:
@@ -268,8 +293,8 @@ def _resolve_judge(judge: dict, path: str, line_of) -> None:
     if isinstance(command, list) and command[:1] == [ADAPTER_MARK]:
         return  # resolved already (a policy read back from the attestation cache)
     try:
-        judge["command"] = resolve(judge["adapter"], judge["model"], command)
-    except AdapterError as exc:
+        judge["command"] = adapter_command(judge["adapter"], judge["model"], command)
+    except ValueError as exc:
         raise SchemaError(path, str(exc), "correct knowledge.judge in vmem.yaml, e.g. "
                                           "judge: {adapter: ollama, model: llama3.1:8b}",
                           line=line_of("knowledge.judge.adapter")) from None

@@ -165,7 +165,8 @@ def card_lines(card: dict) -> list[str]:
                      + (f": {safe(r['reason'])}" if r.get("reason") else ""))
     for old in card["prior_rejections"]:
         lines.append(f"[red]rejected before[/] as {old['id']}" + (f" by {safe(old['by'])}" if old.get("by") else "")
-                     + f": {safe(old.get('reason') or 'no reason recorded')}")
+                     + f": {safe(old.get('reason') or 'no reason recorded')}"
+                     + (f" (in other words: {safe(_shorten(old['statement'], 160))})" if old.get("statement") else ""))
     for other in card["contradictions"]:
         lines.append(f"[yellow]contradicts[/] {other['id']} ({other['status']}; {safe(other['reason'])}): "
                      f"{safe(_shorten(other['statement'], 160))}")

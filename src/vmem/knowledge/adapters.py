@@ -35,16 +35,8 @@ from __future__ import annotations
 
 import json
 
-ADAPTER_MARK = "vmem:adapter"  # first word of a resolved adapter command: run in-process, not as a program
-
-# name -> (default program, model required)
-ADAPTERS: dict[str, tuple[str, bool]] = {
-    "llm": ("llm", False),
-    "ollama": ("ollama", True),
-    "claude": ("claude", False),
-    "gemini": ("gemini", False),
-    "openai": ("openai", True),
-}
+from vmem.policy import ADAPTER_MARK, adapter_command
+from vmem.policy import JUDGE_ADAPTERS as ADAPTERS  # name -> (default program, model required)
 
 MAX_ANSWER_SCAN = 65_536  # characters of free text searched for the JSON answer (more is not an answer)
 MAX_STATEMENT = 4_000  # a statement is at most this long (propose refuses longer ones); cut, never sent whole
@@ -84,16 +76,10 @@ class AdapterError(ValueError):
 
 def resolve(adapter: str, model: str | None, program: list[str] | str | None) -> list[str]:
     """The command the policy stores for ADAPTER: [ADAPTER_MARK, adapter, model or "", *program]."""
-    if adapter not in ADAPTERS:
-        raise AdapterError(f"knowledge.judge.adapter must be one of: {', '.join(ADAPTERS)}, found {adapter!r}")
-    default, needs_model = ADAPTERS[adapter]
-    if needs_model and not model:
-        raise AdapterError(f"the {adapter} adapter needs knowledge.judge.model (the model the tool runs)")
-    if isinstance(program, str):
-        import shlex
-
-        program = shlex.split(program)
-    return [ADAPTER_MARK, adapter, model or "", *(program or [default])]
+    try:
+        return adapter_command(adapter, model, program)
+    except ValueError as exc:
+        raise AdapterError(str(exc)) from None
 
 
 def describe(command: list[str] | None) -> str:
@@ -132,7 +118,7 @@ def argv_for(adapter: str, model: str, program: list[str], prompt: str) -> tuple
 
 def ask(resolved: list[str], a: dict, b: dict, timeout_s: float):
     """Run the adapter RESOLVED (resolve()'s command without ADAPTER_MARK) on the pair; a Verdict, never raises."""
-    from vmem.knowledge.judge import MAX_ANSWER_BYTES, Verdict
+    from vmem.knowledge.verdict import MAX_ANSWER_BYTES, Verdict
     from vmem.process import run_bounded
 
     name = resolved[0] if resolved else "?"
@@ -214,7 +200,7 @@ def answer_in(text: str) -> tuple[bool, str] | str:
 
 
 def _loads(text: str):
-    from vmem.knowledge.judge import MAX_ANSWER_DEPTH, json_deeper_than
+    from vmem.knowledge.verdict import MAX_ANSWER_DEPTH, json_deeper_than
 
     if not text or json_deeper_than(text, MAX_ANSWER_DEPTH):
         return None
@@ -226,7 +212,7 @@ def _loads(text: str):
 
 def _objects(text: str) -> list:
     """Every JSON object that starts at a "{" of TEXT and is not inside an earlier one (bounded input)."""
-    from vmem.knowledge.judge import MAX_ANSWER_DEPTH, json_deeper_than
+    from vmem.knowledge.verdict import MAX_ANSWER_DEPTH, json_deeper_than
 
     if json_deeper_than(text, MAX_ANSWER_DEPTH):
         return []

@@ -13,17 +13,17 @@ command from policy (or a ready adapter for an LLM tool, adapters.py) and treats
 as "no merge"; floor() says which pairs the deterministic judge leaves open for it.
 
 The word tables live in tables.py, statement parsing in parsing.py, the detectors in
-detectors.py; this module holds the verdicts.
+detectors.py; this module holds the verdicts (the Verdict type and the answer bounds live in verdict.py, shared with
+adapters.py).
 """
 
 from __future__ import annotations
 
 import json
-import re
-from collections import namedtuple
 
 from vmem.knowledge.detectors import category_conflict, named_differences
 from vmem.knowledge.parsing import parse
+from vmem.knowledge.verdict import MAX_ANSWER_BYTES, MAX_ANSWER_DEPTH, Verdict, json_deeper_than
 from vmem.text import canonicalize
 
 
@@ -32,16 +32,8 @@ BLOCKER_THRESHOLD = 0.5
 # The judge's own cosine bar. The lexical checks carry the decision; the bar is a second,
 # independent opinion that refuses pairs the embedding calls far apart.
 MIN_COSINE = 0.75
-# An external judge's answer is one small JSON object; anything bigger or deeper is refused unread.
-MAX_ANSWER_BYTES = 1_000_000
-MAX_ANSWER_DEPTH = 32
-
-
-class Verdict(namedtuple("Verdict", "same reason judge failed", defaults=(False,))):
-    """same (bool), reason, judge: "deterministic" | "command"; failed: an external judge gave no answer (it timed
-    out, failed or answered malformed), so the "not the same" is fail-closed, not its opinion."""
-
-    __slots__ = ()
+__all__ = ["BLOCKER_THRESHOLD", "MAX_ANSWER_BYTES", "MAX_ANSWER_DEPTH", "MIN_COSINE", "OPEN_RULES", "Verdict",
+           "floor", "json_deeper_than", "judge_command", "judge_pair", "judge_pair_with_rule", "passes_blocker"]
 
 
 def passes_blocker(cosine: float, categories_a: list[str], categories_b: list[str],
@@ -105,7 +97,7 @@ def judge_command(command: list[str], a: dict, b: dict, timeout_s: float) -> Ver
 
     if not isinstance(command, list) or not command or not all(isinstance(part, str) for part in command):
         return refuse("is not a non-empty list of strings")
-    from vmem.knowledge.adapters import ADAPTER_MARK
+    from vmem.policy import ADAPTER_MARK
 
     if command[0] == ADAPTER_MARK:  # a ready adapter (knowledge.judge.adapter): an LLM tool behind a fixed prompt
         from vmem.knowledge.adapters import ask
@@ -134,25 +126,3 @@ def judge_command(command: list[str], a: dict, b: dict, timeout_s: float) -> Ver
         return refuse('answered without {"same": bool, "reason": str}')
     reason = " ".join(answer["reason"].split())[:500] or "(no reason given)"
     return Verdict(answer["same"], f"{'merged' if answer['same'] else 'not merged'}: {reason}", "command")
-
-
-# a JSON string (possibly unterminated), or one bracket; the unrolled string loop stays linear on any input
-_JSON_NESTING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?|[\[\]{}]', re.DOTALL)
-
-
-def json_deeper_than(text: str, limit: int) -> bool:
-    """Whether TEXT opens more than LIMIT arrays/objects inside each other (brackets in strings do not count).
-
-    A cheap guard before json.loads, whose recursive decoder fails on deep input; stops at the first excess."""
-    if text.count("[") + text.count("{") <= limit:  # every real answer: one flat object
-        return False
-    depth = 0
-    for token in _JSON_NESTING.finditer(text):
-        char = token.group()[0]
-        if char in "[{":
-            depth += 1
-            if depth > limit:
-                return True
-        elif char in "]}":
-            depth -= 1
-    return False

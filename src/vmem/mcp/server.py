@@ -88,6 +88,7 @@ class Proposal(BaseModel):
     item: dict
     commit: Optional[str] = None
     contradictions: list[Clash]
+    prior_rejections: list[dict] = []  # rejected claims it restates: {id, statement, reason, by, at, match, why}
     notes: list[str]
     id: str
     kind: str

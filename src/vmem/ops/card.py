@@ -100,7 +100,7 @@ def _prior_rejections(snapshot, item: dict, viewer: str | None = None) -> list[d
                 found.append({"id": old["id"], "scope": where, "reason": (old.get("review") or {}).get("reason"),
                               "by": (old.get("review") or {}).get("by"), "at": (old.get("review") or {}).get("at")})
         if item["status"] in model.OPEN["claim"]:  # and what it restates in other words (the judge's floor)
-            from vmem.ops.propose import rejected_near
+            from vmem.ops.rejections import rejected_near
 
             found += [{"id": r["id"], "scope": item["scope"], "reason": r["reason"], "by": r["by"], "at": r["at"],
                        "statement": r["statement"], "match": r["match"]}

@@ -19,13 +19,15 @@ REINFORCEABLE = model.OPEN["knowledge"]  # candidate, eligible or published: evi
 class Proposed:
     """What a proposal did. (A plain class: `dataclasses` imports `inspect`, ~10 ms of every write.)"""
 
-    __slots__ = ("action", "item", "commit", "notes", "contradictions")
+    __slots__ = ("action", "item", "commit", "notes", "contradictions", "prior_rejections")
 
     def __init__(self, action: str, item: dict, commit: str | None = None, notes: list[str] | None = None) -> None:
         self.action = action  # created | reinforced | unchanged | previously_rejected | quarantined
         self.item, self.commit = item, commit
         self.notes: list[str] = [] if notes is None else notes
         self.contradictions: list[dict] = []  # open items of its kind it contradicts: {id, reason, rules, statement}
+        # rejected claims it restates (rejected_near): {id, statement, reason, by, at, match, why}
+        self.prior_rejections: list[dict] = []
 
     @property
     def exit_code(self) -> int:
@@ -34,7 +36,8 @@ class Proposed:
     def data(self) -> dict:
         """What every face reports (`vmem propose --json`'s data; MCP's propose narrows it to its view)."""
         return {"action": self.action, "item": self.item, "commit": self.commit,
-                "contradictions": self.contradictions, "notes": self.notes}
+                "contradictions": self.contradictions, "prior_rejections": self.prior_rejections,
+                "notes": self.notes}
 
     def __repr__(self) -> str:
         return f"Proposed({self.action!r}, {self.item.get('id')!r}, commit={self.commit!r}, notes={self.notes!r})"
@@ -103,16 +106,23 @@ def propose_claim(
     if supersedes:
         supersedes = store.head().resolve_id(supersedes)
     author = store.identity()
+    scope = f"entity:{about}" if about else "org"
+    # before the lock: an external judge may be asked (SPEC 11: no lock is held while a judge runs)
+    from vmem.ops.rejections import rejected_near, rejection
+
+    near = rejected_near(store.head(), statement, scope, categories, viewer=author.email,
+                         judge=store.policy["knowledge"]["judge"])
     with store.transaction("propose") as tx:
         _on_behalf_of(tx, as_)
         if about:
             tx.snapshot.entity(model.check_name_id(about))
         old = _check_supersedable(tx.snapshot, supersedes, author.email) if supersedes else None
-        rejected = find_rejected_claim(tx.snapshot, canonicalize(statement), f"entity:{about}" if about else "org",
-                                       viewer=author.email)
+        rejected = find_rejected_claim(tx.snapshot, canonicalize(statement), scope, viewer=author.email)
         if rejected is not None:
             reason = (rejected.get("review") or {}).get("reason") or "no reason recorded"
-            return Proposed("previously_rejected", rejected, notes=[f"{rejected['id']} was rejected: {reason}"])
+            refused = Proposed("previously_rejected", rejected, notes=[f"{rejected['id']} was rejected: {reason}"])
+            refused.prior_rejections = [rejection(rejected, "canonical", "identical canonical statement")]
+            return refused
         now = model.now()
         item = model.validate("claim", {
             "id": model.new_id("claim"),
@@ -141,7 +151,12 @@ def propose_claim(
     widened = widenings(old, item) if old is not None else []
     notes = [f"warning: this revision reaches further than {supersedes}: {', '.join(widened)}; approving it will "
              "need --widen-scope (or propose it again with the old --about/--audience/--personal)"] if widened else []
-    return Proposed("created", item, tx.commit_id, notes)
+    notes += [f"warning: a statement like this was rejected as {r['id']}: {r['reason'] or 'no reason recorded'}\n"
+              f"  rejected: {r['statement'][:160]}\n  ({r['why']}; proposed anyway: the reviewer sees the "
+              "rejection on its card)" for r in near]
+    created = Proposed("created", item, tx.commit_id, notes)
+    created.prior_rejections = near
+    return created
 
 
 def propose_learning(
