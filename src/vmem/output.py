@@ -14,6 +14,12 @@ SCHEMA_VERSION = 1
 _CONTROL = {c: f"^{chr(c + 64)}" for c in range(32) if chr(c) not in "\n\t"}
 _CONTROL[127] = "^?"
 _CONTROL.update({c: "\ufffd" for c in range(0x80, 0xA0)})  # C1 controls, e.g. a single-byte CSI
+# Invisible format characters that change what a terminal shows: bidi embeddings, overrides and isolates (U+202E
+# shows "txt.exe" as "exe.txt"), directional and zero-width marks, line and paragraph separators, and the tag
+# characters that carry text nobody sees. Shown by their code point, never obeyed or hidden.
+_CONTROL.update({c: f"<U+{c:04X}>" for c in (0x061C, 0x180E, *range(0x200B, 0x2010), 0x2028, 0x2029,
+                                             *range(0x202A, 0x202F), *range(0x2060, 0x2065), *range(0x2066, 0x2070),
+                                             0xFEFF, *range(0xFFF9, 0xFFFC), 0xE0001, *range(0xE0020, 0xE0080))})
 
 
 def plain(text: Any) -> str:
