@@ -246,6 +246,7 @@ def test_eval_counts_the_confusion_matrix(tmp_path):
         "by_rule": {"blocker": {"pairs": 1, "positives": 0}, "canonical": {"pairs": 1, "positives": 1},
                     "number": {"pairs": 1, "positives": 1}, "unaligned": {"pairs": 1, "positives": 0}},
         "errors": [], "misses": ["p2"],
+        "suggestions": None,  # no model: the suggestions' recall needs embeddings
     }
     assert seen == [(1, 4), (2, 4), (3, 4), (4, 4)]
 
@@ -447,3 +448,29 @@ def test_wordnet_data_ships_with_its_licence_and_source():
     folder = resources.files("vmem").joinpath("models/wordnet")
     assert "Princeton University" in folder.joinpath("LICENSE").read_text(encoding="utf-8")
     assert "senses per word and part of speech: 1" in folder.joinpath("SOURCE.md").read_text(encoding="utf-8")
+
+
+# --------------------------------------------------------------------- the floor under an external judge
+
+@pytest.mark.parametrize(("a", "b", "rule", "open_"), [
+    ("Buyers sign once the pilot concludes.", "Customers commit once the pilot ends.", "unaligned", True),
+    ("Pilots last 14 days.", "Pilots last 30 days.", "number", False),  # decisive: the judge is never asked
+    ("Clients begin pilots in May.", "Clients never begin pilots in May.", "negation", False),
+    ("Pilots last 14 days.", "pilots last 14 days", "canonical", False),  # sure of a merge: decided here
+])
+def test_the_floor_leaves_open_only_what_no_detector_decides(a, b, rule, open_):
+    from vmem.knowledge.judge import floor
+
+    verdict, decided_by = floor(a, b, ["stage:trial"], ["stage:trial"], 0.9)
+    assert decided_by == rule and (verdict is None) == open_
+    if not open_:
+        assert verdict.same == (rule == "canonical") and verdict.judge == "deterministic"
+
+
+def test_a_low_cosine_alone_leaves_a_pair_open():
+    from vmem.knowledge.judge import floor
+
+    assert floor("Demos run long.", "Demos run long!", ["a:x"], ["a:x"], 0.2)[0].same  # canonical first
+    verdict, rule = floor("Buyers sign once the pilot concludes.", "Customers commit once the pilot ends.",
+                          ["a:x"], ["a:x"], 0.3)
+    assert verdict is None and rule in ("unaligned", "cosine")
