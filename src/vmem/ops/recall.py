@@ -362,10 +362,12 @@ def _recall_as_of(store: Store, query: str, who: Scope, when: str, include_stale
     snapshot, at = as_of(store, when)
     who.check_entity(snapshot)
     state = store.attestation(snapshot)
-    items = {}
+    items, waiting = {}, []
     for loaded in snapshot.items():
         if loaded.item is None or model.item_path(loaded.item["id"]) != loaded.path:
             continue
+        if state.status_of(loaded.path) in model.AWAITING and _in_review(loaded.item, who):
+            waiting.append(loaded.item)
         served = state.served_blob(loaded.path, loaded.oid)
         if served != loaded.oid:  # a hand edit of a reviewed text: the reviewed version is the one served
             from vmem.store import blobs
@@ -379,10 +381,12 @@ def _recall_as_of(store: Store, query: str, who: Scope, when: str, include_stale
             continue
         if who.admits(item, include_stale, at):
             items[item["id"]] = item
-    if not items:
-        return {"coverage": "uncovered", "results": [], "commit": snapshot.commit_id}
-    ids = sorted(items)
     from vmem.index.local import _meta, _text
+
+    if not items:
+        return {"coverage": "uncovered", "results": [], "commit": snapshot.commit_id,
+                "awaiting_review": _waiting_then(waiting, query, embed)}
+    ids = sorted(items)
 
     metas = {i: _meta(items[i]) for i in ids}
     vectors = embed([_text(metas[i]) for i in ids])
@@ -395,4 +399,28 @@ def _recall_as_of(store: Store, query: str, who: Scope, when: str, include_stale
     result = _fuse(metas, [ids[r] for r in order], lexical, {ids[r]: float(cosines[r]) for r in range(len(ids))},
                    k, at=at, stale_ok=include_stale, query=query)
     result["commit"] = snapshot.commit_id
+    # the same key as today's answer: how many items then in review would have answered, asked only when uncovered
+    result["awaiting_review"] = _waiting_then(waiting, query, embed) if result["coverage"] == "uncovered" else None
     return result
+
+
+def _in_review(item: dict, who: Scope) -> bool:
+    """In WHO's scope and audience and not personal: the rule ops/pending.py applies to the index's columns, for an
+    item read from a past tree."""
+    audience = item.get("audience")
+    return (not item.get("personal") and audience in (None, "all", who.audience)
+            and (item["kind"] == "knowledge" or item.get("scope") in ("org", f"entity:{who.entity}")))
+
+
+def _waiting_then(waiting: list[dict], query: str, embed) -> int:
+    """How many of WAITING (in review at the time asked about) are as close to QUERY as recall counts today."""
+    if not waiting:
+        return 0
+    import numpy as np
+
+    from vmem.index.local import _meta, _text
+    from vmem.ops.pending import MATCH_COSINE
+
+    vectors = embed([_text(_meta(item)) for item in waiting])
+    cosines = vectors @ np.frombuffer(embed.query(query), dtype=np.float32)
+    return int(np.count_nonzero(cosines >= MATCH_COSINE))
