@@ -10,10 +10,12 @@ from vmem.cli.common import JsonOpt, StoreOpt, session
 from vmem.cli.render import blame_table
 from vmem.errors import VmemError
 
+ID_HELP = "A claim or learning id, or a unique prefix of one (c-f3d5)."
+
 
 def blame(
     ctx: typer.Context,
-    item_id: Annotated[str, typer.Argument(metavar="ID")],
+    item_id: Annotated[str, typer.Argument(metavar="ID", help=ID_HELP)],
     json_: JsonOpt = False,
     store: StoreOpt = None,
 ) -> None:

@@ -85,7 +85,9 @@ def list_(ctx: typer.Context, json_: JsonOpt = False, store: StoreOpt = None) ->
 
 
 @entity_app.command("show")
-def show(ctx: typer.Context, entity_id: Annotated[str, typer.Argument(metavar="ID")], json_: JsonOpt = False,
+def show(ctx: typer.Context,
+         entity_id: Annotated[str, typer.Argument(metavar="ID", help="The customer's id (its file under entities/).")],
+         json_: JsonOpt = False,
          store: StoreOpt = None) -> None:
     """One customer as stored, with its episodes."""
     with session(ctx, json_, store) as s:

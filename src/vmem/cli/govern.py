@@ -10,7 +10,9 @@ from vmem.cli.common import JsonOpt, NoAsOpt, StoreOpt, session
 from vmem.cli.fast import refuse_as
 from vmem.cli.render import one_line
 
-IdArg = Annotated[str, typer.Argument(metavar="ID")]
+ID_HELP = "A claim or learning id, or a unique prefix of one (c-f3d5)."
+
+IdArg = Annotated[str, typer.Argument(metavar="ID", help=ID_HELP)]
 ReasonOpt = Annotated[Optional[str], typer.Option("--reason", "-r", help="Why (recorded in the commit).")]
 WidenOpt = Annotated[bool, typer.Option("--widen-scope", help="Accept a revision that reaches further than the "
                                         "claim it replaces (wider scope or audience, or no longer personal).")]
@@ -22,10 +24,7 @@ def _set(ctx, item_id, target, reason, as_, json_, store, widen_scope=False) -> 
 
         refuse_as(as_, {"approved": "approve", "mandatory": "mandate", "revoked": "revoke"}[target])
         result = set_status(s.store, item_id, target, reason=reason, widen_scope=widen_scope)
-        data = {"action": result.action, "item": result.item, "commit": result.commit}
-        if result.superseded is not None:
-            data["previous"] = result.superseded
-        s.out.result(data)
+        s.out.result(result.data())
         s.out.line(one_line(result.action, result.item, result.commit))
         if result.superseded is not None and not s.out.as_json:
             s.out.note(f"{result.superseded['id']} is now superseded by it")
@@ -67,10 +66,7 @@ def verify(
 
         refuse_as(as_, "verify")
         result = run(s.store, item_id, kind, corrected)
-        data = {"action": "verified", "item": result.item, "commit": result.commit}
-        if result.superseded is not None:
-            data["corrected"] = result.superseded
-        s.out.result(data)
+        s.out.result(result.data("corrected"))
         s.out.line(one_line(f"verified ({kind})", result.item, result.commit))
         if result.superseded is not None:
             s.out.line(one_line(f"proposed as the correction of {result.item['id']}", result.superseded, None))

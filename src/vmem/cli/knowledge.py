@@ -73,7 +73,7 @@ def _progress(out):
 
 def publish(
     ctx: typer.Context,
-    item_id: Annotated[str, typer.Argument(metavar="ID")],
+    item_id: Annotated[str, typer.Argument(metavar="ID", help="A learning id (k-…), or a unique prefix of one.")],
     audience: Annotated[Optional[str], typer.Option("--audience", help="all or group:NAME (default: policy).")] = None,
     k_min: Annotated[Optional[int], typer.Option("--k-min", help="Require this many customers (never below 3).")] = None,
     as_: NoAsOpt = None,
@@ -94,7 +94,7 @@ def publish(
 
 def reject(
     ctx: typer.Context,
-    item_id: Annotated[str, typer.Argument(metavar="ID")],
+    item_id: Annotated[str, typer.Argument(metavar="ID", help="A learning id (k-…), or a unique prefix of one.")],
     reason: Annotated[str, typer.Option("--reason", "-r", help="Why (required; remembered).")] = "",
     as_: NoAsOpt = None,
     json_: JsonOpt = False,

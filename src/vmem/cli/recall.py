@@ -12,7 +12,7 @@ from vmem.output import safe
 
 def recall(
     ctx: typer.Context,
-    query: Annotated[str, typer.Argument(metavar="QUERY")],
+    query: Annotated[str, typer.Argument(metavar="QUERY", help="A question.")],
     scope: Annotated[Optional[str], typer.Option("--scope", metavar="entity:E", help="Also this entity's claims.")] = None,
     audience: Annotated[Optional[str], typer.Option("--audience", help="all or group:NAME.")] = None,
     as_of: Annotated[Optional[str], typer.Option("--as-of", metavar="WHEN", help="Answer as the store was then.")] = None,

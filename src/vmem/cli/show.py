@@ -9,10 +9,12 @@ import typer
 from vmem.cli.common import JsonOpt, StoreOpt, session
 from vmem.cli.render import item_table, show_panel
 
+ID_HELP = "A claim or learning id, or a unique prefix of one (c-f3d5)."
+
 
 def show(
     ctx: typer.Context,
-    item_id: Annotated[str, typer.Argument(metavar="ID")],
+    item_id: Annotated[str, typer.Argument(metavar="ID", help=ID_HELP)],
     json_: JsonOpt = False,
     store: StoreOpt = None,
 ) -> None:

@@ -13,7 +13,8 @@ from vmem.cli.common import JsonOpt, StoreOpt, session
 def clone(
     ctx: typer.Context,
     url: Annotated[str, typer.Argument(metavar="URL", help="The store's git remote.")],
-    directory: Annotated[Optional[Path], typer.Argument(metavar="DIR")] = None,
+    directory: Annotated[Optional[Path], typer.Argument(
+        metavar="DIR", help="Where to clone the store (default: a directory named after it).")] = None,
     json_: JsonOpt = False,
 ) -> None:
     """Clone a store and register the vmem merge driver in the clone."""
@@ -37,10 +38,10 @@ def setup(ctx: typer.Context, json_: JsonOpt = False, store: StoreOpt = None) ->
 
 
 def merge_driver(
-    base: Annotated[Path, typer.Argument(metavar="BASE")],
-    ours: Annotated[Path, typer.Argument(metavar="OURS")],
-    theirs: Annotated[Path, typer.Argument(metavar="THEIRS")],
-    name: Annotated[str, typer.Argument(metavar="PATH")] = "item",
+    base: Annotated[Path, typer.Argument(metavar="BASE", help="The common ancestor's version (git passes %O).")],
+    ours: Annotated[Path, typer.Argument(metavar="OURS", help="This side's version; the result is written here (%A).")],
+    theirs: Annotated[Path, typer.Argument(metavar="THEIRS", help="The other side's version (%B).")],
+    name: Annotated[str, typer.Argument(metavar="PATH", help="The file's path in the store (%P).")] = "item",
 ) -> None:
     """Git merge driver for item files (%O %A %B %P): field-wise merge into OURS; exit 1 on a conflict."""
     import sys
