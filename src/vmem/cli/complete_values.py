@@ -16,10 +16,11 @@ from vmem.targets import NAMES
 ITEM_KINDS = ("claim", "knowledge")
 VERIFY_KINDS = ("confirmation", "correction")
 EPISODE_KINDS = ("call", "email", "note", "session")
-REVIEW_ACTIONS = ("approve", "mandate", "reject", "publish", "skip")
+REVIEW_ACTIONS = ("approve", "reject")  # what --action takes (with --yes); the rest are keys in a terminal
 AUDIENCES = ("all", "group:")
 TARGETS = NAMES
 MAX_DESCRIBED = 40  # up to this many id matches also carry their statement (zsh and fish show it)
+MAX_SCREENED = 400  # up to this many id matches are screened by their status line (~20 us a file); more: all offered
 
 _ITEM_ID = re.compile(r"[ck]-[0-9a-f]{12}\Z")
 _NAME_ID = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}\Z")
@@ -68,6 +69,49 @@ def item_ids(root: Path | None, kinds: str, incomplete: str) -> list[str]:
         for shard in shards:
             found += _names(shard, _ITEM_ID, incomplete)
     return sorted(found)
+
+
+def _reaching(kind: str, target: str) -> frozenset[str]:
+    """The statuses from which the lifecycle lets an item of KIND move to TARGET."""
+    from vmem.model import TRANSITIONS
+
+    return frozenset(s for s, ends in TRANSITIONS[kind].items() if target in ends)
+
+
+def _status_filter(command: str) -> dict[str, frozenset[str]] | None:
+    """Per id prefix ("c", "k"), the statuses COMMAND accepts an item in; None: any."""
+    from vmem.model import OPEN
+
+    targets = {"approve": "approved", "mandate": "mandatory", "revoke": "revoked", "publish": "published",
+               "reject": "rejected", "supersede": "superseded"}
+    if command == "verify":
+        return {"c": frozenset(OPEN["claim"])}
+    target = targets.get(command)
+    return None if target is None else {"c": _reaching("claim", target), "k": _reaching("knowledge", target)}
+
+
+def screened(root: Path, ids: list[str], command: str) -> list[str]:
+    """IDS less those whose file's status line says COMMAND would refuse them (a rejected claim for approve, say).
+    A file without a plain status line is kept (the command explains); many matches are offered unscreened."""
+    wanted = _status_filter(command)
+    if wanted is None or len(ids) > MAX_SCREENED:
+        return ids
+    kept = []
+    for item_id in ids:
+        allowed = wanted.get(item_id[0])
+        status = _status_line(root, item_id) if allowed is not None else None
+        if status is None or status in allowed:
+            kept.append(item_id)
+    return kept
+
+
+def _status_line(root: Path, item_id: str) -> str | None:
+    text = _head(root / _DIRS[item_id[0]] / item_id[2:4] / f"{item_id}.yaml")
+    for line in (text or "").splitlines():
+        if line.startswith("status: "):
+            value = line[8:].strip()
+            return value if value.isalpha() else None
+    return None
 
 
 def _head(path: Path) -> str | None:
@@ -138,9 +182,11 @@ def statuses(kind: str | None) -> tuple[str, ...]:
 # complete.py installs these on the click tree; complete_fast.py answers bash from them without typer.
 VALUES: dict[tuple[str, str], tuple[str, str]] = {
     ("*", "item_id"): ("ids", "ck"),
-    ("approve", "item_id"): ("ids", "c"), ("mandate", "item_id"): ("ids", "c"), ("revoke", "item_id"): ("ids", "c"),
-    ("verify", "item_id"): ("ids", "c"), ("supersede", "item_id"): ("ids", "c"), ("propose", "supersedes"): ("ids", "c"),
-    ("publish", "item_id"): ("ids", "k"),
+    # "KINDS:COMMAND": ids of those kinds in a status COMMAND accepts (screened by their status line)
+    ("approve", "item_id"): ("ids", "c:approve"), ("mandate", "item_id"): ("ids", "c:mandate"),
+    ("revoke", "item_id"): ("ids", "c:revoke"), ("verify", "item_id"): ("ids", "c:verify"),
+    ("supersede", "item_id"): ("ids", "c:supersede"), ("propose", "supersedes"): ("ids", "c:supersede"),
+    ("publish", "item_id"): ("ids", "k:publish"), ("reject", "item_id"): ("ids", "ck:reject"),
     ("*", "status"): ("statuses", ""),
     ("list", "kind"): ("choices", "item_kinds"), ("verify", "kind"): ("choices", "verify_kinds"),
     ("episode add", "kind"): ("choices", "episode_kinds"),
@@ -166,7 +212,9 @@ def candidates(value: tuple[str, str], incomplete: str, root: Path | None, param
     """The values of kind VALUE that start with INCOMPLETE; PARAMS: what the command line already holds."""
     kind, detail = value
     if kind == "ids":
-        return item_ids(root, detail, incomplete)
+        kinds, _, command = detail.partition(":")
+        found = item_ids(root, kinds, incomplete)
+        return screened(root, found, command) if command and root is not None else found
     if kind == "statuses":
         pool: tuple | list = statuses(params.get("kind"))
     elif kind == "choices":

@@ -94,7 +94,7 @@ def publish(
 
 def reject(
     ctx: typer.Context,
-    item_id: Annotated[str, typer.Argument(metavar="ID", help="A learning id (k-…), or a unique prefix of one.")],
+    item_id: Annotated[str, typer.Argument(metavar="ID", help="A claim or learning id, or a unique prefix of one.")],
     reason: Annotated[str, typer.Option("--reason", "-r", help="Why (required; remembered).")] = "",
     as_: NoAsOpt = None,
     json_: JsonOpt = False,
