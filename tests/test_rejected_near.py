@@ -146,6 +146,5 @@ def test_mcp_propose_answers_with_the_rejection(seeded, rejected, tmp_path):
 
     _, _, results = _run(seeded, tmp_path, [("propose", {"text": "ARR includes the one-time setup fee."})])
     agent = results[0].structured_content
-    assert agent["outcome"] == "created"
+    assert agent["action"] == "created"
     assert [(p["id"], p["reason"]) for p in agent["prior_rejections"]] == [(rejected, REASON)]
-    assert any(f"rejected as {rejected}: {REASON}" in note for note in agent["notes"])
