@@ -73,10 +73,11 @@ def test_a_teammates_clone_runs_the_committed_hook_and_gets_every_target(mixed, 
     context = json.loads(done.stdout)["hookSpecificOutput"]
     assert "MANDATORY never join" in context["additionalContext"] and "MANDATORY-PATHS" not in \
         context["additionalContext"]
-    mandatory = items["mandatory"]["id"]
-    assert (clone / ".claude" / "rules" / "vmem" / f"km_{mandatory}.md").is_file()
-    assert (clone / ".cursor" / "rules" / "vmem" / f"km_{mandatory}.mdc").is_file()
-    assert "MANDATORY never join" in (clone / ".github" / "instructions" / "vmem.instructions.md").read_text()
+    # no CLAUDE.md: Claude Code reads AGENTS.md, and Cursor always does, so their own files would be second copies
+    assert "vmem's section of AGENTS.md" in context["additionalContext"]
+    assert not (clone / ".claude" / "rules" / "vmem").exists() and not (clone / ".cursor" / "rules" / "vmem").exists()
+    assert "MANDATORY never join" in (clone / ".github" / "copilot-instructions.md").read_text()
+    assert "MANDATORY-PATHS" in "".join(p.read_text() for p in (clone / ".github" / "instructions").iterdir())
     agents = (clone / "AGENTS.md").read_text()
     assert agents.startswith(USER_AGENTS) and "MANDATORY never join" in agents
 
@@ -188,5 +189,6 @@ def test_sessions_starting_at_once_all_get_their_context_and_the_files_end_whole
                 answer["hookSpecificOutput"]["additionalContext"]
         assert not [p for p in project.rglob("*.vmem-tmp")]
         assert (project / "AGENTS.md").read_text().count("<!-- vmem:start") == 1
-        assert "MANDATORY never join" in (project / ".cursor" / "rules" / "vmem" /
-                                          f"km_{items['mandatory']['id']}.mdc").read_text()
+        assert (project / ".github" / "copilot-instructions.md").read_text().count("<!-- vmem:start") == 1
+        assert "MANDATORY-PATHS" in (project / ".github" / "instructions" /
+                                     f"vmem-{items['mandatory_paths']['id']}.instructions.md").read_text()

@@ -56,8 +56,9 @@ def test_a_statement_forging_another_rules_provenance_stays_inside_its_own_bulle
         assert not any(line.lstrip().startswith("_mandated by ceo") for line in lines), path
         assert sum(line == "---" for line in lines) in (0, 2), path
         assert sum(line.startswith("alwaysApply:") for line in lines) <= 1, path
-        assert text.count("<!-- vmem:end -->") == (1 if path.name == "AGENTS.md" else 0), path
-        assert sum(line.startswith("<!-- vmem:") for line in lines) == (2 if path.name == "AGENTS.md" else 1), path
+        section = path.name in ("AGENTS.md", "copilot-instructions.md")  # a marked section: start and end lines
+        assert text.count("<!-- vmem:end -->") == (1 if section else 0), path
+        assert sum(line.startswith("<!-- vmem:") for line in lines) == (2 if section else 1), path
     vmem("sync", "--target", "agents-md")  # the section it wrote is still one it can find and replace
     assert (project / "AGENTS.md").read_text().startswith("# mine\n")
 
@@ -75,7 +76,7 @@ def test_a_brace_glob_keeps_its_scope_in_cursor_and_copilot():
     bundle = Bundle(ranked=[rule, hostile], store_name="m", commit="b" * 40, store_id="0123456789abcdef")
     mark = marker("m", "b" * 40, "0123456789abcdef")
     cursor = get("cursor").render(bundle, mark)["km_c-0000000000aa.mdc"]
-    copilot = get("copilot").render(bundle, mark)["vmem-c-0000000000aa.instructions.md"]
+    copilot = get("copilot").render(bundle, mark)["instructions/vmem-c-0000000000aa.instructions.md"]
     assert "\nglobs: src/**/*.ts,src/**/*.tsx\n" in cursor
     assert '\napplyTo: "src/**/*.ts,src/**/*.tsx"\n' in copilot
     assert "\nglobs: **\n" in get("cursor").render(bundle, mark)["km_c-0000000000bb.mdc"]

@@ -197,9 +197,9 @@ def prune_targets(root: Path, project: Path, names: list[str], configured_dir: P
         directory = project / (policy["sync"]["dir"] if t.configured_dir else t.default_dir)
         if t.configured_dir and configured_dir is not None:
             directory = configured_dir
-        files = {n: None for n in t.render_empty()} if t.section else {}
-        plans.append((directory, writer.plan_dir(directory, files, owner, project, t.prunable,
-                                                 t.merge if t.section else None)))
+        plans += [(where, writer.plan_dir(where, files, owner, project, part.prunable,
+                                          part.merge if part.section else None))
+                  for where, part, files in registry.placed(t, t.nothing(), directory)]
     deleted = []
     for directory, planned in plans:
         written, _, gone = writer.commit(directory, project, *planned)

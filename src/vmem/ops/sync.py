@@ -110,14 +110,18 @@ def sync(root: Path, *, target: Path | None = None, targets: list[str] | None = 
         entries["bundle|" + key] = packed
     bundle = Bundle.from_dict(packed["bundle"])
     rendered = {}
+    skipped = registry.served_elsewhere([t.name for t in chosen], project)  # one agent, one copy of each rule
     for t in chosen:
         name = f"{t.name}@{t.version}|{key}"
+        if t.name in skipped:
+            rendered[t.name] = t.nothing()
+            continue
         if name not in entries:
             entries[name] = t.render(bundle, marker(root.name, bundle.commit, bundle.store_id))
         rendered[t.name] = entries[name]
     if entries != (cache or {}).get("entries") or not fresh:
         write_cache(_bundle_file(root), {"commit": commit, "policy": policy, "store": about, "entries": entries})
-    result = _write(chosen, rendered, bundle, root, about, project, target, settings["dir"], budget)
+    result = _write(chosen, rendered, bundle, root, about, project, target, settings["dir"], budget, skipped)
     result.context = hook_context(bundle, result)
     if bundle.dropped:
         warnings.append(f"{len(bundle.dropped)} items did not fit the {budget}-token budget")
@@ -128,9 +132,10 @@ def sync(root: Path, *, target: Path | None = None, targets: list[str] | None = 
 
 
 def _write(chosen, rendered: dict, bundle: Bundle, root: Path, about: dict, project: Path, override,
-           configured_dir: str, budget: int) -> SyncResult:
+           configured_dir: str, budget: int, skipped: dict) -> SyncResult:
     """Plan every target's files first (a refusal anywhere changes nothing anywhere), then write them."""
     from vmem.ops import writer
+    from vmem.targets import placed
 
     owner = writer.Owner(root.name, about["id"])
     plans = []
@@ -143,12 +148,16 @@ def _write(chosen, rendered: dict, bundle: Bundle, root: Path, about: dict, proj
                                  "directory", "for AGENTS.md use --target agents-md; else pass a directory")
         else:
             directory = project / t.default_dir
-        plans.append((t, directory, writer.plan_dir(directory, rendered[t.name], owner, project, t.prunable,
-                                                    t.merge if t.section else None)))
+        plans.append((t, directory, [(where, writer.plan_dir(where, files, owner, project, part.prunable,
+                                                             part.merge if part.section else None))
+                                     for where, part, files in placed(t, rendered[t.name], directory)]))
     result = SyncResult(str(plans[0][1]), bundle.commit, budget, bundle.items)
     parts = []
     for t, directory, planned in plans:
-        written, unchanged, deleted = writer.commit(directory, project, *planned)
+        written, unchanged, deleted = [], [], []
+        for where, one in planned:
+            for done, more in zip((written, unchanged, deleted), writer.commit(where, project, *one)):
+                done += more
         files = rendered[t.name]
         shown = {n: c for n, c in files.items() if c is not None}
         tokens = sum(len(c) for c in shown.values()) // CHARS_PER_TOKEN
@@ -158,6 +167,10 @@ def _write(chosen, rendered: dict, bundle: Bundle, root: Path, about: dict, proj
         result.tokens += tokens
         result.targets[t.name] = {"dir": str(directory), "files": sorted(shown), "tokens": tokens,
                                   "written": written, "unchanged": unchanged, "deleted": deleted}
+        if t.name in skipped:
+            result.targets[t.name]["skipped"] = skipped[t.name]
+            parts.append(f"{directory}: none, as {skipped[t.name]} and AGENTS.md carries every rule")
+            continue
         where = directory / next(iter(files)) if t.section else directory
         parts.append(f"{where} ({len(shown)} file{'s' * (len(shown) != 1)}, ~{tokens} tokens)")
     result.summary = f"vmem: {len(bundle.items)} trusted items synced into " + "; ".join(parts)
@@ -170,7 +183,10 @@ def hook_context(bundle: Bundle, result: SyncResult) -> str:
     from vmem.targets.text import entry
 
     rules = [r for r in bundle.mandatory if not r["paths"]]
-    head = (f"vmem: {len(bundle.items)} reviewed items are in this project's rules files; "
+    where = "this project's rules files"
+    if result.targets.get("claude", {}).get("skipped"):  # where AGENTS.md serves Claude Code; named, in case not
+        where = "vmem's section of AGENTS.md"
+    head = (f"vmem: {len(bundle.items)} reviewed items are in {where}; "
             f"{len(rules)} mandatory team rule{'s' * (len(rules) != 1)} for this session:\n\n")
     if not rules:
         return head.split(";")[0] + "."
