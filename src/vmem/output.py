@@ -22,6 +22,11 @@ _CONTROL.update({c: f"<U+{c:04X}>" for c in (0x061C, 0x180E, *range(0x200B, 0x20
                                              0xFEFF, *range(0xFFF9, 0xFFFC), 0xE0001, *range(0xE0020, 0xE0080))})
 
 
+def counted(n: int, one: str, many: str | None = None) -> str:
+    """"1 claim", "2 claims", "0 claims": a count with its noun in the right number."""
+    return f"{n} {one if n == 1 else many or one + 's'}"
+
+
 def plain(text: Any) -> str:
     """User text made harmless for a terminal without rich: control characters shown, not obeyed."""
     return str(text).translate(_CONTROL)

@@ -9,7 +9,7 @@ import typer
 from vmem.cli.common import JsonOpt, NoAsOpt, StoreOpt, session
 from vmem.cli.fast import refuse_as
 from vmem.cli.render import item_panel
-from vmem.output import safe
+from vmem.output import counted, safe
 
 
 def consolidate(
@@ -37,13 +37,13 @@ def consolidate(
                 console.print(f"[yellow]held[/] {item_id}: auto_publish is on but knowledge.default_audience is "
                               "not set")
             if result.expired:
-                console.print(f"{len(result.expired)} claims past expires_at recorded as expired")
-            verb = "would be" if dry_run else "were"
+                console.print(f"{counted(len(result.expired), 'claim')} past expires_at recorded as expired")
+            ending = ("changes not written (--dry-run)" if dry_run else
+                      f"changes committed in {result.commit[:10]}" if result.commit else "nothing to commit")
             console.print(f"{len(result.merged)} merged, {len(result.eligible)} eligible, "
-                          f"{len(result.quarantined)} quarantined, {result.candidates} still candidates "
-                          f"({result.judged} pairs judged); changes {verb} "
-                          + ("not written (--dry-run)" if dry_run else
-                             f"committed in {result.commit[:10]}" if result.commit else "nothing to commit"))
+                          f"{len(result.quarantined)} quarantined, {result.candidates} still "
+                          f"{'candidate' if result.candidates == 1 else 'candidates'} "
+                          f"({counted(result.judged, 'pair')} judged); {ending}")
 
         s.out.result(result.as_dict(), human)
 

@@ -15,6 +15,7 @@ from vmem.ops.propose import propose_claim, propose_learning
 from vmem.ops.supersede import supersede
 from vmem.store import codec, gitrepo, history
 from vmem.store.repo import Store
+from vmem.output import counted
 
 Narrate = Callable[[str, str], None]
 
@@ -126,8 +127,8 @@ def run_demo(directory: Path | None, narrate: Narrate) -> dict:
     with store.acting_as(f"{reviewer_name} <{reviewer_email}>"):  # the report a reviewer of this store sees
         site = write_report(store, base / "report")
     counts = site["counts"]
-    narrate("vmem report", f"{counts['queue']} to review, {counts['contradictions']} contradictions, "
-                           f"{counts['communities']} communities on the map: {site['index']}")
+    narrate("vmem report", f"{counts['queue']} to review, {counted(counts['contradictions'], 'contradiction')}, "
+                           f"{counted(counts['communities'], 'community', 'communities')} on the map: {site['index']}")
     return {"store": str(root), "commits": commits, "claims": len(claims_doc["claims"]),
             "learnings": dict(actions), "statuses": dict(statuses), "blame_id": blame_id,
             "chain": blamed["chain"], "knowledge": knowledge, "review": review, "recalls": recalls,
