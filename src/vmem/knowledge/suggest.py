@@ -79,9 +79,20 @@ class Ranker:
                 skip: Iterable[int] = ()) -> list[tuple[int, float, float]]:
         """Up to K (row, score, cosine) for row I, best first: rows AMONG allows, not in SKIP, with a category in
         common, cosine at or above THRESHOLD (the blocker's), and no decisive difference."""
+        return self.suggest_row(i, self.vectors @ self.vectors[i], k=k, threshold=threshold, among=among, skip=skip)
+
+    def cosines(self, rows: list[int], block: int = 256):
+        """(row, its cosines to every statement) for ROWS, one matrix product per BLOCK of rows."""
+        for start in range(0, len(rows), block):
+            chunk = rows[start:start + block]
+            yield from zip(chunk, self.vectors[chunk] @ self.vectors.T)
+
+    def suggest_row(self, i: int, row, *, k: int = SHOWN, threshold: float = 0.5,
+                    among: Callable[[int], bool] | None = None, skip: Iterable[int] = ()) -> list[tuple[int, float, float]]:
+        """suggest, given ROW: the cosines of row I to every statement (a copy is changed)."""
         import numpy as np
 
-        row = self.vectors @ self.vectors[i]
+        row = np.array(row, copy=True)
         row[i] = -2.0
         for j in skip:
             row[j] = -2.0

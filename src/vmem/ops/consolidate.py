@@ -176,9 +176,16 @@ def _release(store: Store, snapshot, pool: dict[str, dict], inputs, policy: dict
     quarantined = [i for i in pool.values() if i["status"] == "quarantined"]
     if not quarantined:
         return set()
+    from vmem.gates.publish import GATES, policy_k_min
+
     vouched = _vouched_evidence(store, snapshot, pool, result)
+    floor = next(g for g in GATES if g.name == "category_floor")
     out = set()
     for item in quarantined:
+        checks = (item.get("gate") or {}).get("checks") or {}
+        if checks.get("deid") and checks.get("category_floor") is False and floor.check(
+                item, inputs, policy["knowledge"], policy_k_min(policy)) is not None:
+            continue  # held for the floor alone, which still fails: the de-id screen need not run again
         gate = run_gates({**item, "evidence": vouched(item)}, inputs, policy)
         if status_after_gates(gate) != "quarantined":
             model.transition(item, "candidate")
@@ -348,12 +355,12 @@ def _suggest(pool: dict[str, dict], policy: dict, result: Consolidation, judge: 
             apart.setdefault(record["id"], set()).add(item["id"])
     threshold = policy["knowledge"]["blocker"]["threshold"]
     out = set()
-    for done, n in enumerate(due, 1):
+    for done, (n, cosines) in enumerate(ranker.cosines(due), 1):
         progress("suggest", done, len(due))
         item = live[n]
         skip = [row_of[other] for other in apart.get(item["id"], ()) if other in row_of]
         found = [{"id": live[j]["id"], "score": score}
-                 for j, score, _ in ranker.suggest(n, threshold=threshold, skip=skip)]
+                 for j, score, _ in ranker.suggest_row(n, cosines, threshold=threshold, skip=skip)]
         if found:
             result.suggested.append({"id": item["id"], "suggestions": found})
         if item.get("suggestions") != found:
