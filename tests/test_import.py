@@ -4,8 +4,14 @@ before a reviewer approves it."""
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
 
+import pytest
 from conftest import assert_clean, commit_count
 
 CLAUDE = """# Project notes
@@ -78,3 +84,222 @@ def test_import_of_a_named_symlink_or_outside_file_is_refused(store, vmem, tmp_p
     assert "not a regular file" in out.stderr
     out = vmem("import", "--project", str(project), "../outside.md", code=2)
     assert "outside the project" in out.stderr
+
+
+# -- issue 31: an import worth using, through the real console script -------------------------------------------
+
+VMEM = str(Path(sys.executable).parent / "vmem")
+BILLING = Path(__file__).parent / "data" / "import" / "billing"
+
+
+def _run(*args: str, code: int = 0, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    done = subprocess.run([VMEM, *args], capture_output=True, text=True, cwd=cwd)
+    assert done.returncode == code, (done.returncode, done.stdout, done.stderr)
+    return done
+
+
+def _id(*args: str) -> str:
+    return json.loads(_run(*args, "--json").stdout)["data"]["item"]["id"]
+
+
+def _team_store(store) -> dict[str, str]:
+    """The store a team has after a few months: a mandatory rule, approved facts, a revoked and a rejected claim."""
+    ids = {"secrets": _id("propose", "Never commit secrets to the repository."),
+           "arr": _id("propose", "ARR excludes trials and one-off services."),
+           "invoices": _id("propose", "Invoices go out on the first business day of the month."),
+           "decimal": _id("propose", "Use Decimal for money, never floats."),
+           "refunds": _id("propose", "Refunds settle one day after payment.")}
+    _run("mandate", ids["secrets"])
+    for key in ("arr", "invoices", "refunds"):
+        _run("approve", ids[key])
+    _run("revoke", ids["invoices"], "--reason", "billing moved to anniversary dates")
+    _run("reject", ids["decimal"], "--reason", "the payments API counts integer cents")
+    return ids
+
+
+def _billing(tmp_path) -> Path:
+    project = tmp_path / "billing"
+    shutil.copytree(BILLING, project)
+    return project
+
+
+def test_dry_run_lists_every_statement_of_a_real_claude_md_with_what_would_happen(store, tmp_path):
+    ids = _team_store(store)
+    project = _billing(tmp_path)
+    before = commit_count(store)
+    data = json.loads(_run("import", "--project", str(project), "--dry-run", "--json").stdout)["data"]
+    got = {(s["line"], s["outcome"]): s for s in data["statements"]}
+    lines = (project / "CLAUDE.md").read_text().splitlines()
+    for s in data["statements"]:  # every statement points at its own line of the file
+        assert s["source"] == "CLAUDE.md" and (s["statement"][:12] in " ".join(lines[s["line"] - 1].split())
+                                               or s["outcome"] == "not_a_rule")
+    outcome = {s["line"]: s["outcome"] for s in data["statements"]}
+    assert outcome == {3: "boilerplate", 7: "project", 11: "setup", 12: "setup", 13: "setup", 14: "setup",
+                       16: "not_a_rule", 18: "not_a_rule", 25: "project", 26: "revoked", 28: "not_a_rule",
+                       34: "propose", 35: "known", 37: "propose", 38: "near", 39: "propose", 40: "propose",
+                       41: "rejected", 42: "not_a_rule", 43: "propose", 44: "too_short", 48: "propose",
+                       49: "propose", 50: "repeated", 52: "not_a_rule", 54: "not_a_rule", 56: "boilerplate"}
+    assert got[3, "boilerplate"]["reason"] == "Claude Code's /init header"
+    assert got[11, "setup"]["reason"].startswith("a set-up or build step of this project (`uv sync`)")
+    revoked = got[26, "revoked"]
+    assert revoked["match"]["id"] == ids["invoices"] and revoked["match"]["status"] == "revoked"
+    assert "billing moved to anniversary dates" in revoked["reason"] and "already" not in revoked["reason"]
+    assert got[35, "known"]["match"]["id"] == ids["arr"] and got[35, "known"]["reason"] == \
+        f"already in the store as {ids['arr']} (approved)"
+    near = got[38, "near"]
+    assert near["match"]["id"] == ids["secrets"] and near["match"]["status"] == "mandatory"
+    rejected = got[41, "rejected"]
+    assert rejected["match"]["id"] == ids["decimal"] and "integer cents" in rejected["reason"]
+    assert [c["id"] for c in got[37, "propose"]["contradictions"]] == [ids["refunds"]]
+    assert got[50, "repeated"]["reason"] == "the same as CLAUDE.md:34"
+    assert data["commit"] is None and [p["id"] for p in data["proposed"]] == [None] * 7
+    assert data["counts"]["propose"] == 7 and sum(data["counts"].values()) == len(data["statements"])
+    assert commit_count(store) == before
+    assert_clean(store)
+
+    human = _run("import", "--project", str(project), "--dry-run").stdout
+    assert "revoked  Invoices go out on the first business day of the month." in human
+    assert f"the same statement was revoked as {ids['invoices']}: billing moved to anniversary dates" in human
+    assert f"close to {ids['secrets']} (mandatory); not imported twice" in human
+    assert f"contradicts {ids['refunds']} (approved)" in human
+    assert "This file provides guidance to Claude Code" in human  # listed, with why it is skipped
+    assert human.rstrip().endswith("; nothing written")
+    assert "would propose 7 of 27 statements from 1 file (" in human
+
+
+def test_import_proposes_only_the_new_statements_and_never_a_set_up_step(store, tmp_path):
+    _team_store(store)
+    project = _billing(tmp_path)
+    dry = json.loads(_run("import", "--project", str(project), "--dry-run", "--json").stdout)["data"]
+    before = commit_count(store)
+    data = json.loads(_run("import", "--project", str(project), "--json").stdout)["data"]
+    assert commit_count(store) == before + 1 and data["commit"]
+    assert [p["statement"] for p in data["proposed"]] == [p["statement"] for p in dry["proposed"]]
+    statements = {i["statement"]: i for i in json.loads(_run("list", "--json").stdout)["data"]}
+    skipped = [s["statement"] for s in dry["statements"] if s["outcome"] in ("setup", "project", "boilerplate")]
+    assert len(skipped) == 8 and not set(skipped) & set(statements)  # never an org-wide fact, nor any fact
+    assert "Never run `git push --force` on main." in statements  # a rule that names a command is still a rule
+    assert "Never commit secrets to the repo." not in statements
+    for proposed in data["proposed"]:
+        assert statements[proposed["statement"]]["status"] == "proposed"
+    again = json.loads(_run("import", "--project", str(project), "--json").stdout)["data"]
+    assert again["commit"] is None and again["counts"]["known"] == 8 and again["counts"]["propose"] == 0
+    assert_clean(store)
+
+
+def test_too_many_statements_are_refused_whole_with_the_limit_and_the_fix(store, tmp_path):
+    project = tmp_path / "many"
+    project.mkdir()
+    (project / "CLAUDE.md").write_text("# Rules\n\n" + "".join(f"- Rule {n} holds here.\n" for n in range(35_000)))
+    before = commit_count(store)
+    for extra in ([], ["--dry-run"]):
+        out = _run("import", "--project", str(project), *extra, code=1)
+        assert out.stdout == ""
+        assert out.stderr.splitlines()[0] == ("error: 35,000 statements would be proposed from CLAUDE.md; one "
+                                              "import proposes at most 500")
+        assert "vmem import --limit 35000" in out.stderr
+    error = json.loads(_run("import", "--project", str(project), "--limit", "34999", "--json", code=1).stdout)
+    assert "at most 34,999" in error["error"] and "data" not in error
+    assert commit_count(store) == before
+    assert_clean(store)
+    (project / "CLAUDE.md").write_text("# Rules\n\n" + "".join(f"- Rule {n} holds in this store.\n"
+                                                               for n in range(600)))
+    _run("import", "--project", str(project), code=1)
+    data = json.loads(_run("import", "--project", str(project), "--limit", "600", "--json").stdout)["data"]
+    assert len(data["proposed"]) == 600 and commit_count(store) == before + 1
+
+
+def test_a_file_over_the_size_limit_is_refused_before_anything_is_read(store, tmp_path):
+    from vmem.ops.import_rules import MAX_FILE_BYTES
+
+    project = tmp_path / "big"
+    project.mkdir()
+    (project / "CLAUDE.md").write_text("- A rule that is long enough to count.\n" * (MAX_FILE_BYTES // 38 + 1))
+    (project / "AGENTS.md").write_text("- A small file that is fine on its own.\n")
+    before = commit_count(store)
+    out = _run("import", "--project", str(project), code=1)
+    assert out.stderr.startswith(f"error: CLAUDE.md is {(project / 'CLAUDE.md').stat().st_size:,} bytes; vmem "
+                                 f"import reads at most {MAX_FILE_BYTES:,} bytes a file\n  split it")
+    assert commit_count(store) == before and out.stdout == ""
+    _run("import", "--project", str(project), "AGENTS.md")  # naming the small one still works
+    assert commit_count(store) == before + 1
+
+
+def test_also_near_proposes_a_close_statement_but_never_a_restatement(store, tmp_path):
+    secrets = _id("propose", "Never commit secrets to the repository.")
+    _run("mandate", secrets)
+    project = tmp_path / "p"
+    project.mkdir()
+    (project / "CLAUDE.md").write_text("- Never commit secrets to the repo.\n"
+                                       "- Do not commit secrets to the repository.\n")
+    data = json.loads(_run("import", "--project", str(project), "--dry-run", "--json").stdout)["data"]
+    assert [(s["outcome"], s["match"]["how"]) for s in data["statements"]] == [("near", "close"),
+                                                                               ("near", "restates")]
+    data = json.loads(_run("import", "--project", str(project), "--also-near", "--json").stdout)["data"]
+    assert [p["statement"] for p in data["proposed"]] == ["Never commit secrets to the repo."]
+    assert [s["outcome"] for s in data["statements"]] == ["propose", "near"]
+
+
+@pytest.mark.parametrize("text, outcome", [
+    ("This file provides guidance to Claude Code (claude.ai/code) when working with code in this repository.",
+     "boilerplate"),
+    ("This file provides guidance to WARP (warp.dev) when working with code in this repository.", "boilerplate"),
+    ("This file was generated by a tool from the team handbook.", "boilerplate"),
+    ("Auto-generated from docs/rules.yaml by the rules exporter.", "boilerplate"),
+    ("Update this file whenever a command changes.", "boilerplate"),
+    ("Install deps: uv sync", "setup"),
+    ("Build the docs with `make docs`.", "setup"),
+    ("To run a single test: `pytest tests/test_x.py -k name`", "setup"),
+    ("$ npm run build", "setup"),
+    ("This project uses Postgres 16 for everything.", "project"),
+    ("Never run `git push --force` on main.", None),
+    ("Always run `make lint` before committing.", None),
+    ("Files under gen/ are generated by protoc; do not edit them by hand.", None),
+    ("Run the test suite before every push to main.", None),
+    ("Do not edit migrations after they are merged.", None),
+    ("Use the `Decimal` type for money.", None),
+])
+def test_screen_skips_boilerplate_and_set_up_steps_not_rules_that_mention_them(text, outcome, tmp_path):
+    from vmem.ops.import_rules import parse, screen
+
+    [entry] = parse(f"- {text}\n")
+    found = screen(entry, tmp_path)
+    assert (found[0] if found else None) == outcome, found
+
+
+def test_line_numbers_count_the_frontmatter_and_blocks_are_listed_once():
+    from vmem.ops.import_rules import parse
+
+    text = ("---\npaths:\n  - \"**/*.sql\"\n---\n# SQL\n\nJoin on ids:\n\n```sql\nselect 1;\n```\n"
+            "| a | b |\n| - | - |\n- Use placed_at for same-day funnels.\n")
+    entries = parse(text)
+    assert [(e["line"], e["block"]) for e in entries] == [(7, "lead_in"), (9, "code"), (12, "table"), (14, None)]
+    assert entries[-1]["paths"] == ["**/*.sql"] and entries[1]["statement"] == "select 1;"
+
+
+def test_near_duplicates_hold_their_measured_precision_on_pairs_not_used_to_fit_them():
+    """bench/import_near.py: the thresholds were fitted on the tune/even halves; these are the others."""
+    sys.path.insert(0, str(Path(__file__).parent.parent / "bench"))
+    try:
+        from import_near import sets
+    finally:
+        sys.path.pop(0)
+    from vmem.ops.import_rules import nearness
+
+    for name, rows in sets().items():
+        if name == "fit":
+            continue
+        said = [(nearness(a, b), label) for a, b, label in rows]
+        wrong = sum(1 for how, label in said if how and not label)
+        found = sum(1 for how, label in said if how and label)
+        assert all(label for how, label in said if how == "restates"), name  # a restatement is never wrong
+        assert wrong <= 1 and found >= {"held-out contradictions": 5, "held-out merge": 10, "rules pairs": 8}[name]
+
+
+def test_the_cli_default_limit_is_the_ops_limit():
+    import inspect
+
+    from vmem.cli.import_rules import import_
+    from vmem.ops.import_rules import LIMIT
+
+    assert inspect.signature(import_).parameters["limit"].default == LIMIT
