@@ -19,6 +19,14 @@ class Governed:
     commit: str | None
     superseded: dict | None = None
 
+    def data(self, other: str = "previous") -> dict:
+        """What `vmem approve|mandate|revoke|verify --json` report, and MCP's verify: OTHER names the second item
+        (the claim a revision retired; for verify, the correction proposed)."""
+        data = {"action": self.action, "item": self.item, "commit": self.commit}
+        if self.superseded is not None:
+            data[other] = self.superseded
+        return data
+
 
 def _claim(tx, item_id: str) -> dict:
     item = tx.snapshot.item(model.check_item_id(item_id))
