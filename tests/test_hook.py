@@ -56,7 +56,7 @@ def test_a_teammates_clone_runs_the_committed_hook_and_gets_every_target(mixed, 
     _git(project, "add", "-A")
     _git(project, "commit", "-q", "-m", "vmem hook")
     committed = _git(project, "ls-files").split()
-    assert sorted(committed) == [".claude/settings.json", ".vmem.yaml", "AGENTS.md"]
+    assert sorted(committed) == [".claude/settings.json", ".gitignore", ".vmem.yaml", "AGENTS.md"]
     for name in committed:  # portable: no path of this machine, its venv or its home
         text = (project / name).read_text()
         for local in (str(tmp_path), sys.prefix, sys.executable, str(home), "/usr/", "/root"):
@@ -98,7 +98,7 @@ def test_a_teammates_clone_runs_the_committed_hook_and_gets_every_target(mixed, 
     vmem("hook", "uninstall", "--project", str(clone))
     assert (clone / "AGENTS.md").read_text() == USER_AGENTS
     status = sorted(_git(clone, "status", "--porcelain", "--untracked-files=all").splitlines())
-    assert status == [" D .claude/settings.json", " D .vmem.yaml"]
+    assert status == [" D .claude/settings.json", " D .gitignore", " D .vmem.yaml"]  # vmem's block was all
 
 
 def test_install_merges_refuses_foreign_config_and_uninstall_keeps_other_hooks(mixed, vmem, tmp_path, monkeypatch):  # noqa: F811
@@ -192,3 +192,69 @@ def test_sessions_starting_at_once_all_get_their_context_and_the_files_end_whole
         assert (project / ".github" / "copilot-instructions.md").read_text().count("<!-- vmem:start") == 1
         assert "MANDATORY-PATHS" in (project / ".github" / "instructions" /
                                      f"vmem-{items['mandatory_paths']['id']}.instructions.md").read_text()
+
+
+def _cli(project: Path, *args: str, code: int = 0) -> subprocess.CompletedProcess:
+    """The installed console script, run by the user in their project."""
+    env = {k: v for k, v in os.environ.items() if k != "VMEM_STORE"}
+    out = subprocess.run([shutil.which("vmem"), *args], cwd=project, capture_output=True, text=True, env=env,
+                         timeout=120)
+    assert out.returncode == code, out.stderr
+    return out
+
+
+def test_install_says_what_to_commit_and_ignores_what_each_clone_regenerates(mixed, tmp_path):  # noqa: F811
+    """Issue 31: after every approval, each teammate's session hook rewrote the generated files and git showed
+    them modified. The whole files vmem writes are per-clone output, ignored through a marked .gitignore block
+    that never duplicates or touches the user's lines; the shared config is committed."""
+    store, items = mixed
+    project = tmp_path / "project"
+    project.mkdir()
+    _git(project, "init", "-q", "-b", "main")
+    users = "node_modules/\n/.cursor/rules/vmem/\n# ours\n*.log"  # one of vmem's lines already; no final newline
+    (project / ".gitignore").write_text(users)
+    (project / "CLAUDE.md").write_text("# Ours\n")  # so Claude Code reads its own files, not AGENTS.md
+    every = [a for t in ("claude", "agents-md", "cursor", "copilot") for a in ("--target", t)]
+    out = _cli(project, "hook", "install", "--store", str(store.root), *every).stdout
+    assert "commit: .vmem.yaml, .claude/settings.json, .gitignore, AGENTS.md, .github/copilot-instructions.md" in out
+    assert "ignored: /.claude/rules/vmem/, /.cursor/rules/vmem/, /.github/instructions/vmem*.instructions.md" in out
+    ignore = (project / ".gitignore").read_text()
+    assert ignore.startswith(users + "\n# vmem: ") and ignore.count("/.cursor/rules/vmem/") == 1
+    assert ignore.endswith("/.claude/rules/vmem/\n/.github/instructions/vmem*.instructions.md\n# vmem: end\n")
+    again = _cli(project, "hook", "install", "--store", str(store.root), "--json")
+    assert json.loads(again.stdout)["data"]["gitignore_written"] is False
+    assert (project / ".gitignore").read_text() == ignore  # idempotent
+
+    _cli(project, "sync")
+    assert (project / ".claude" / "rules" / "vmem" / f"km_{items['mandatory']['id']}.md").is_file()
+    status = sorted(_git(project, "status", "--porcelain", "--untracked-files=all").splitlines())
+    assert status == ["?? .claude/settings.json", "?? .github/copilot-instructions.md", "?? .gitignore",
+                      "?? .vmem.yaml", "?? AGENTS.md", "?? CLAUDE.md"]  # no generated whole file to commit
+    _git(project, "add", "--all")
+    _git(project, "-c", "user.name=R", "-c", "user.email=r@e.com", "commit", "-q", "-m", "vmem")
+    subprocess.run([shutil.which("vmem"), "revoke", items["approved_paths"]["id"], "--store", str(store.root)],
+                   check=True, capture_output=True, env={**os.environ, "GIT_AUTHOR_NAME": "Rita",
+                                                         "GIT_AUTHOR_EMAIL": "rita@example.com",
+                                                         "GIT_COMMITTER_NAME": "Rita",
+                                                         "GIT_COMMITTER_EMAIL": "rita@example.com"})
+    written = json.loads(_cli(project, "sync", "--json").stdout)["data"]
+    assert any(".claude/rules/vmem" in p for p in written["deleted"])  # the ignored files did change
+    status = sorted(_git(project, "status", "--porcelain").splitlines())
+    assert status == [" M .github/copilot-instructions.md", " M AGENTS.md"]  # only the sections, as install said
+
+    _cli(project, "hook", "uninstall")
+    assert (project / ".gitignore").read_text() == users  # byte for byte, the missing final newline too
+
+
+def test_a_damaged_gitignore_block_is_refused_and_nothing_is_written(mixed, tmp_path):  # noqa: F811
+    store, _ = mixed
+    project = tmp_path / "project"
+    project.mkdir()
+    from vmem.ops.hook import IGNORE_START
+
+    (project / ".gitignore").write_text(f"dist/\n{IGNORE_START}\n/.claude/rules/vmem/\n")  # its end line lost
+    out = _cli(project, "hook", "install", "--store", str(store.root), code=2)
+    assert out.stderr.startswith("error: ") and "damaged vmem block" in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 2
+    assert (project / ".gitignore").read_text() == f"dist/\n{IGNORE_START}\n/.claude/rules/vmem/\n"
+    assert sorted(p.name for p in project.iterdir()) == [".gitignore"]  # no config, no hook: nothing half-done

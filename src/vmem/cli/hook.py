@@ -35,6 +35,7 @@ def install(
 
         project = project.absolute()
         data: dict = {}
+        config = None
         if store is not None or target or budget is not None:
             if store is None:
                 from vmem.errors import UsageError
@@ -52,6 +53,7 @@ def install(
                 from vmem.ops.project import resolve_store
 
                 resolve_store(project, config)  # cloned now: a wrong URL fails here, not in every session
+            files = _gitignore(ops, project, config["targets"], config)  # refused here: nothing written yet
             path, written = ops.write_config(project, config)
             data.update({"config": str(path), "config_written": written, "store": config["store"],
                          "targets": config["targets"]})
@@ -63,8 +65,13 @@ def install(
                     data["removed"] = ops.prune_targets(resolve_store(project, config)[0], project, gone)
                 except VmemError as exc:
                     s.out.warn(f"files of {', '.join(gone)} left in place: {exc.message}")
+        if config is None:
+            files = _gitignore(ops, project, *_configured(project))
         path, added = ops.install_claude(project)
         data.update({"settings": str(path), "added": added, "command": ops.HOOK_COMMAND})
+        ignore_path, ignore_written = files["path"], ops.apply_gitignore(files["path"], files["text"])
+        data.update({"commit": files["commit"], "ignore": files["ignore"], "gitignore": str(ignore_path),
+                     "gitignore_written": ignore_written})
         if git:
             from vmem.store.discover import find_store_root
 
@@ -76,6 +83,12 @@ def install(
         if "config" in data:
             s.out.line(f"{'wrote' if data['config_written'] else 'unchanged'}: {data['config']} (commit it)")
         s.out.line(f"{'added' if added else 'already present'}: SessionStart hook in {path} (commit it)")
+        s.out.line(f"{'wrote' if ignore_written else 'unchanged'}: vmem's block in {ignore_path} (commit it)")
+        s.out.line(f"commit: {', '.join(files['commit'])}")
+        if files["sections"]:
+            s.out.line(f"  {' and '.join(files['sections'])}: your text, with vmem's marked section inside; the "
+                       "section changes when the store does")
+        s.out.line(f"ignored: {', '.join(files['ignore'])} (each clone's session hook writes them)")
         if git:
             s.out.line(f"{'added' if data['post_merge_added'] else 'already present'}: {data['post_merge']}")
 
@@ -99,6 +112,26 @@ def uninstall(
                    + ("" if data["config_removed"] else "; no .vmem.yaml of vmem's"))
         for warning in data["warnings"]:
             s.out.warn(warning)
+
+
+def _configured(project: Path) -> tuple[list[str], dict | None]:
+    """The project's targets and config, for an install that writes no config."""
+    from vmem.errors import VmemError
+    from vmem.ops.project import read
+    from vmem.targets import DEFAULT
+
+    try:
+        config = read(project)
+    except VmemError:
+        config = None
+    return (config or {}).get("targets") or [DEFAULT], config
+
+
+def _gitignore(ops, project: Path, targets: list[str], config: dict | None) -> dict:
+    """What the project commits and ignores, and its .gitignore as it will be (a damaged block refused now)."""
+    files = ops.generated(targets, ops.rules_dir(project, config))
+    path, text = ops.plan_gitignore(project, files["ignore"])
+    return {**files, "path": path, "text": text}
 
 
 def _is_url(value: str) -> bool:

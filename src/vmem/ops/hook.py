@@ -253,9 +253,11 @@ def uninstall(project: Path, store_path: str | None, git: bool) -> dict:
     removed = prune_targets(root, project, list(registry.NAMES)) if root is not None else []
     path, hook_removed = uninstall_claude(project)
     config_removed = remove_config(project)
+    _, ignore_removed = write_gitignore(project, [])
     post_merge = uninstall_git(root) if git and root is not None else False
     return {"removed": removed, "settings": str(path), "hook_removed": hook_removed,
-            "config_removed": config_removed, "post_merge_removed": post_merge, "warnings": warnings}
+            "config_removed": config_removed, "gitignore_removed": ignore_removed, "post_merge_removed": post_merge,
+            "warnings": warnings}
 
 
 def _installed_store(project: Path, store_path: str | None, config: dict | None) -> Path:
@@ -305,3 +307,105 @@ def change_targets(project: Path, add: list[str], remove: list[str]) -> dict:
             warnings.append(f"files of {', '.join(gone)} left in place: {exc.message}")
     path, written = write_config(project, {**config, "targets": targets})
     return {"config": str(path), "targets": targets, "written": written, "removed": removed, "warnings": warnings}
+
+
+# -- which generated files a project commits, and which it ignores (issue 31) -----------------------------------
+IGNORE_START = "# vmem: written in each clone by `vmem sync` (the session hook); `vmem hook install` keeps this block"
+IGNORE_END = "# vmem: end"
+IGNORE_BREAK = " (after a line break it added)"  # the user's last line had none: removing the block removes it
+SHARED = [".vmem.yaml", ".claude/settings.json", ".gitignore"]  # config every clone needs: committed
+
+
+def generated(targets: list[str], rules_dir: str) -> dict:
+    """What a project with TARGETS commits and what it ignores. Whole files vmem writes are per-clone output: the
+    session hook regenerates them from the store in every clone, so committing them would only record a copy that
+    goes stale with each approval (`M` in every teammate's clone). A section inside a file the user writes
+    (AGENTS.md, .github/copilot-instructions.md) cannot be ignored apart from the user's text: the file is
+    committed, section and all."""
+    from vmem import targets as registry
+
+    ignore, sections = [], []
+    for name in targets:
+        t = registry.get(name)
+        for sub, part in t.parts():
+            base = rules_dir if t.configured_dir else t.default_dir
+            where = base if sub == "." else f"{base}/{sub}"
+            if part.section:
+                sections += [f"{where}/{f}".removeprefix("./") for f in part.render_empty()]
+            else:  # a whole directory of vmem's, or only its files among the team's own
+                ignore.append(f"/{where.strip('/')}/{part.owned_glob}")
+    return {"commit": SHARED + sections, "ignore": list(dict.fromkeys(ignore)), "sections": sections}
+
+
+def rules_dir(project: Path, config: dict | None) -> str:
+    """Where the claude target writes in PROJECT: the sync.dir of CONFIG's store when that is on this machine
+    (no network), else the default."""
+    from vmem import targets as registry
+    from vmem.errors import VmemError
+    from vmem.ops.project import resolve_store
+
+    try:
+        if config is not None:
+            root, _ = resolve_store(project, config, fetch=False, network=False)
+            from vmem.store.served import load_candidates
+
+            return load_candidates(root)[1]["sync"]["dir"]
+    except VmemError:
+        pass
+    return registry.get("claude").default_dir
+
+
+def write_gitignore(project: Path, lines: list[str]) -> tuple[Path, bool]:
+    """Keep vmem's marked block in PROJECT/.gitignore holding LINES, minus any the user's own text already has;
+    the user's lines are never changed or reordered; idempotent. No LINES left: the block goes."""
+    path, new = plan_gitignore(project, lines)
+    return path, apply_gitignore(path, new)
+
+
+def apply_gitignore(path: Path, new: str | None) -> bool:
+    """Write what plan_gitignore decided (None: nothing to change; "": the file goes)."""
+    if new is None:
+        return False
+    if new:
+        _write_file(path, new)
+    else:
+        path.unlink()
+    return True
+
+
+def plan_gitignore(project: Path, lines: list[str]) -> tuple[Path, str | None]:
+    """The .gitignore text with vmem's block holding LINES (None: as it is), every refusal raised before any
+    write of the install."""
+    from vmem.ops.writer import lstat, read_regular
+
+    path = project / ".gitignore"
+    old = b""
+    if lstat(path) is not None:
+        data = read_regular(path, 1_000_000)
+        if data is None:
+            raise UsageError(f"{path} is not a regular file; vmem will not write through it", "replace it by hand")
+        old = data
+    try:
+        text = old.decode("utf-8")
+    except UnicodeDecodeError:
+        raise UsageError(f"{path} is not UTF-8 text; vmem will not edit it", "fix its encoding") from None
+    rows = text.splitlines(keepends=True)
+    starts = [n for n, row in enumerate(rows) if row.rstrip("\r\n") in (IGNORE_START, IGNORE_START + IGNORE_BREAK)]
+    ends = [n for n, row in enumerate(rows) if row.rstrip("\r\n") == IGNORE_END]
+    if len(starts) > 1 or len(ends) != len(starts) or (starts and ends[0] < starts[0]):
+        raise UsageError(f"{path} has a damaged vmem block (its marker lines missing or repeated)",
+                         f"remove the lines from {IGNORE_START!r} to {IGNORE_END!r} by hand, then rerun")
+    before, after = (rows[:starts[0]], rows[ends[0] + 1:]) if starts else (rows, [])
+    users = {row.strip() for row in before + after}
+    mine = [line for line in lines if line not in users]
+    head = "".join(before)
+    broke = rows[starts[0]].rstrip("\r\n").endswith(IGNORE_BREAK) if starts else bool(head) and \
+        not head.endswith("\n")
+    if broke and not mine and starts:
+        head = head[:-1]  # the line break it added goes with the block
+    elif broke and not starts:
+        head += "\n"
+    start = IGNORE_START + (IGNORE_BREAK if broke else "")
+    block = "".join(f"{row}\n" for row in [start, *mine, IGNORE_END]) if mine else ""
+    new = head + block + "".join(after)
+    return path, None if new == text else new

@@ -97,6 +97,7 @@ class Target:
     default_dir = "."  # relative to the project
     configured_dir = False  # True: vmem.yaml's sync.dir places it instead (and `vmem sync --dir`); one target only
     section = False
+    owned_glob = ""  # which files of its directory are its own, for .gitignore ("": all of it)
 
     def render(self, bundle, marker: str) -> dict[str, str | None]:
         raise NotImplementedError

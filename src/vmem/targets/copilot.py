@@ -33,6 +33,7 @@ class _RepositoryWide(Section):
 
 class _PathSpecific(Target):
     name = "copilot"
+    owned_glob = "vmem*.instructions.md"  # the team's own instructions there stay committed
 
     def prunable(self, name: str) -> bool:
         return bool(_OWNED.match(name))
