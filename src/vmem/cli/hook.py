@@ -29,7 +29,8 @@ def install(
     git: Annotated[bool, typer.Option("--git", help="Also a post-merge hook in the store: a pull re-syncs.")] = False,
     json_: JsonOpt = False,
 ) -> None:
-    """Write .vmem.yaml (with --store) and a SessionStart hook in .claude/settings.json (merged, idempotent)."""
+    """Write .vmem.yaml (with --store), a SessionStart hook in .claude/settings.json and vmem's block in .gitignore
+    (merged, idempotent); say which files to commit."""
     with session(ctx, json_, None) as s:
         from vmem.ops import hook as ops
 
@@ -100,7 +101,8 @@ def uninstall(
     git: Annotated[bool, typer.Option("--git", help="Also remove the store's post-merge hook.")] = False,
     json_: JsonOpt = False,
 ) -> None:
-    """Remove what install added: the hook entry, .vmem.yaml, and every target's files (AGENTS.md keeps your text)."""
+    """Remove what install added: the hook entry, .vmem.yaml, the .gitignore block, and every target's files
+    (AGENTS.md and copilot-instructions.md keep your text)."""
     with session(ctx, json_, None) as s:
         from vmem.ops import hook as ops
 
