@@ -19,13 +19,10 @@ PAIR = ({"statement": "DPA before security review", "categories": ["stage:securi
         {"statement": "DPA ahead of the security review", "categories": ["stage:security_review"]})
 
 CATS = ["-c", "industry:healthcare", "-c", "stage:security_review"]
-PARAPHRASES = [  # the deterministic judge would merge them too; here the command decides
-    ("larkspur-health", "Healthcare customers ask to see audit logs before they start security review; "
-                        "demoing the export up front saves about two weeks."),
-    ("tidewell", "Healthcare customers ask to see audit logs before they start the security review; "
-                 "demoing the export upfront saves roughly 2 weeks."),
-    ("corvane", "Before they start security review, healthcare customers ask to see audit logs; "
-                "demoing the export up front saves about 14 days."),
+PARAPHRASES = [  # the deterministic floor leaves every pair of these open ("unaligned"): the command decides
+    ("larkspur-health", "Healthcare customers always ask to see audit logs during security review."),
+    ("tidewell", "Clinics routinely request access to audit logs in the security review stage."),
+    ("corvane", "Healthcare buyers want to look at audit logs while security review is underway."),
 ]
 
 # A judge that never answers and forks a grandchild that holds its stdout open: the grandchild outlives a kill of
@@ -194,6 +191,36 @@ def test_a_judge_that_floods_stderr_is_a_no_merge(tmp_path):
 
 
 # --------------------------------------------------------------------- consolidate: judge outside the store lock
+
+ASKED_JUDGE = """
+import json, sys
+pair = json.load(sys.stdin)
+with open({log!r}, "a") as f:
+    f.write(json.dumps([pair["a"]["statement"], pair["b"]["statement"]]) + "\\n")
+print(json.dumps({{"same": True, "reason": "always says same"}}))
+"""
+
+
+def test_the_floor_decides_before_the_command(seeded, vmem, tmp_path):
+    """The deterministic judge is the precision floor under an external one: a pair it refuses for a decisive
+    difference (here a number) is never put to the command, so a judge that says "same" to everything cannot
+    merge it; the pairs it leaves open are the command's."""
+    log = tmp_path / "asked.jsonl"
+    set_judge(seeded, script(tmp_path, ASKED_JUDGE.format(log=str(log))), timeout_s=30)
+    two = vmem.json("propose", "Healthcare customers need two weeks of security review before signing.",
+                    "--from", "larkspur-health", *CATS, store=seeded)["data"]["item"]["id"]
+    five = vmem.json("propose", "Healthcare customers need five weeks of security review before signing.",
+                     "--from", "tidewell", *CATS, store=seeded)["data"]["item"]["id"]
+    result = vmem.json("consolidate", store=seeded)["data"]
+    assert result["merged"] == [] and not log.exists()
+    assert {vmem.json("show", i)["data"]["status"] for i in (two, five)} == {"candidate"}
+    first, second = learn(vmem, seeded, 0), learn(vmem, seeded, 1)
+    result = vmem.json("consolidate", store=seeded)["data"]
+    [merge] = result["merged"]
+    assert {merge["from"], merge["into"]} == {first, second} and merge["judge"] == "command"
+    asked = [json.loads(line) for line in log.read_text().splitlines()]
+    assert all("five weeks" not in " ".join(pair) or "two weeks" not in " ".join(pair) for pair in asked)
+
 
 def test_consolidate_with_a_hanging_judge_merges_nothing_and_leaves_nothing_running(seeded, vmem, tmp_path):
     pids = tmp_path / "pids"

@@ -316,10 +316,16 @@ class _Judge:
 
     def decide(self, item: dict, other: dict, cosine: float) -> Verdict | None:
         """The verdict on ITEM merging into OTHER, or None when a replay has no recorded answer for the pair."""
-        from vmem.knowledge.judge import judge_command, judge_pair
+        from vmem.knowledge.judge import floor, judge_command, judge_pair
 
         if not self.command:
             return judge_pair(item["statement"], other["statement"], item["categories"], other["categories"], cosine)
+        # the deterministic judge is the precision floor under an external one: a merge it is sure of, or a
+        # decisive difference (a number, a negation, a role swap...), is decided here; the command reads only the
+        # pairs it leaves open
+        sure, _ = floor(item["statement"], other["statement"], item["categories"], other["categories"], cosine)
+        if sure is not None:
+            return sure
         views = (_judge_view(item), _judge_view(other))
         key = (json.dumps(views[0], sort_keys=True), json.dumps(views[1], sort_keys=True))
         if self.replaying:
