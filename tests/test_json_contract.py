@@ -222,6 +222,17 @@ def _(c):
     return Call(["blame", UNKNOWN], 1, expect="no item")
 
 
+@ok("log")
+def _(c):
+    c.claim(approve=True)
+    return Call(["log", "-n", "5"])
+
+
+@fail("log")
+def _(c):
+    return Call(["log", "--since", "the day before"], 2, expect="cannot read --since")
+
+
 @ok("check")
 def _(c):  # a warning (an uncommitted hand edit) and no error: exit 0
     path = c.store.root / model.item_path(c.claim())
