@@ -46,22 +46,23 @@ def test_every_tool_over_stdio_serves_only_the_trusted_set(mixed, tmp_path):  # 
     init, tools, results = _run(store, tmp_path, calls)
     assert init.server_info.name == "vmem"
     by_name = {t.name: t for t in tools.tools}
-    assert sorted(by_name) == ["blame", "list", "propose", "recall", "show"]
+    assert sorted(by_name) == ["blame", "changes", "list", "propose", "recall", "show", "verify"]  # no delete
     assert all(t.output_schema for t in by_name.values())  # structured output, typed
     assert by_name["recall"].input_schema["properties"]["query"]["type"] == "string"
     recalled, listed, shown, blamed, proposed, after = (r.structured_content for r in results[:6])
     served = {items[n]["id"] for n in ("mandatory", "mandatory_paths", "approved", "approved_paths", "published")}
-    assert {r["id"] for r in recalled["results"]} == served and recalled["scope"] == "org"
-    assert {i["id"] for i in listed["items"]} == served and listed["total"] == 5
-    assert shown["reviewed_by"] == "rita@example.com" and shown["correct_with"].startswith("vmem propose --supersedes")
+    assert {r["id"] for r in recalled["results"]} == served
+    assert {i["id"] for i in listed["result"]} == served
+    assert shown["review"]["by"] == shown["card"]["review"]["by"] == "rita@example.com"
     assert [e["action"] for e in blamed["events"]] == ["import"]
-    assert proposed["status"] == "proposed" and proposed["kind"] == "claim"  # a proposal, never a review
-    assert proposed["id"] not in {i["id"] for i in after["items"]}  # unreviewed: not served back
+    assert proposed["item"]["status"] == "proposed" and proposed["item"]["kind"] == "claim"  # never a review
+    assert proposed["item"]["id"] not in {i["id"] for i in after["result"]}  # unreviewed: not served back
     for (_, arguments), result in zip(calls[6:], results[6:]):
         if arguments["id"] in served:
             assert result.structured_content["id"] == arguments["id"]
         else:
-            assert result.is_error and "visible to this agent" in result.content[0].text, arguments
+            assert result.is_error and result.content[0].text == \
+                f"no item {arguments['id']} in this store (list items with: vmem list)", arguments
     text = json.dumps([r.structured_content for r in results[:6]])
     for never in ("PROPOSED", "REJECTED", "REVOKED", "SUPERSEDED", "EXPIRED", "PERSONAL", "GROUP", "SCOPED",
                   "OTHER-SCOPE", "ELIGIBLE", "x@e.com"):
@@ -74,7 +75,7 @@ def test_an_entity_server_sees_its_entity_only_and_proposes_only_about_it(mixed,
              ("propose", {"text": "Tidewell's renewal is owned by procurement", "about": "tidewell"}),
              ("show", {"id": "../../etc/passwd"})]
     _, _, (listed, other, foreign, traversal) = _run(store, tmp_path, calls, ["--scope", "entity:meridale"])
-    ids = {i["id"] for i in listed.structured_content["items"]}
+    ids = {i["id"] for i in listed.structured_content["result"]}
     assert items["scoped"]["id"] in ids and items["other_scope"]["id"] not in ids
     assert other.is_error and foreign.is_error and "serves entity:meridale" in foreign.content[0].text
     assert traversal.is_error
@@ -134,40 +135,31 @@ def test_mcp_propose_reports_what_vmem_propose_json_reports(mixed, tmp_path):  #
     cli = json.loads(subprocess.run([sys.executable, "-m", "vmem", "propose", text, "--json"], cwd=tmp_path,
                                     capture_output=True, text=True, check=True).stdout)["data"]
     assert agent["action"] == cli["action"] == "created"
-    assert set(cli) <= set(agent) and agent["item"].keys() == cli["item"].keys()
+    assert agent.keys() == cli.keys() and agent["item"].keys() == cli["item"].keys()  # the same object
     assert agent["item"]["statement"] == cli["item"]["statement"] == text and len(agent["commit"]) == 40
     assert {c["id"] for c in cli["contradictions"]} == {three["id"], theirs["id"]}
     assert agent["contradictions"] == [c for c in cli["contradictions"] if c["id"] == three["id"]]
-    assert any("1 item(s) outside this agent's view" in note for note in agent["notes"])
-    assert "tidewell" not in json.dumps(agent).lower()
+    notes = [block.text for block in results[0].content[1:]]  # what the CLI prints on stderr
+    assert any("1 item(s) outside this agent's view" in note for note in notes)
+    assert "tidewell" not in json.dumps(agent).lower() + " ".join(notes).lower()
 
 
-def test_recall_show_and_blame_answer_alike_on_both_faces(mixed, tmp_path):  # noqa: F811
-    """One body per command: for what an agent may see, MCP's recall, show and blame say what `vmem recall`,
-    `vmem show` and `vmem blame --json` (the console script) say -- same ranking and coverage, same item, same
-    history -- MCP only ever narrowed to the served set."""
-    import subprocess
+def test_a_hand_edit_of_a_reviewed_text_is_answered_as_reviewed(mixed, vmem, tmp_path):  # noqa: F811
+    """show and list answer with the text history attests (what sync serves), never a hand edit committed after
+    the review -- while the person's `vmem show` shows the file and flags it."""
+    from conftest import commit_file
+    from vmem import model
 
     store, items = mixed
-    served = items["approved"]["id"]
-    query = "fact pattern rumour detail shortcut arr trials"
-    _, _, results = _run(store, tmp_path, [("recall", {"query": query, "k": 50}), ("show", {"id": served}),
-                                           ("blame", {"id": served})])
-    agent_recall, agent_show, agent_blame = (r.structured_content for r in results)
-
-    def cli(*args):
-        done = subprocess.run([sys.executable, "-m", "vmem", *args, "--json"], cwd=tmp_path, capture_output=True,
-                              text=True, env={**os.environ, "VMEM_STORE": str(store.root)})
-        assert done.returncode == 0, done.stderr
-        return json.loads(done.stdout)["data"]
-
-    person_recall, person_show, person_blame = cli("recall", query, "-k", "50"), cli("show", served), \
-        cli("blame", served)
-    assert agent_recall["coverage"] == person_recall["coverage"]
-    assert [r["id"] for r in agent_recall["results"]] == [r["id"] for r in person_recall["results"]]
-    assert [r["score"] for r in agent_recall["results"]] == pytest.approx([r["score"] for r in person_recall["results"]])
-    for key in ("id", "kind", "title", "statement", "status", "paths", "domain", "valid_from", "expires_at"):
-        assert agent_show[key] == person_show[key], key
-    assert agent_show["reviewed_by"] == (person_show.get("review") or {}).get("by")
-    assert [(e["commit"], e["action"], e["item"]) for e in agent_blame["events"]] == \
-        [(e["commit"], e["action"], e["item"]) for e in person_blame["events"] if e["action"] != "git"]
+    item = items["approved"]
+    path = model.item_path(item["id"])
+    raw = (store.root / path).read_text()
+    commit_file(store, path, raw.replace("APPROVED arr excludes trials", "HANDEDITED arr includes trials").encode())
+    _, _, (shown, listed) = _run(store, tmp_path, [("show", {"id": item["id"]}), ("list", {"limit": 500})])
+    assert shown.structured_content["statement"] == shown.structured_content["card"]["statement"] == \
+        "APPROVED arr excludes trials"
+    assert "unattested_edit" not in shown.structured_content["computed"]
+    assert "HANDEDITED" not in json.dumps([shown.structured_content, listed.structured_content])
+    assert "APPROVED arr excludes trials" in json.dumps(listed.structured_content)
+    person = vmem.json("show", item["id"])["data"]  # the person sees the file, flagged
+    assert person["statement"].startswith("HANDEDITED") and "unattested_edit" in person["computed"]

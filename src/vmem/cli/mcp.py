@@ -21,7 +21,8 @@ def mcp(
     project: Annotated[Optional[Path], typer.Option("--project", help="The agent's project (default: "
                                                     "$CLAUDE_PROJECT_DIR, else here).")] = None,
 ) -> None:
-    """Serve recall, show, blame, list and propose over stdio (Model Context Protocol)."""
+    """Serve recall, show, list, blame, changes, propose and verify (and the mandatory rules) over stdio (Model
+    Context Protocol): each answers with its CLI command's --json data, narrowed to what the scope serves."""
     if ctx.invoked_subcommand is not None:
         return
     with session(ctx) as s:

@@ -1,109 +1,118 @@
-"""`vmem mcp`: tools recall, show, blame, list and propose over stdio, each a few lines over ops/agent.py.
+"""`vmem mcp`: the CLI's commands as MCP tools over stdio, each a few lines over ops/agent.py.
 
-Typed inputs and structured outputs (pydantic models, as the SDK publishes them as JSON schemas); a vmem error
-becomes a tool error with its message and hint, never a crash of the server.
+Every tool answers with its CLI command's `--json` data (`vmem recall|show|list|blame|log|propose|verify`):
+the same keys and ids, as structured content and as the JSON text the CLI prints (`list`, a JSON array in the
+CLI, is `{"result": [...]}` as structured content, the SDK's form for a value that is not an object). What the
+CLI prints on stderr (notes, warnings) follows as further text blocks, "note: ...". A vmem error is a tool
+error whose text is the CLI's message and hint on one line (VmemError.described), never a crash of the server. Resources: the
+mandatory rules sync delivers to this scope, as Markdown and as JSON. No tool deletes or reviews anything.
 """
 
 from __future__ import annotations
 
-from typing import Literal, Optional
+import json
+from typing import Annotated, Any, Literal, Optional
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.types import ToolAnnotations
+from mcp.types import CallToolResult, TextContent, ToolAnnotations
+
+from vmem.ops.agent import LIMITS, LIST_LIMITS
 
 READ = ToolAnnotations(readOnlyHint=True, destructiveHint=False, idempotentHint=True, openWorldHint=False)
+WRITE = ToolAnnotations(readOnlyHint=False, destructiveHint=False, idempotentHint=False, openWorldHint=False)
 
 
-class Hit(BaseModel):
-    id: str
-    kind: str
-    title: Optional[str] = None
-    statement: str
-    scope: str
-    status: str
-    confidence: Optional[float] = None
-    support_tier: Optional[str] = None
-    score: Optional[float] = None
+def _text(name: str, description: str, default: Any = ..., **kwargs) -> Any:
+    """A string argument whose limit the schema publishes; the check (and its clear error) is ops/agent.py's."""
+    return Field(default, description=description, json_schema_extra={"maxLength": LIMITS[name]}, **kwargs)
 
 
-class Recalled(BaseModel):
+def _strings(name: str, description: str) -> Any:
+    most, each = LIST_LIMITS[name]
+    return Field(None, description=description, json_schema_extra={"maxItems": most, "items": {
+        "type": "string", "maxLength": each}})
+
+
+class _Open(BaseModel):
+    """The CLI's object: these keys always, and the rest of what the command reports."""
+    model_config = ConfigDict(extra="allow")
+
+
+class Recalled(_Open):
     coverage: Literal["covered", "partial", "uncovered"]
-    scope: str
-    results: list[Hit]
+    results: list[dict]
+    awaiting_review: Optional[int] = None
 
 
-class Item(BaseModel):
+class Shown(_Open):
     id: str
     kind: str
-    title: Optional[str] = None
-    statement: str
-    scope: str
     status: str
-    paths: Optional[list[str]] = None
-    domain: Optional[str] = None
-    valid_from: Optional[str] = None
-    expires_at: Optional[str] = None
-    confidence: Optional[float] = None
-    support_tier: Optional[str] = None
-    reviewed_by: Optional[str] = None
-    reviewed_at: Optional[str] = None
-    correct_with: str
-
-
-class Listed(BaseModel):
-    scope: str
-    total: int
-    items: list[Item]
-
-
-class Event(BaseModel):
-    commit: str
-    at: str
-    action: str
-    item: str
-    author: Optional[str] = None
-    reason: Optional[str] = None
-
-
-class History(BaseModel):
-    id: str
-    chain: list[str]
-    events: list[Event]
-
-
-class Clash(BaseModel):
-    id: str
-    reason: str
-    rules: list[str]
     statement: str
+    computed: dict
+    card: dict
 
 
-class Proposal(BaseModel):
-    """`vmem propose --json`'s result (action, item, commit, contradictions) with its notes, narrowed to the
-    agent's view; id, kind, status, outcome and next say the same in short."""
+class Listed(_Open):
+    result: list[dict]
+
+
+class History(_Open):
+    chain: list[str]
+    events: list[dict]
+
+
+class Changes(_Open):
+    changes: list[dict]
+    scanned: int
+    truncated: bool
+
+
+class Proposal(_Open):
     action: str
     item: dict
     commit: Optional[str] = None
-    contradictions: list[Clash]
-    prior_rejections: list[dict] = []  # rejected claims it restates: {id, statement, reason, by, at, match, why}
-    notes: list[str]
-    id: str
-    kind: str
-    status: str
-    outcome: str
-    next: str
+    contradictions: list[dict]
+    prior_rejections: list[dict] = []
+
+
+class Verified(_Open):
+    action: str
+    item: dict
+    commit: Optional[str] = None
+    corrected: Optional[dict] = None
+
+
+def version() -> str:
+    """vmem's version: the installed distribution's, else the package's own."""
+    from vmem import DISTRIBUTION, __version__
+
+    try:
+        from importlib.metadata import PackageNotFoundError, version as installed
+
+        return installed(DISTRIBUTION)
+    except PackageNotFoundError:
+        return __version__
+
+
+def answer(data: Any, notes: list[str] | tuple = ()) -> CallToolResult:
+    """DATA as the CLI's --json prints it (text) and as structured content; each note as the CLI's stderr line."""
+    text = json.dumps(data, ensure_ascii=False, indent=2)
+    content = [TextContent(type="text", text=text)] + [TextContent(type="text", text=f"note: {n}") for n in notes]
+    return CallToolResult(content=content, structured_content=data if isinstance(data, dict) else {"result": data})
 
 
 def build(view) -> MCPServer:
     from vmem.errors import VmemError
 
-    server = MCPServer("vmem", log_level="WARNING", instructions=(
+    server = MCPServer("vmem", version=version(), log_level="WARNING", instructions=(
         "The team's reviewed knowledge (vmem). recall before answering questions about the team's data, "
-        f"definitions and customers; it serves only reviewed items in scope {view.scope}. propose what you "
-        "learn: a reviewer decides."))
+        f"definitions and customers; it serves only reviewed items in scope {view.scope}. The mandatory rules "
+        "are the resource vmem://rules/mandatory. propose what you learn, and verify (confirm or correct) an "
+        "item you checked: a reviewer decides. Every tool answers with `vmem <command> --json`'s data."))
 
     def call(fn, *args, **kwargs):
         try:
@@ -111,40 +120,86 @@ def build(view) -> MCPServer:
         except VmemError as exc:
             raise ToolError(exc.described()) from None
 
-    @server.tool(annotations=READ)
-    def recall(query: str = Field(description="A question in plain words."),
-               k: int = Field(5, ge=1, le=50, description="How many results.")) -> Recalled:
-        """Search the team's reviewed facts and published patterns; says covered, partial or uncovered."""
-        return Recalled(**call(view.recall, query, k))
+    def reply(fn, *args, **kwargs) -> CallToolResult:
+        """FN's data (and notes) as the CLI's --json; a VmemError as the CLI's one line: its message (hint)."""
+        try:
+            done = fn(*args, **kwargs)
+        except VmemError as exc:
+            return CallToolResult(content=[TextContent(type="text", text=exc.described())], is_error=True)
+        return answer(*done) if isinstance(done, tuple) else answer(done)
 
     @server.tool(annotations=READ)
-    def show(id: str = Field(description="An item id, e.g. c-0123456789ab.")) -> Item:
-        """One served item with who reviewed it, its confidence or support tier, and how to correct it."""
-        return Item(**call(view.show, id))
+    def recall(query: str = _text("query", "A question in plain words."),
+               k: int = Field(5, ge=1, le=50, description="How many results.")) -> Annotated[CallToolResult,
+                                                                                         Recalled]:
+        """Search the team's reviewed facts and published patterns; says covered, partial or uncovered
+        (`vmem recall QUERY -k K --json`)."""
+        return reply(view.recall, query, k)
 
     @server.tool(annotations=READ)
-    def blame(id: str = Field(description="An item id.")) -> History:
-        """How a served item came to be: the commits that proposed, reviewed and superseded it."""
-        return History(**call(view.blame, id))
+    def show(id: str = _text("id", "An item id, or a unique prefix of one (c-f3d5).")) -> Annotated[
+            CallToolResult, Shown]:
+        """One served item as its review card, with who reviewed it, its confidence or support tier and what
+        contradicts it (`vmem show ID --json`)."""
+        return reply(view.show, id)
+
+    @server.tool(annotations=READ)
+    def blame(id: str = _text("id", "An item id, or a unique prefix of one.")) -> Annotated[CallToolResult,
+                                                                                            History]:
+        """How a served item came to be: the commits that proposed, reviewed and superseded it
+        (`vmem blame ID --json`)."""
+        return reply(view.blame, id)
 
     @server.tool(name="list", annotations=READ)
     def list_(kind: Optional[Literal["claim", "knowledge"]] = None,
-              limit: int = Field(50, ge=1, le=500)) -> Listed:
-        """Everything served in this scope, mandatory rules first."""
-        return Listed(**call(view.list, kind, limit))
+              status: Optional[Literal["approved", "mandatory", "published"]] = None,
+              limit: int = Field(100, ge=1, le=500, description="How many, oldest first.")) -> Annotated[
+            CallToolResult, Listed]:
+        """Everything served in this scope, oldest first (`vmem list [--kind K] [--status S] --json`)."""
+        return reply(view.list, kind, status, limit)
 
-    @server.tool(annotations=ToolAnnotations(readOnlyHint=False, destructiveHint=False, idempotentHint=False,
-                                             openWorldHint=False))
-    def propose(text: str = Field(description="The fact or learning, one statement."),
-                title: Optional[str] = None, domain: Optional[str] = None,
-                paths: Optional[list[str]] = Field(None, description="Globs the fact applies to."),
-                about: Optional[str] = Field(None, description="The server's own entity, for an entity fact."),
-                learning_from: Optional[str] = Field(None, description="The server's own entity: propose a "
-                                                     "learning (with categories) instead of a fact."),
-                categories: Optional[list[str]] = Field(None, description="FACET:VALUE, for a learning.")) -> Proposal:
-        """Propose a fact or a learning for human review (never approves anything)."""
-        return Proposal(**call(view.propose, text, title=title, domain=domain, paths=paths, about=about,
-                               learning_from=learning_from, categories=categories))
+    @server.tool(annotations=READ)
+    def changes(limit: int = Field(20, ge=1, le=500, description="How many changes, newest first."),
+                since: Optional[str] = _text("since", "Only after this: a date, a timestamp or '3 days ago'.",
+                                             None)) -> Annotated[CallToolResult, Changes]:
+        """What changed recently among the items served here: proposals, approvals, mandates, publications,
+        verifications and supersessions, newest first (`vmem log -n N --since WHEN --json`)."""
+        return reply(view.changes, limit, since)
+
+    @server.tool(annotations=WRITE)
+    def propose(text: str = _text("text", "The fact or learning, one statement."),
+                title: Optional[str] = _text("title", "A one-line title.", None),
+                domain: Optional[str] = _text("domain", "A domain partition, e.g. finance.", None),
+                paths: Optional[list[str]] = _strings("paths", "Globs the fact applies to."),
+                about: Optional[str] = _text("about", "The server's own entity, for an entity fact.", None),
+                learning_from: Optional[str] = _text("learning_from", "The server's own entity: propose a "
+                                                     "learning (with categories) instead of a fact.", None),
+                categories: Optional[list[str]] = _strings("categories", "FACET:VALUE, for a learning.")) -> Annotated[
+            CallToolResult, Proposal]:
+        """Propose a fact or a learning for human review (`vmem propose --json`); never approves anything."""
+        return reply(view.propose, text, title=title, domain=domain, paths=paths, about=about,
+                     learning_from=learning_from, categories=categories)
+
+    @server.tool(annotations=WRITE)
+    def verify(id: str = _text("id", "A served claim's id, or a unique prefix of one."),
+               kind: Literal["confirmation", "correction"] = "confirmation",
+               corrected: Optional[str] = _text("corrected", "With kind correction: what is true instead "
+                                                "(proposed as its revision, for a reviewer).", None)) -> Annotated[
+            CallToolResult, Verified]:
+        """Feedback on a served claim you checked: a confirmation raises its confidence, a correction lowers it
+        and may propose the corrected text (`vmem verify ID --kind K --json`); never a status change."""
+        return reply(view.verify, id, kind, corrected)
+
+    @server.resource("vmem://rules/mandatory", name="mandatory-rules", mime_type="text/markdown",
+                     description="The mandatory team rules sync delivers to this scope (always apply them).")
+    def mandatory_rules() -> str:
+        return call(view.mandatory)["text"]
+
+    @server.resource("vmem://rules/mandatory.json", name="mandatory-rules-json", mime_type="application/json",
+                     description="The same rules as data: id, statement, scope, paths, who approved them, when.")
+    def mandatory_json() -> str:
+        data = call(view.mandatory)
+        return json.dumps({k: data[k] for k in ("scope", "commit", "rules")}, ensure_ascii=False, indent=2)
 
     return server
 

@@ -2,8 +2,15 @@
 
 The server is started for one scope and audience (its launcher's, never the agent's choice), and every answer
 comes from the set sync would serve there: live, reviewed, attested by history (SPEC 12), in scope, visible
-to the audience, never personal. Items outside it are "not found", indistinguishable from absent ones. The
-agent's only write is a proposal, through the same gates as `vmem propose`.
+to the audience, never personal. Items outside it are "not found", indistinguishable from absent ones.
+
+Each method runs the body its CLI command runs and returns that command's `--json` data (same keys, same ids,
+short id prefixes resolved alike, the same errors), narrowed to this view: an item outside it is absent, the
+text of a version outside it is None, another customer's evidence and its writers are left out, and a rejected,
+unreviewed or out-of-scope item is never named. The agent's writes are a proposal (`vmem propose`) and a
+verification (`vmem verify`): both through the CLI's gates, never a review or a status change, never a delete.
+
+Every argument is bounded (LIMITS) and checked before anything is read: a 3.5 MB question is refused at once.
 """
 
 from __future__ import annotations
@@ -12,7 +19,58 @@ from pathlib import Path
 
 from vmem.errors import ItemNotFound, UsageError
 
-_SHOWN = ("id", "kind", "title", "statement", "scope", "status", "paths", "domain", "valid_from", "expires_at")
+# The largest value each argument may carry (characters; for a list, how many entries and each entry's length).
+# A question is a sentence or two; a statement's limit is `vmem propose`'s (4,000 characters, checked by its body).
+LIMITS = {"query": 2_000, "text": 4_000, "corrected": 4_000, "title": 200, "id": 20, "since": 64, "domain": 64,
+          "about": 64, "learning_from": 64, "kind": 16, "status": 16}
+LIST_LIMITS = {"paths": (50, 256), "categories": (20, 128)}
+
+
+def check_sizes(**values) -> None:
+    """A usage error naming the first argument that is larger than its limit, before any work is done."""
+    for name, value in values.items():
+        if value is None:
+            continue
+        if name in LIST_LIMITS:
+            most, each = LIST_LIMITS[name]
+            if not isinstance(value, (list, tuple)):
+                raise UsageError(f"{name} must be a list of strings", f'e.g. {name}=["..."]')
+            if len(value) > most:
+                raise UsageError(f"{name} has {len(value)} entries; the limit is {most}",
+                                 f"give at most {most} {name}")
+            for entry in value:
+                if not isinstance(entry, str) or len(entry) > each:
+                    size = len(entry) if isinstance(entry, str) else "a non-string"
+                    raise UsageError(f"an entry of {name} is {size} characters; the limit is {each}",
+                                     f"each of {name} is at most {each} characters")
+            continue
+        if isinstance(value, str) and len(value) > LIMITS[name]:
+            if name in ("text", "corrected"):
+                from vmem.ops.propose import _statement  # vmem propose's own limit and words
+
+                _statement(value)
+            hint = {"query": "ask one question in a sentence or two",
+                    "id": "ids look like c-7b1e0d9c4a22, or a unique prefix of one (c-7b1e)"}.get(
+                name, f"{name} is at most {LIMITS[name]} characters")
+            raise UsageError(f"{name} is {len(value)} characters; the limit is {LIMITS[name]}", hint)
+
+
+def _code(text: str) -> str:
+    """TEXT as inline code on one line."""
+    return "`" + " ".join(text.replace("`", "'").split()) + "`"
+
+
+def _attested(item: dict, served: dict, edited: bool = False) -> dict:
+    """The fields of ITEM (its file at HEAD) to replace with SERVED's (the blob history attests, provenance from the
+    reviewer's commit) when the file was edited by hand after review (EDITED, or any served field differs beyond
+    the review's time stamp): what sync would serve, never the edit. {} for a file as reviewed."""
+    def plain(key: str, value):
+        return {k: v for k, v in value.items() if k != "at"} if key in ("review", "published") and value else value
+
+    differ = {k: v for k, v in served.items() if k in item and k not in ("status", "evidence") and item[k] != v}
+    if edited or any(plain(k, item[k]) != plain(k, v) for k, v in differ.items()):
+        return differ
+    return {}
 
 
 class AgentView:
@@ -48,41 +106,38 @@ class AgentView:
         _, _, items, _ = load_candidates(self.root)
         return {i["id"]: i for i in select(items, self.who.entity, self.who.audience, datetime.now(timezone.utc))}
 
-    def _visible(self, item_id: str) -> dict:
+    def resolve(self, text: str, served: dict[str, dict]) -> str:
+        """TEXT (a whole id, or a unique prefix of at least 4 hex digits) as a served id, with the CLI's errors
+        (Snapshot.resolve_id's words), looked up among served items only: an item outside this view is absent,
+        and an ambiguity never names one."""
         from vmem import model
 
-        model.check_item_id(item_id)
-        item = self.served().get(item_id)
-        if item is None:
-            raise ItemNotFound(f"no item {item_id} visible to this agent", "search with recall, or list what is "
-                               "served; unreviewed and out-of-scope items are never shown")
-        return item
+        if isinstance(text, str) and model.ITEM_ID.fullmatch(text):
+            if text not in served:
+                raise ItemNotFound(f"no item {text} in this store", "list items with: vmem list")
+            return text
+        if not isinstance(text, str) or not model.ITEM_PREFIX.fullmatch(text):
+            return model.check_item_id(text)  # raises the grammar's error
+        found = sorted(i for i in served if i.startswith(text))
+        if not found:
+            raise ItemNotFound(f"no item id starts with {text} in this store", "list items with: vmem list")
+        if len(found) > 1:
+            shown = ", ".join(found[:10]) + (f" and {len(found) - 10} more" if len(found) > 10 else "")
+            raise UsageError(f"{text} is ambiguous: {shown}", "type more of the id")
+        return found[0]
 
-    def _row(self, item: dict, policy: dict) -> dict:
-        from vmem import confidence
-
-        row = {k: item.get(k) for k in _SHOWN}
-        row["scope"] = item.get("scope") or "org"
-        if item["kind"] == "knowledge":
-            row["scope"] = "org"
-            row["support_tier"] = confidence.support_tier(item, policy["knowledge"]["tiers"])
-            vouched = item.get("published") or {}
-        else:
-            row["confidence"] = round(confidence.effective_confidence(item), 3)
-            vouched = item.get("review") or {}
-        row["reviewed_by"], row["reviewed_at"] = vouched.get("by"), vouched.get("at")
-        row["correct_with"] = (f'vmem propose --supersedes {item["id"]} "…"' if item["kind"] == "claim"
-                               else f"ask a reviewer to retract {item['id']}")
-        return row
+    # -- reading ---------------------------------------------------------------------------------------------
 
     def recall(self, query: str, k: int = 5) -> dict:
+        """`vmem recall QUERY --scope S --audience A -k K --json`: the same search over the same index."""
         from vmem.ops.recall import search
         from vmem.store.served import head_commit
 
+        check_sizes(query=query)
         query = (query or "").strip()
         if not query:
-            raise UsageError("the query is empty", "ask something, e.g. how is ARR defined")
-        if not 1 <= k <= 50:
+            raise UsageError("the query is empty", 'ask something: vmem recall "how is ARR defined"')
+        if not isinstance(k, int) or not 1 <= k <= 50:
             raise UsageError("k must be between 1 and 50", "e.g. k=5")
         commit = head_commit(self.root)
         if self._index is None or commit is None or commit != self._index_commit:
@@ -93,85 +148,188 @@ class AgentView:
             self._embed = self._embed or embedder(store.policy, store.root)
             self._index = LocalIndex.open(store, self._embed, model_id=str(self._embed.path))
             self._index_commit = commit
-        result = search(self._index, query, self.who, False, k, self._embed)
-        return {"coverage": result["coverage"], "scope": self.scope, "results": [
-            {key: row.get(key) for key in ("id", "kind", "title", "statement", "scope", "status", "confidence",
-                                           "support_tier", "score")} for row in result["results"]]}
+        return search(self._index, query, self.who, False, k, self._embed)
 
     def show(self, item_id: str) -> dict:
-        item = self._visible(item_id)
-        return self._row(item, self._store().policy)
+        """`vmem show ID --json` (vmem.ops.card.show_card) for a served item, narrowed to this view."""
+        from vmem.ops.card import legal_actions, show_card
 
-    def list(self, kind: str | None = None, limit: int = 50) -> dict:
-        if kind not in (None, "claim", "knowledge"):
-            raise UsageError(f"unknown kind {kind!r}", "use claim or knowledge")
-        if not 1 <= limit <= 500:
-            raise UsageError("limit must be between 1 and 500", "e.g. limit=50")
-        policy = self._store().policy
-        items = sorted((i for i in self.served().values() if kind is None or i["kind"] == kind),
-                       key=lambda i: (i["status"] != "mandatory", i["id"]))
-        return {"scope": self.scope, "total": len(items), "items": [self._row(i, policy) for i in items[:limit]]}
+        check_sizes(id=item_id)
+        served = self.served()
+        item_id = self.resolve(item_id, served)
+        data = show_card(self._store(), item_id)
+        mine = served[item_id]
+        computed = data.get("computed") or {}
+        edited = _attested(data, mine, computed.pop("unattested_edit", None) is not None)
+        computed.pop("unattested", None)
+        data.update(edited)
+        data.update(self._narrowed(data, served))
+        card = data.get("card")
+        if card:
+            card.update({key: value for key, value in edited.items() if key in card})
+            self._narrow_card(card, served, legal_actions({**data, "status": mine["status"]}, False))
+        return data
+
+    def list(self, kind: str | None = None, status: str | None = None, limit: int = 100) -> tuple[list[dict], list]:
+        """`vmem list [--kind K] [--status S] --json` (vmem.ops.show.list_items): its items, oldest first, those
+        served only, the first LIMIT; and a note when more were left out."""
+        from vmem.ops.show import list_items
+
+        check_sizes(kind=kind, status=status)
+        if not isinstance(limit, int) or not 1 <= limit <= 500:
+            raise UsageError("limit must be between 1 and 500", "e.g. limit=100")
+        served = self.served()
+        listing = list_items(self._store(), kind, status)
+        items = []
+        for item in listing.items:
+            mine = served.get(item["id"])
+            if mine is None or (status is not None and mine["status"] != status):
+                continue
+            shown = {**item, "status": mine["status"], **_attested(item, mine)}
+            items.append({**shown, **self._narrowed(shown, served)})
+        notes = [f"{len(items) - limit} more not shown (limit={limit}; at most 500)"] if len(items) > limit else []
+        return items[:limit], notes
 
     def blame(self, item_id: str) -> dict:
-        """How a visible item came to be: its vmem commits and those of the versions it replaced. Never a
-        later proposal that would replace it (unreviewed), never the text of a version (hand edits live
-        there); for knowledge, never who contributed evidence."""
+        """`vmem blame ID --json` for a served item: its chain up to it (never a later proposal that would replace
+        it), the commits vmem wrote (never a hand commit), and only its own served text; for a learning, no
+        author (who contributed evidence is not the agent's)."""
         from vmem.ops.blame import blame
 
-        item = self._visible(item_id)
+        check_sizes(id=item_id)
+        served = self.served()
+        item_id = self.resolve(item_id, served)
+        item = served[item_id]
         full = blame(self._store(), item_id)
         chain = full["chain"][:full["chain"].index(item_id) + 1]
         events = []
         for event in full["events"]:
             if event["item"] not in chain or event["action"] == "git":
                 continue
-            row = {k: event[k] for k in ("commit", "at", "action", "item")}
-            if item["kind"] == "claim":
-                row.update(author=event["author"], reason=event["reason"])
+            row = dict(event)
+            if row["statement"] is not None and (row["item"] not in served
+                                                 or row["statement"] != served[row["item"]]["statement"]):
+                row["statement"] = None
+            if item["kind"] == "knowledge":
+                row["author"] = None
             events.append(row)
-        return {"id": item_id, "chain": chain, "events": events}
+        return {**full, "chain": chain, "events": events}
+
+    def changes(self, limit: int = 20, since: str | None = None) -> dict:
+        """`vmem log [-n N] [--since WHEN] --json` (vmem.ops.log.log), narrowed: only changes to items this
+        agent is served, naming those items only; a summary or reason only when every item of the change is
+        served; no author for a change to a learning."""
+        from vmem.ops.log import log
+
+        check_sizes(since=since)
+        served = self.served()
+
+        def keep(row: dict) -> dict | None:
+            mine = [i for i in row["items"] if i in served]
+            if not mine or row["action"] == "git":
+                return None
+            whole = len(mine) == len(row["items"])
+            return {**row, "items": mine, "summary": row["summary"] if whole else None,
+                    "reason": row["reason"] if whole else None,
+                    "author": None if any(served[i]["kind"] == "knowledge" for i in mine) else row["author"]}
+
+        return log(self._store(), limit=limit, since=since, keep=keep)
+
+    def mandatory(self) -> dict:
+        """The mandatory rules sync delivers to this scope (vmem.ops.bundle.pack: its selection, its rule fields,
+        path-scoped ones with their paths), and their text as the rules files print it."""
+        from vmem.ops.bundle import pack
+        from vmem.store.served import load_candidates
+        from vmem.targets.text import entry
+
+        commit, policy, items, about = load_candidates(self.root)
+        bundle = pack(items, policy, entity=self.who.entity, audience=self.who.audience, budget=0,
+                      store_name="", commit=commit)
+        text = [f"# Mandatory team rules (vmem, {self.scope})\n\n"]
+        for rule in bundle.mandatory:
+            text.append(entry(rule))
+            if rule["paths"]:
+                text.append(f"  applies to files matching: {', '.join(_code(p) for p in rule['paths'])}\n")
+        if not bundle.mandatory:
+            text.append("None in this scope.\n")
+        return {"scope": self.scope, "commit": commit, "rules": bundle.mandatory, "text": "".join(text)}
+
+    # -- writing: proposals and verifications only -----------------------------------------------------------
 
     def propose(self, text: str, *, title: str | None = None, domain: str | None = None,
                 paths: list[str] | None = None, about: str | None = None, learning_from: str | None = None,
-                categories: list[str] | None = None) -> dict:
-        """A fact (a claim, proposed) or, with LEARNING_FROM and CATEGORIES, a learning: a proposal for a
-        human to review, never a review. An entity named must be this server's own scope. The body is `vmem
-        propose`'s (vmem.ops.propose.propose): the same result, notes and contradictions, narrowed to what this
-        agent may see (a contradicted item outside its view is counted, never shown)."""
+                categories: list[str] | None = None) -> tuple[dict, list[str]]:
+        """`vmem propose --json` (vmem.ops.propose.propose): a fact (a claim, proposed) or, with LEARNING_FROM and
+        CATEGORIES, a learning, for a human to review. An entity named must be this server's own scope. The
+        result is the CLI's data narrowed to this view (a contradicted item outside it is counted in a note,
+        never shown), and the notes the CLI prints."""
         from vmem.ops.propose import propose
 
+        check_sizes(text=text, title=title, domain=domain, paths=paths, about=about, learning_from=learning_from,
+                    categories=categories)
         for entity in (about, learning_from):
             if entity is not None and entity != self.who.entity:
                 raise UsageError(f"this server serves {self.scope}; it cannot propose about entity {entity!r}",
                                  "start the server with --scope entity:ID for that customer")
-        if learning_from and (title or domain or paths or about):
-            raise UsageError("title, domain, paths and about apply to facts, not learnings",
-                             "a learning takes learning_from and categories")
-        if not learning_from and categories:
-            raise UsageError("categories apply to learnings", "add learning_from, or leave categories out")
         from vmem.ops.session import deliver
 
         store = self._store()
-        done = propose(store, text, from_=learning_from, categories=categories or [], about=about,
-                       title=title, domain=domain, paths=paths)
+        done = propose(store, text, from_=learning_from, categories=categories, about=about, title=title,
+                       domain=domain, paths=paths)
         data = done.data()
+        notes = data.pop("notes")
         note = deliver(store)  # to the team's remote, so a reviewer sees it (SPEC 15)
         if note:
-            data["notes"] = [*data["notes"], note]
-        data["item"] = self._own(done.item)
-        served = self.served() if done.contradictions else {}
+            notes.append(note)
+        served = self.served()
+        data["item"] = {**done.item, **self._narrowed(done.item, served)}
         data["contradictions"] = [c for c in done.contradictions if c["id"] in served]
         hidden = len(done.contradictions) - len(data["contradictions"])
         if hidden:
-            data["notes"] = [*data["notes"], f"it contradicts {hidden} item(s) outside this agent's view; a reviewer "
-                                             "will see both"]
-        return {**data, "id": done.item["id"], "kind": done.item["kind"], "status": done.item["status"],
-                "outcome": done.action, "next": "a reviewer decides: vmem review"}
+            notes.append(f"it contradicts {hidden} item(s) outside this agent's view; a reviewer will see both")
+        for clash in data["contradictions"]:
+            notes.append(f"warning: contradicts {clash['id']} ({clash['reason']}); a reviewer will see both")
+        return data, notes
 
-    def _own(self, item: dict) -> dict:
-        """ITEM as this agent may see it: a learning's evidence from other customers (or other writers) never."""
-        if item["kind"] != "knowledge":
-            return item
-        shown = {k: item.get(k) for k in ("id", "kind", "statement", "status", "categories")}
-        shown["evidence"] = [e for e in item.get("evidence") or [] if e.get("entity") == self.who.entity]
-        return shown
+    def verify(self, item_id: str, kind: str = "confirmation", corrected: str | None = None) -> tuple[dict, list]:
+        """`vmem verify ID [--kind K] [--corrected TEXT] --json` (vmem.ops.govern.verify) on a served claim: a
+        recorded confirmation or correction (it moves effective confidence; a correction with CORRECTED is
+        proposed as its revision, for a reviewer). Never a status change."""
+        from vmem.ops.govern import verify
+        from vmem.ops.session import deliver
+
+        check_sizes(id=item_id, kind=kind, corrected=corrected)
+        item_id = self.resolve(item_id, self.served())
+        store = self._store()
+        data = verify(store, item_id, kind, corrected).data("corrected")
+        note = deliver(store)
+        return data, [note] if note else []
+
+    # -- the narrowing ---------------------------------------------------------------------------------------
+
+    def _narrowed(self, item: dict, served: dict[str, dict]) -> dict:
+        """The fields of ITEM that name what this agent may not see, narrowed: another customer's evidence, links
+        to learnings it is not served, a merge's reasons (they quote the absorbed text)."""
+        if item.get("kind") != "knowledge":
+            return {}
+        out = {"evidence": [e for e in item.get("evidence") or [] if e.get("entity") == self.who.entity]}
+        for key in ("suggestions", "distinct"):
+            if item.get(key):
+                out[key] = [row for row in item[key] if row.get("id") in served]
+        if item.get("merges"):
+            out["merges"] = [{**m, "reason": None} for m in item["merges"]]
+        return out
+
+    def _narrow_card(self, card: dict, served: dict[str, dict], actions: list[str]) -> None:
+        card["contradictions"] = [c for c in card.get("contradictions") or [] if c["id"] in served]
+        card["prior_rejections"] = []  # rejected items are never served
+        card["suggestions"] = [s for s in card.get("suggestions") or [] if s["id"] in served]
+        card["suggestion_actions"] = []
+        card["actions"] = actions  # an agent is never a reviewer
+        old = card.get("supersedes")
+        if old and old.get("id") not in served:
+            card["supersedes"] = {**old, "statement": None, "diff": []}
+        if card.get("kind") == "knowledge":
+            card["evidence"] = [e for e in card.get("evidence") or [] if e.get("entity") == self.who.entity]
+            card["proposer"] = None
+            card["merges"] = [{**m, "reason": None} for m in card.get("merges") or []]
