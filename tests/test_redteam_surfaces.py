@@ -214,8 +214,8 @@ def test_an_agent_cannot_reach_hidden_items_through_prefixes_blame_or_proposals(
         view.propose("x" * 5000)
     before = commit_count(store)
     # a proposal of a hidden personal statement gives no hint of it
-    done = view.propose(items["personal"]["statement"])
-    assert done["id"] != items["personal"]["id"] and done["outcome"] == "created"
+    done, _ = view.propose(items["personal"]["statement"])
+    assert done["item"]["id"] != items["personal"]["id"] and done["action"] == "created"
     assert commit_count(store) == before + 1
 
 

@@ -223,8 +223,8 @@ async def main():
                 done = await session.call_tool("propose", {"text": f"{who} noticed pattern {n} in the ledgers."})
                 if done.is_error:
                     sys.exit(done.content[0].text)
-                for note in done.structured_content["notes"]:
-                    print(note, file=sys.stderr)
+                for note in done.content[1:]:  # what the CLI prints on stderr: "note: ..."
+                    print(note.text.removeprefix("note: "), file=sys.stderr)
 
 anyio.run(main)
 """
