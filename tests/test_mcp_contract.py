@@ -246,9 +246,14 @@ def test_oversized_arguments_are_refused_before_any_work(mixed, tmp_path):  # no
         took = time.perf_counter() - started
         long_text = await session.call_tool("propose", {"text": "x" * 4001})
         many = await session.call_tool("propose", {"text": "ok", "paths": ["a"] * 51})
-        return refused, took, long_text, many
+        counts = [await session.call_tool(name, {**arguments, key: 1000}) for name, key, arguments in (
+            ("recall", "k", {"query": "revenue"}), ("list", "limit", {}), ("changes", "limit", {}))]
+        return refused, took, long_text, many, counts
 
-    _, (refused, took, long_text, many) = _mcp(store, tmp_path, script)
+    _, (refused, took, long_text, many, counts) = _mcp(store, tmp_path, script)
+    assert [c.content[0].text for c in counts] == ["k must be between 1 and 50 (e.g. k=5)",
+                                                   "limit must be between 1 and 500 (e.g. limit=100)",
+                                                   "the limit must be between 1 and 500 (e.g. -n 20)"]
     assert refused.is_error and refused.content[0].text == \
         f"query is {len(huge)} characters; the limit is 2000 (ask one question in a sentence or two)"
     assert took < 1.0, took  # measured: ~0.1 s, most of it moving 3.5 MB through the pipe and the JSON parser

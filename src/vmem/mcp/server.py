@@ -30,6 +30,11 @@ def _text(name: str, description: str, default: Any = ..., **kwargs) -> Any:
     return Field(default, description=description, json_schema_extra={"maxLength": LIMITS[name]}, **kwargs)
 
 
+def _int(default: int, most: int, description: str) -> Any:
+    """A count whose bounds the schema publishes; checked by ops/agent.py with a clear error (not pydantic's)."""
+    return Field(default, description=description, json_schema_extra={"minimum": 1, "maximum": most})
+
+
 def _strings(name: str, description: str) -> Any:
     most, each = LIST_LIMITS[name]
     return Field(None, description=description, json_schema_extra={"maxItems": most, "items": {
@@ -130,7 +135,7 @@ def build(view) -> MCPServer:
 
     @server.tool(annotations=READ)
     def recall(query: str = _text("query", "A question in plain words."),
-               k: int = Field(5, ge=1, le=50, description="How many results.")) -> Annotated[CallToolResult,
+               k: int = _int(5, 50, "How many results.")) -> Annotated[CallToolResult,
                                                                                          Recalled]:
         """Search the team's reviewed facts and published patterns; says covered, partial or uncovered
         (`vmem recall QUERY -k K --json`)."""
@@ -153,13 +158,13 @@ def build(view) -> MCPServer:
     @server.tool(name="list", annotations=READ)
     def list_(kind: Optional[Literal["claim", "knowledge"]] = None,
               status: Optional[Literal["approved", "mandatory", "published"]] = None,
-              limit: int = Field(100, ge=1, le=500, description="How many, oldest first.")) -> Annotated[
+              limit: int = _int(100, 500, "How many, oldest first.")) -> Annotated[
             CallToolResult, Listed]:
         """Everything served in this scope, oldest first (`vmem list [--kind K] [--status S] --json`)."""
         return reply(view.list, kind, status, limit)
 
     @server.tool(annotations=READ)
-    def changes(limit: int = Field(20, ge=1, le=500, description="How many changes, newest first."),
+    def changes(limit: int = _int(20, 500, "How many changes, newest first."),
                 since: Optional[str] = _text("since", "Only after this: a date, a timestamp or '3 days ago'.",
                                              None)) -> Annotated[CallToolResult, Changes]:
         """What changed recently among the items served here: proposals, approvals, mandates, publications,
