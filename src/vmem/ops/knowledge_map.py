@@ -5,8 +5,8 @@ rendered as SVG without a browser. It changes nothing in the store."""
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
-from html import escape
 
 from vmem import model
 
@@ -19,19 +19,21 @@ SEED = 13  # Louvain is randomised: a fixed seed keeps the map stable from one r
 
 def build(store, *, claims: bool = False, viewer: str | None = None, items: list[dict] | None = None,
           embed=None) -> dict:
-    """{"nodes", "edges", "communities"}; ITEMS: attested items already read (the report passes them)."""
-    import networkx as nx
+    """{"nodes", "edges", "communities", "orphans", "bridges", "thin_categories", "canvas"}; ITEMS: attested items
+    already read (the report passes them)."""
     import numpy as np
 
     from vmem.ops.contradictions import attested_items
+    from vmem.ops.map_draw import layout
     from vmem.visibility import visible_to
 
     kinds = ("knowledge", "claim") if claims else ("knowledge",)
-    pool = items if items is not None else attested_items(store)
-    chosen = sorted((i for i in pool if i["kind"] in kinds and i["status"] in MAPPED[i["kind"]]
-                     and visible_to(i, viewer)), key=lambda i: i["id"])
+    pool = [i for i in (items if items is not None else attested_items(store)) if visible_to(i, viewer)]
+    chosen = sorted((i for i in pool if i["kind"] in kinds and i["status"] in MAPPED[i["kind"]]),
+                    key=lambda i: i["id"])
     nodes = [{"id": i["id"], "kind": i["kind"], "status": i["status"], "statement": i["statement"],
-              "categories": list(i.get("categories") or []), "scope": i.get("scope")} for i in chosen]
+              "categories": list(i.get("categories") or []), "scope": i.get("scope"),
+              "served": i["status"] in model.SERVABLE[i["kind"]]} for i in chosen]
     edges: list[tuple[int, int, float]] = []
     if len(nodes) > 1:
         if embed is None:
@@ -45,107 +47,151 @@ def build(store, *, claims: bool = False, viewer: str | None = None, items: list
         seen = set()
         for start in range(0, len(nodes), 1024):  # blocks keep memory flat at 10k items (no n x n matrix)
             sims = vectors[start:start + 1024] @ vectors.T
-            for row in range(sims.shape[0]):
-                sims[row, start + row] = -1.0
-            top = np.argpartition(-sims, k - 1, axis=1)[:, :k] if k < len(nodes) else np.argsort(-sims, axis=1)
-            for row in range(sims.shape[0]):
-                a = start + row
-                for b in top[row]:
-                    weight = float(sims[row, b])
-                    key = (min(a, int(b)), max(a, int(b)))
-                    if weight >= THRESHOLD and key not in seen:
-                        seen.add(key)
-                        edges.append((key[0], key[1], round(weight, 3)))
-    graph = nx.Graph()
-    graph.add_nodes_from(range(len(nodes)))
-    graph.add_weighted_edges_from(edges)
-    groups = nx.community.louvain_communities(graph, weight="weight", seed=SEED) if nodes else []
-    groups = sorted((sorted(g) for g in groups), key=lambda g: (-len(g), g[0]))
+            rows = np.arange(sims.shape[0])
+            sims[rows, start + rows] = -1.0
+            top = np.argpartition(-sims, k - 1, axis=1)[:, :k]
+            weights = np.take_along_axis(sims, top, axis=1)
+            for row, col in zip(*np.nonzero(weights >= THRESHOLD)):
+                a, b = start + int(row), int(top[row, col])
+                key = (min(a, b), max(a, b))
+                if key not in seen:
+                    seen.add(key)
+                    edges.append((key[0], key[1], round(float(weights[row, col]), 3)))
+    neighbours: list[dict[int, float]] = [{} for _ in nodes]
+    for a, b, w in edges:
+        neighbours[a][b] = neighbours[b][a] = w
+    groups = _communities(len(nodes), edges)
+    # an item with no neighbour at the threshold is an orphan, not a cluster of one
+    lonely = [g[0] for g in groups if len(g) == 1 and not neighbours[g[0]]]
+    groups = [g for g in groups if len(g) > 1 or neighbours[g[0]]]
+    for n, found in zip(nodes, neighbours):
+        n["degree"], n["community"] = len(found), None
+    terms = _terms(nodes)
+    df = Counter(w for found in terms for w in found)
     communities = []
     for number, members in enumerate(groups):
         for m in members:
             nodes[m]["community"] = number
-        strength = {m: sum(d["weight"] for _, _, d in graph.edges(m, data=True)) for m in members}
+        strength = {m: sum(neighbours[m].values()) for m in members}
         counts = Counter(c for m in members for c in nodes[m]["categories"])
-        top = {c for c, _ in counts.most_common(2)}
+        top = [c for c, _ in counts.most_common(2)]
         # the representative carries the label's categories, then is the most connected
-        central = max(members, key=lambda m: (len(top & set(nodes[m]["categories"])), strength[m], -m))
+        central = max(members, key=lambda m: (len(set(top) & set(nodes[m]["categories"])), strength[m], -m))
         communities.append({
-            "id": number, "size": len(members),
-            "label": ", ".join(c for c, _ in counts.most_common(2)) or "no category",
-            "categories": [[c, n] for c, n in counts.most_common(5)],
+            "id": number, "size": len(members), "label": "", "categories": [[c, n] for c, n in counts.most_common(5)],
+            "terms": _distinctive(members, terms, df, top), "top": top,
             "representative": {"id": nodes[central]["id"], "statement": nodes[central]["statement"]},
             "members": [nodes[m]["id"] for m in members],
         })
-    _layout(nodes, groups, graph)
-    return {"nodes": nodes, "edges": [{"a": nodes[a]["id"], "b": nodes[b]["id"], "weight": w} for a, b, w in edges],
-            "communities": communities, "threshold": THRESHOLD, "neighbours": NEIGHBOURS}
+    _name(communities)
+    bridges = []
+    for m, found in enumerate(neighbours):
+        own = nodes[m]["community"]
+        others = sorted({nodes[o]["community"] for o in found} - {own, None})
+        if own is not None and others:
+            links = sum(1 for o in found if nodes[o]["community"] not in (own, None))
+            bridges.append({"id": nodes[m]["id"], "communities": [own, *others], "links": links,
+                            "weight": round(max(w for o, w in found.items() if nodes[o]["community"] in others), 3)})
+    bridges.sort(key=lambda b: (-len(b["communities"]), -b["links"], -b["weight"], b["id"]))
+    floor = int(store.policy["knowledge"]["category_floor"])
+    graph = {"nodes": nodes,
+             "edges": [{"a": nodes[a]["id"], "b": nodes[b]["id"], "weight": w} for a, b, w in edges],
+             "communities": communities, "orphans": [nodes[m]["id"] for m in lonely], "bridges": bridges,
+             "thin_categories": thin_categories(store, pool, floor), "category_floor": floor,
+             "threshold": THRESHOLD, "neighbours": NEIGHBOURS}
+    layout(graph)
+    return graph
 
 
-def _layout(nodes: list[dict], groups: list[list[int]], graph) -> None:
-    """Communities on a sunflower spiral by size, each one's members on a smaller spiral around its centre
-    (deterministic and linear in the number of items: no force layout over 10k nodes)."""
-    golden = math.pi * (3 - math.sqrt(5))
-    for number, members in enumerate(groups):
-        radius = math.sqrt(len(members)) * 6 + 8
-        r = 40 * math.sqrt(number) * 1.6
-        cx, cy = r * math.cos(number * golden), r * math.sin(number * golden)
-        ordered = sorted(members, key=lambda m: -graph.degree(m))
-        for j, m in enumerate(ordered):
-            rr = radius * math.sqrt((j + 0.5) / len(ordered))
-            nodes[m]["x"] = round(cx + rr * math.cos(j * golden), 2)
-            nodes[m]["y"] = round(cy + rr * math.sin(j * golden), 2)
-        for m in members:
-            nodes[m].setdefault("community", number)
+def _communities(count: int, edges: list[tuple[int, int, float]]) -> list[list[int]]:
+    """Louvain communities, largest first (ties by their first item), each sorted."""
+    import networkx as nx
+
+    graph = nx.Graph()
+    graph.add_nodes_from(range(count))
+    graph.add_weighted_edges_from(edges)
+    groups = nx.community.louvain_communities(graph, weight="weight", seed=SEED) if count else []
+    return sorted((sorted(g) for g in groups), key=lambda g: (-len(g), g[0]))
 
 
-PALETTE = ("#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f",
-           "#bab0ac")
+# words that say nothing about a cluster's subject (words under four letters are never terms)
+STOPWORDS = frozenset("""about above after again against also always before being below between both cannot could
+does doing down during each every from further have having here into itself just like more most much must never
+only other over same should since some such than that their them then there these they this those through under
+until upon very were what when where which while will with within without would your yours ours used uses using
+because instead rather still even each whom whose because across along among onto""".split())
+_WORD = re.compile(r"[a-z][a-z0-9_]{3,}")
 
 
-def svg(graph: dict, width: int = 960, height: int = 720) -> str:
-    """The map as a standalone SVG: one circle per item (its statement as a tooltip), edges inside communities,
-    the ten largest communities labelled. Every piece of text is XML-escaped."""
-    nodes = graph["nodes"]
-    if not nodes:
-        return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="120" role="img">'
-                '<text x="10" y="30" font-family="sans-serif">no knowledge items to map yet</text></svg>')
-    xs, ys = [n["x"] for n in nodes], [n["y"] for n in nodes]
-    pad = 90  # room for the community labels at the edges
-    span_x, span_y = (max(xs) - min(xs)) or 1, (max(ys) - min(ys)) or 1
-    scale = min((width - 2 * pad) / span_x, (height - 2 * pad - 30) / span_y)
-    x0, y0 = min(xs), min(ys)
+def _terms(nodes: list[dict]) -> list[set[str]]:
+    return [{w for w in _WORD.findall(n["statement"].casefold()) if w not in STOPWORDS} for n in nodes]
 
-    def px(n):
-        return round(pad + (n["x"] - x0) * scale, 1), round(pad + 30 + (n["y"] - y0) * scale, 1)
 
-    where = {n["id"]: px(n) for n in nodes}
-    community = {n["id"]: n.get("community", 0) for n in nodes}
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" width="{width}" '
-           f'height="{height}" role="img" aria-label="map of the knowledge layer" class="vmem-map">',
-           f'<title>map: {len(nodes)} items, {len(graph["communities"])} communities</title>',
-           '<rect width="100%" height="100%" fill="#ffffff"/>',
-           f'<text x="{pad}" y="24" font-family="sans-serif" font-size="14">{len(nodes)} items, '
-           f'{len(graph["communities"])} communities (Louvain over cosine ≥ {graph["threshold"]})</text>',
-           '<g stroke="#bbbbbb" stroke-width="0.6" stroke-opacity="0.7">']
-    for edge in graph["edges"]:
-        if community[edge["a"]] == community[edge["b"]]:
-            (x1, y1), (x2, y2) = where[edge["a"]], where[edge["b"]]
-            out.append(f'<line x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}"/>')
-    out.append("</g><g>")
-    dot = 6 if len(nodes) < 200 else 4 if len(nodes) < 2000 else 2
-    for n in nodes:
-        x, y = where[n["id"]]
-        colour = PALETTE[n.get("community", 0) % len(PALETTE)]
-        ring = ' stroke="#222" stroke-width="1"' if n["status"] in model.SERVABLE[n["kind"]] else ""
-        out.append(f'<circle cx="{x}" cy="{y}" r="{dot}" fill="{colour}"{ring} data-id="{n["id"]}">'
-                   f'<title>{escape(n["id"])} ({escape(n["status"])}): {escape(n["statement"][:200])}</title></circle>')
-    out.append('</g><g font-family="sans-serif" font-size="12" fill="#111">')
-    for c in graph["communities"][:10]:
-        spots = [where[m] for m in c["members"]]
-        cx = round(sum(x for x, _ in spots) / len(spots), 1)
-        cy = round(max(min(y for _, y in spots) - dot - 6, pad + 40), 1)
-        out.append(f'<text x="{cx}" y="{cy}" text-anchor="middle" paint-order="stroke" stroke="#fff" '
-                   f'stroke-width="3">{escape(c["label"])} ({c["size"]})</text>')
-    out.append("</g></svg>")
-    return "\n".join(out)
+def _distinctive(members: list[int], terms: list[set[str]], df: Counter, categories: list[str],
+                 count: int = 3) -> list[str]:
+    """The words that set MEMBERS apart: how many of them use a word, weighted by how rare the word is in the whole
+    map (a word every item uses names nothing); words already in the label's categories are left out."""
+    total = len(terms)
+    used = Counter(w for m in members for w in terms[m])
+    taken = {part for c in categories for part in re.split(r"[:_\-]", c.casefold())} | {
+        c.split(":", 1)[-1].casefold() for c in categories}
+    least = 2 if len(members) > 2 else 1
+    scored = [(round(n / len(members) * math.log(total / df[w]), 6), w) for w, n in used.items()
+              if n >= least and w not in taken and df[w] < total]
+    # on a tie the longer word, which tends to be the more specific one
+    return [w for _, w in sorted(scored, key=lambda sw: (-sw[0], -len(sw[1]), sw[1]))[:count]]
+
+
+def _name(communities: list[dict]) -> None:
+    """Every cluster's label: its two most frequent categories and its most distinctive word; a second word
+    where two clusters would otherwise share a label; words alone where no item has a category."""
+    def label(c: dict, words: int) -> str:
+        picked = c["terms"][:words]
+        if c["top"]:
+            return ", ".join(c["top"]) + (" · " + " ".join(picked) if picked else "")
+        return " ".join(picked) if picked else "no category, no common word"
+
+    for c in communities:
+        c["label"] = label(c, 1)
+    for words in (2, 3):
+        seen = Counter(c["label"] for c in communities)
+        for c in communities:
+            if seen[c["label"]] > 1:
+                c["label"] = label(c, words)
+    for c in communities:
+        del c["top"]
+
+
+def thin_categories(store, pool: list[dict], floor: int) -> list[dict]:
+    """Categories the knowledge layer covers thinly: fewer open learnings than the category floor, or none
+    published, or fewer customers than the floor (the gate then holds their learnings back). Every category of
+    a customer or of an open learning is looked at, whether the map shows claims or not."""
+    customers = Counter(c for entity in store.head().entities().values() for c in set(entity.get("categories") or []))
+    learnings, published = Counter(), Counter()
+    for i in pool:
+        if i["kind"] == "knowledge" and i["status"] in model.OPEN["knowledge"]:
+            for c in set(i.get("categories") or []):
+                learnings[c] += 1
+                published[c] += i["status"] in model.SERVABLE["knowledge"]
+    facets = {c.split(":", 1)[0] for c in customers}
+    rows = []
+    for c in sorted(set(customers) | set(learnings)):
+        reasons = []
+        if learnings[c] < floor:
+            reasons.append(f"{learnings[c]} learning{'s' * (learnings[c] != 1)}, below the floor of {floor}")
+        if not published[c]:
+            reasons.append("no published learning")
+        if c.split(":", 1)[0] in facets and customers[c] < floor:
+            reasons.append(f"{customers[c]} customer{'s' * (customers[c] != 1)}, below the floor of {floor}")
+        if reasons:  # customers: None where no customer is described by this facet (the floor does not apply)
+            rows.append({"category": c, "items": learnings[c], "published": published[c],
+                         "customers": customers[c] if c.split(":", 1)[0] in facets else None, "reasons": reasons})
+    rows.sort(key=lambda r: (r["items"], r["published"], r["customers"] or 0, r["category"]))
+    return rows
+
+
+def svg(graph: dict) -> str:
+    """The map as a standalone SVG (vmem.ops.map_draw draws it)."""
+    from vmem.ops.map_draw import render
+
+    return render(graph)
