@@ -43,7 +43,7 @@ def map_(
     store: StoreOpt = None,
 ) -> None:
     """The knowledge layer as communities of similar items (Louvain), each with its dominant categories and a
-    representative statement. Read-only."""
+    representative statement; orphans, bridges between communities and thin categories. Read-only."""
     with session(ctx, json_, store) as s:
         from vmem.ops.card import viewer_of
         from vmem.ops.knowledge_map import build, svg as render_svg
@@ -53,12 +53,15 @@ def map_(
             _write_svg(svg, render_svg(graph))
 
         def human(console) -> None:
-            console.print(f"{len(graph['nodes'])} items, {len(graph['edges'])} links, "
-                          f"{len(graph['communities'])} communities")
+            words = (("nodes", "item", "items"), ("edges", "link", "links"), ("communities", "community",
+                     "communities"), ("orphans", "orphan", "orphans"), ("bridges", "bridge", "bridges"))
+            console.print(", ".join(f"{len(graph[k])} {one if len(graph[k]) == 1 else many}" for k, one, many in words))
             for c in graph["communities"][:20]:
                 console.print(f"  {c['id']:>3}  {c['size']:>5} items  [bold]{safe(c['label'])}[/]\n"
                               f"        {c['representative']['id']}: {safe(c['representative']['statement'][:120])}",
                               soft_wrap=True)
+            for t in graph["thin_categories"][:10]:
+                console.print(f"  thin: {safe(t['category'])} ({'; '.join(t['reasons'])})", soft_wrap=True)
             if svg is not None:
                 console.print(f"map written: {safe(svg)}")
 

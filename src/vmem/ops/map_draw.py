@@ -85,7 +85,7 @@ def layout(graph: dict) -> None:
     index = {n["id"]: i for i, n in enumerate(nodes)}
     cells = []
     # how wide a label may make its cell: a few clusters are all named in place; hundreds share a key
-    budget = 330 if len(communities) <= 40 else 190 if len(communities) <= 150 else 110
+    budget = 380 if len(communities) <= 40 else 190 if len(communities) <= 150 else 110
     for c in communities:
         radius = step * math.sqrt(len(c["members"])) + dot
         full = f"{c['id']} {c['label']} ({c['size']})"
