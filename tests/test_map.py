@@ -162,17 +162,20 @@ def test_orphans_bridges_and_thin_categories_follow_from_the_links(tmp_path):
     store = _generated(660, tmp_path)
     graph = _map(store, tmp_path / "map.svg")
     community = {n["id"]: n["community"] for n in graph["nodes"]}
-    linked: dict[str, set] = {}
+    weight: dict[str, dict] = {}
     for e in graph["edges"]:
-        linked.setdefault(e["a"], set()).add(community[e["b"]])
-        linked.setdefault(e["b"], set()).add(community[e["a"]])
-    assert set(graph["orphans"]) == {n["id"] for n in graph["nodes"] if n["id"] not in linked}
+        for one, other in ((e["a"], e["b"]), (e["b"], e["a"])):
+            towards = weight.setdefault(one, {})
+            towards[community[other]] = towards.get(community[other], 0) + e["weight"]
+    assert set(graph["orphans"]) == {n["id"] for n in graph["nodes"] if n["id"] not in weight}
     assert all(community[o] is None for o in graph["orphans"])
-    crossing = {i for i, found in linked.items() if found - {community[i]}}
-    assert {b["id"] for b in graph["bridges"]} == crossing and crossing
-    for b in graph["bridges"]:
-        assert b["communities"][0] == community[b["id"]] and set(b["communities"][1:]) == linked[b["id"]] - {
-            community[b["id"]]}
+    # a bridge's links into another cluster weigh at least half of its links into its own
+    between = {i: {c for c, w in towards.items() if c != community[i] and w >= 0.5 * towards.get(community[i], 0)}
+               for i, towards in weight.items()}
+    assert {b["id"]: set(b["communities"][1:]) for b in graph["bridges"]} == {i: c for i, c in between.items() if c}
+    assert graph["bridges"] and all(b["communities"][0] == community[b["id"]] for b in graph["bridges"])
+    # a member with a stray link into another cluster is no bridge
+    assert any(len(towards) > 1 and not between[i] for i, towards in weight.items())
     floor = graph["category_floor"]
     assert floor == 3 and graph["thin_categories"]
     for row in graph["thin_categories"]:

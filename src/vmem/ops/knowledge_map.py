@@ -14,6 +14,7 @@ from vmem import model
 MAPPED = model.OPEN
 NEIGHBOURS = 5  # edges per item: its closest others above THRESHOLD
 THRESHOLD = 0.55  # cosine of the bundled model; below it two statements share little more than vocabulary
+BRIDGE = 0.5  # an item whose links into another cluster weigh at least this share of those into its own bridges them
 SEED = 13  # Louvain is randomised: a fixed seed keeps the map stable from one run to the next
 
 
@@ -87,11 +88,17 @@ def build(store, *, claims: bool = False, viewer: str | None = None, items: list
     bridges = []
     for m, found in enumerate(neighbours):
         own = nodes[m]["community"]
-        others = sorted({nodes[o]["community"] for o in found} - {own, None})
+        weight: Counter = Counter()
+        for o, w in found.items():
+            weight[nodes[o]["community"]] += w
+        # a bridge sits between clusters: its links into another one weigh at least half its links into its own
+        # (a member with one stray link is not a bridge; on the demo's 73 items any cross link made 42 "bridges")
+        others = sorted((c for c in weight if c != own and weight[c] >= BRIDGE * weight[own]),
+                        key=lambda c: (-weight[c], c))
         if own is not None and others:
-            links = sum(1 for o in found if nodes[o]["community"] not in (own, None))
-            bridges.append({"id": nodes[m]["id"], "communities": [own, *others], "links": links,
-                            "weight": round(max(w for o, w in found.items() if nodes[o]["community"] in others), 3)})
+            crossing = [w for o, w in found.items() if nodes[o]["community"] in others]
+            bridges.append({"id": nodes[m]["id"], "communities": [own, *others], "links": len(crossing),
+                            "weight": round(max(crossing), 3)})
     bridges.sort(key=lambda b: (-len(b["communities"]), -b["links"], -b["weight"], b["id"]))
     floor = int(store.policy["knowledge"]["category_floor"])
     graph = {"nodes": nodes,

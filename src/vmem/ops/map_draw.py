@@ -27,7 +27,7 @@ LINE = 16  # panel line height
 EDGES_UP_TO = 2000  # links inside clusters are drawn up to this many items (beyond, they are ink, not information)
 ORPHAN = "#9a9a9a"
 KEY = (("dot", "an item"), ("served", "served (published or approved)"),
-       ("bridge", "bridge: linked to another cluster"), ("orphan", "orphan: no close neighbour"),
+       ("bridge", "bridge: between clusters"), ("orphan", "orphan: no close neighbour"),
        ("link", "a bridge's link"))
 
 
@@ -222,7 +222,8 @@ def _panels(graph: dict, cells: list[dict], width: float, top: float) -> tuple[l
     statements = {n["id"]: n["statement"] for n in graph["nodes"]}
     shown = 12
     bridges = graph["bridges"]
-    panel(f"Bridges ({len(bridges)}): items linked to another cluster than their own",
+    panel(f"Bridges ({len(bridges)}): items whose links into another cluster weigh at least half their links into "
+          "their own",
           [(f"◆ {b['id']} joins {' and '.join(str(c) for c in b['communities'])}: {statements[b['id']]}", None)
            for b in bridges[:shown]], usable,
           f"and {len(bridges) - shown} more (vmem map --json lists every one)" if len(bridges) > shown else None)
@@ -282,9 +283,11 @@ def render(graph: dict) -> str:
             (x1, y1), (x2, y2) = where[edge["a"]], where[edge["b"]]
             out.append(f'<line x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}"/>')
     out.append('</g><g stroke="#333333" stroke-width="0.8" stroke-dasharray="3 2" stroke-opacity="0.8">')
+    bridged = {b["id"]: set(b["communities"][1:]) for b in graph["bridges"]}
     for edge in graph["edges"]:
-        if community[edge["a"]] != community[edge["b"]]:
-            (x1, y1), (x2, y2) = where[edge["a"]], where[edge["b"]]
+        a, b = edge["a"], edge["b"]
+        if community[b] in bridged.get(a, ()) or community[a] in bridged.get(b, ()):
+            (x1, y1), (x2, y2) = where[a], where[b]
             out.append(f'<line x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}"/>')
     out.append("</g>")
     for cell in canvas["cells"]:
