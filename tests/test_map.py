@@ -151,16 +151,20 @@ def test_the_map_in_headless_chromium_at_10_600_and_10000_items(tmp_path):
     assert areas == sorted(areas) and len(set(areas)) == 3, areas  # the canvas grows with the item count
 
 
-def test_the_same_store_gives_the_same_map(tmp_path):
-    store = _generated(660, tmp_path)
+@pytest.fixture(scope="module")
+def bench_600(tmp_path_factory) -> Path:
+    return _generated(660, tmp_path_factory.mktemp("bench"))
+
+
+def test_the_same_store_gives_the_same_map(bench_600, tmp_path):
+    store = bench_600
     first, second = _map(store, tmp_path / "a.svg"), _map(store, tmp_path / "b.svg")
     assert (tmp_path / "a.svg").read_bytes() == (tmp_path / "b.svg").read_bytes()
     assert first == second
 
 
-def test_orphans_bridges_and_thin_categories_follow_from_the_links(tmp_path):
-    store = _generated(660, tmp_path)
-    graph = _map(store, tmp_path / "map.svg")
+def test_orphans_bridges_and_thin_categories_follow_from_the_links(bench_600, tmp_path):
+    graph = _map(bench_600, tmp_path / "map.svg")
     community = {n["id"]: n["community"] for n in graph["nodes"]}
     weight: dict[str, dict] = {}
     for e in graph["edges"]:

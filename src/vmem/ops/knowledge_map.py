@@ -1,6 +1,7 @@
 """The map (SPEC 14): a read-only similarity graph of knowledge items (claims optionally), grouped by Louvain
-community detection and labelled by each community's dominant categories and a representative statement;
-rendered as SVG without a browser. It changes nothing in the store."""
+community detection, each community named by its dominant categories and most distinctive word; orphans (no
+neighbour at the threshold), bridges (items between two communities) and thin categories found; drawn by
+vmem.ops.map_draw. It changes nothing in the store."""
 
 from __future__ import annotations
 
