@@ -34,7 +34,9 @@ PROPOSALS = 1_000
 
 
 def add_learnings(root: Path, seed: int) -> str:
-    """PROPOSALS candidate learnings in one commit, written in-process by the current version."""
+    """PROPOSALS candidate learnings in one commit, written in-process by whichever vmem this process imports (run
+    per side with that side's PYTHONPATH: `bench_consolidate_ab.py --add ROOT`, so each version writes items in
+    its own schema; a field the other version does not know would make it skip every learning as unreadable)."""
     from vmem import model
     from vmem.store.repo import Store
     from vmem.text import canonicalize
@@ -64,7 +66,11 @@ def main() -> None:
     parser.add_argument("--base", default="1271502")
     parser.add_argument("--size", type=int, default=10_000)
     parser.add_argument("--runs", type=int, default=2)
+    parser.add_argument("--add", type=Path, help=argparse.SUPPRESS)  # the per-side step above
     args = parser.parse_args()
+    if args.add:
+        add_learnings(args.add, 4_242)
+        return
     source = ensure_store(args.size)
     versions = {"base": export(args.base, OUT / "base-src"), "current": REPO / "src"}
     setups = {}
@@ -75,9 +81,10 @@ def main() -> None:
         subprocess.run(["git", "clone", "-q", str(source), str(root)], check=True)
         git(root, "config", "user.name", IDENTITY[0])
         git(root, "config", "user.email", IDENTITY[1])
-        start = add_learnings(root, 4_242)
         env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPYCACHEPREFIX", "PYTHONDONTWRITEBYTECODE")}
         env.update(PYTHONPATH=str(src), XDG_CACHE_HOME=str(cache))
+        subprocess.run([sys.executable, __file__, "--add", str(root)], env=env, check=True)
+        start = git(root, "rev-parse", "HEAD").strip()
         setups[name] = (root, start, env)
     times: dict[str, list[float]] = {name: [] for name in versions}
     merges: dict[str, str] = {}
