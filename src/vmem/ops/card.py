@@ -193,12 +193,14 @@ def card(store, item: dict, *, snapshot=None, viewer: str | None = None, reviewe
             out["supersedes"] = {"id": item["supersedes"], "status": None, "statement": None, "diff": []}
     out["superseded_by"] = item.get("superseded_by")
     out["prior_rejections"] = _prior_rejections(snapshot, item, viewer)
+    from vmem.ops.contradictions import other_side
+
     if contradictions is None:
         from vmem.ops.contradictions import at_propose
 
         contradictions = at_propose(snapshot, item, viewer) if item["status"] in model.OPEN[item["kind"]] else []
     mine = contradictions.get(item["id"], []) if isinstance(contradictions, dict) else contradictions
-    out["contradictions"] = [_other_side(pair, item["id"]) for pair in mine if item["id"] in (pair["a"], pair["b"])]
+    out["contradictions"] = [other_side(pair, item["id"]) for pair in mine if item["id"] in (pair["a"], pair["b"])]
     out["actions"] = legal_actions(item, reviewer)
     if suggestions is None and knowledge:
         def lookup(other_id: str) -> dict | None:
@@ -219,13 +221,6 @@ def _gate(gate: dict | None) -> dict | None:
         return None
     return {"passed": bool(gate.get("passed")), "checks": dict(gate.get("checks") or {}),
             "reason": gate.get("reason"), "at": gate.get("at")}
-
-
-def _other_side(pair: dict, item_id: str) -> dict:
-    mine = "a" if pair["a"] == item_id else "b"
-    other = "b" if mine == "a" else "a"
-    return {"id": pair[other], "statement": pair[f"{other}_statement"], "status": pair[f"{other}_status"],
-            "rules": pair["rules"], "reason": pair["reason"]}
 
 
 def queue_cards(store, status: str | None = None, *, viewer: str | None = None) -> list[dict]:

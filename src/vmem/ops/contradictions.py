@@ -62,21 +62,90 @@ _NUMBER_WORDS = frozenset("""zero one two three four five six seven eight nine t
 thirty forty fifty sixty hundred thousand million billion half quarter double twice triple""".split())
 
 
-_DIGITS = {"one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7", "eight": "8",
-           "nine": "9", "ten": "10", "eleven": "11", "twelve": "12", "fifteen": "15", "twenty": "20", "thirty": "30",
-           "forty": "40", "fifty": "50", "sixty": "60", "ninety": "90"}
 _PURE_NUMBER = lazy(r"^[$€£]?\d[\d.,]*%?$")
+
+# -- numbers written as words ----------------------------------------------------------------------------
+# "one day", "forty-five days", "a dozen accounts", "two hundred seats", "an hour", "twice a day", "eight percent"
+# are read as the digits they stand for, so "one day" and "3 days" differ as "1 day" and "3 days" do, and
+# "twelve" and "a dozen" are the same number. A mechanism over the number words, not a list of phrases.
+_SMALL = {w: n for n, w in enumerate("""zero one two three four five six seven eight nine ten eleven twelve thirteen
+fourteen fifteen sixteen seventeen eighteen nineteen""".split())}
+_TENS = {w: 10 * n for n, w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split(), 2)}
+_SCALE = {"dozen": 12, "hundred": 100, "thousand": 1_000, "million": 1_000_000, "billion": 1_000_000_000}
+_TIME_UNIT = r"(?:business |working |calendar )?(?:second|minute|hour|day|week|fortnight|month|quarter|year)s?\b"
+_ONE_TO_NINE = "|".join(w for w, n in _SMALL.items() if 1 <= n <= 9)
+_NUMBER_WORD = (r"(?:(?:" + "|".join(_TENS) + r")(?:[- ](?:" + _ONE_TO_NINE + r"))?|" + "|".join(_SMALL)
+                + r"|an?(?= (?:" + "|".join(_SCALE) + r")\b))(?:[ -](?:" + "|".join(_SCALE) + r"))*")
+# one number: words joined by spaces, hyphens or "and" ("one thousand two hundred and five"); never the first
+# half of a compound word ("one-off", "two-factor")
+_SPELLED = lazy(r"\b" + _NUMBER_WORD + r"(?:(?: and)? " + _NUMBER_WORD + r")*(?![\w-])", re.I)
+_ARTICLE_UNIT = lazy(r"\b(?:an?)(?= " + _TIME_UNIT + ")", re.I)  # "an hour" is one hour, "a day" one day
+_HALF = lazy(r"\bhalf (?:an?)(?= " + _TIME_UNIT + r")|\bhalf(?= of\b)", re.I)
+_TIMES = lazy(r"\b(?P<n>twice|thrice)\b", re.I)
+_PERCENT = lazy(r"(?<![\w.])(?P<n>\d[\d.,]*) ?(?:per ?cent|pct)\b", re.I)
+# a statement holding none of these words is returned as it is (most are), after one cheap split
+_LETTERS = re.compile(r"[a-z]+")
+_TRIGGERS = frozenset([*_SMALL, *_TENS, *_SCALE, "half", "twice", "thrice", "percent", "cent", "pct"])
+_UNIT_WORDS = frozenset("""second minute hour day week fortnight month quarter year seconds minutes hours days weeks
+fortnights months quarters years""".split())
+
+
+def _spelled(found: re.Match) -> str:
+    """The digits of one run of number words; a run that is two numbers ("two three") stays two."""
+    numbers: list[int] = []
+    total = current = 0
+    started = after_scale = False
+    for word in re.split(r"[ -]+", found.group(0).lower()):
+        if word == "and":
+            continue
+        if word in _SCALE:
+            if _SCALE[word] >= 1000:  # "two thousand three hundred": the thousands are done
+                total, current = total + (current or 1) * _SCALE[word], 0
+            else:
+                current = (current or 1) * _SCALE[word]
+            after_scale = True
+            continue
+        value = _SMALL.get(word, _TENS.get(word, 1))  # "a"/"an" before a scale word: one
+        ones_after_tens = current % 100 >= 20 and current % 10 == 0 and value < 10
+        if started and not after_scale and not ones_after_tens:
+            numbers.append(total + current)
+            total = current = 0
+        current += value
+        started, after_scale = True, False
+    numbers.append(total + current)
+    return " ".join(map(str, numbers))
+
+
+def _spelled_numbers(found: set[str]) -> bool:
+    """Whether the words FOUND may hold a number written as words (else numerals() has nothing to do)."""
+    return not found.isdisjoint(_TRIGGERS) or not found.isdisjoint(("a", "an")) and not found.isdisjoint(_UNIT_WORDS)
+
+
+@lru_cache(maxsize=65536)
+def numerals(text: str) -> str:
+    """TEXT with numbers written as words put as digits: "forty-five days" -> "45 days", "a dozen" -> "12",
+    "an hour" -> "1 hour", "half a day" -> "0.5 day", "half of" -> "50% of", "twice" -> "2 times",
+    "eight percent" -> "8%". Words that only look like numbers in a compound ("one-off") stay."""
+    if not _spelled_numbers(set(_LETTERS.findall(text.lower()))):
+        return text
+    text = _HALF.sub(lambda m: "0.5" if m.group(0).lower() != "half" else "50%", text)
+    text = _TIMES.sub(lambda m: {"twice": "2 times", "thrice": "3 times"}[m["n"].lower()], text)
+    text = _SPELLED.sub(_spelled, text)
+    text = _ARTICLE_UNIT.sub("1", text)
+    return _PERCENT.sub(lambda m: m["n"] + "%", text)
 
 
 @lru_cache(maxsize=65536)
 def words(text: str) -> frozenset[str]:
-    """Content words of TEXT, lower case, plural -s folded, small number words as digits ("three" = "3")."""
+    """Content words of TEXT, lower case, plural -s folded, numbers written as words as digits ("three" = "3")."""
     out = set()
-    for token in _WORD.findall(text.lower().replace("’", "'")):
+    tokens = _WORD.findall(text.lower().replace("’", "'"))
+    if _spelled_numbers(set(tokens)):
+        tokens = _WORD.findall(numerals(text).lower().replace("’", "'"))
+    for token in tokens:
         token = token.strip(".'-")
         if not token or token in _STOP:
             continue
-        token = _DIGITS.get(token, token)
         if len(token) > 3 and token.endswith("s") and not token.endswith("ss"):
             token = token[:-1]
         out.add(token)
@@ -128,9 +197,112 @@ def _with_unit(text: str, number: str) -> str:
     return number
 
 
+# -- qualifying clauses ----------------------------------------------------------------------------------
+# A clause that says when, why or for whom a statement holds ("since the v2 ETL", "as of January", "because
+# finance asked", "for enterprise plans", "when the card has expired"). One side's clause is set aside when the
+# other side has no clause of that kind, and only while that brings the two statements closer: "Refunds settle
+# one day after payment since the v2 ETL." is compared with "Refunds settle three days after payment." as
+# "... 1 day after payment" (a number), and "... 90 days as of the 2024 audit" with "... 90 days" (the same).
+# When both sides carry clauses the other lacks, each holds under its own condition (another period, another
+# segment) and they do not contradict; two clauses of one kind ("for SMB" vs "for enterprise"), or about the same
+# thing ("before the call" vs "after the call"), are compared whole.
+QUALIFIERS = ("since", "as of", "as at", "after", "before", "for", "in", "because", "due to", "when", "whenever",
+              "from", "until", "till", "following", "starting", "effective", "unless", "except", "if", "while",
+              "during", "once", "now that")
+# a marker standing alone: "in-app" or "follow-up" is one word, never a clause
+_CLAUSE = lazy(r"(?<![\w'’-])(" + "|".join(q.replace(" ", r"\s+") for q in QUALIFIERS) + r")(?![\w'’-])", re.I)
+MIN_CORE = 2  # plain content words a statement keeps once a clause is set aside
+
+
+@lru_cache(maxsize=65536)
+def _clauses(text: str) -> tuple[tuple[str, int] | None, tuple[tuple[str, int], ...]]:
+    """TEXT's qualifying clauses: the leading one (kind, where its comma is) when TEXT opens with one ("Since the
+    v2 ETL, refunds ..."), and the trailing ones (kind, where each starts), last first."""
+    leading, trailing = None, []
+    for found in _CLAUSE.finditer(text):
+        if not text[found.end():].strip(" .,;:!?"):
+            break  # nothing after the marker: no clause
+        if found.start() == 0:
+            comma = text.find(",")
+            if comma > 0:
+                leading = (" ".join(found.group(1).lower().split()), comma)
+        else:
+            trailing.append((" ".join(found.group(1).lower().split()), found.start()))
+    return leading, tuple(trailing[::-1])
+
+
+def _distance(a: str, b: str) -> int:
+    return len(_plain(words(a)) ^ _plain(words(b)))
+
+
+@lru_cache(maxsize=65536)
+def _peel(text: str, other_kinds: frozenset[str]) -> str:
+    """TEXT without its clauses whose kind OTHER_KINDS lacks, from the outside in, each kept out only while TEXT
+    keeps MIN_CORE plain words."""
+    leading, trailing = _clauses(text)
+    if leading is not None and leading[0] not in other_kinds:
+        rest = text[leading[1] + 1:].strip()
+        if len(_plain(words(rest))) >= MIN_CORE:
+            text = rest[:1].upper() + rest[1:]
+            leading, trailing = _clauses(text)
+    for kind, start in trailing:
+        if kind in other_kinds:
+            break
+        rest = text[:start].rstrip(" ,;:—-")
+        if len(_plain(words(rest))) < MIN_CORE:
+            break
+        text = rest + "."
+    return text
+
+
+@lru_cache(maxsize=65536)
+def _kinds(text: str) -> frozenset[str]:
+    leading, trailing = _clauses(text)
+    return frozenset([k for k, _ in trailing] + ([leading[0]] if leading else []))
+
+
+def cores(a: str, b: str) -> tuple[str, str] | None:
+    """A and B with the qualifying clauses only one of them carries set aside (see QUALIFIERS); A and B as they
+    are when setting them aside brings the two no closer; None when each carries a clause the other lacks (each
+    holds under its own condition: "Since v2, refunds settle in one day" and "Before v2, ... in three days")."""
+    kinds_a, kinds_b = _kinds(a), _kinds(b)
+    if not kinds_a and not kinds_b:
+        return a, b
+    peeled_a, peeled_b = _peel(a, kinds_b), _peel(b, kinds_a)
+    if peeled_a != a and peeled_b != b:
+        set_aside_a = _plain(words(a)) - _plain(words(peeled_a))
+        if set_aside_a != _plain(words(b)) - _plain(words(peeled_b)):
+            return None
+        return a, b  # one clause said two ways ("before the call" vs "after the call"): compared whole
+    if (peeled_a, peeled_b) == (a, b) or _distance(peeled_a, peeled_b) > _distance(a, b):
+        return a, b
+    return peeled_a, peeled_b
+
+
+@lru_cache(maxsize=65536)
+def bare(text: str) -> frozenset[str]:
+    """The plain content words of TEXT with every qualifying clause set aside (the least any comparison keeps of
+    it): what the prefilters count, so a long clause on one side does not keep a pair from being judged."""
+    text = numerals(text)
+    leading, trailing = _clauses(text)
+    if leading is not None and len(_plain(words(text[leading[1] + 1:]))) >= MIN_CORE:
+        text = text[leading[1] + 1:]
+        trailing = _clauses(text)[1]
+    for _, start in reversed(trailing):  # the earliest cut that keeps MIN_CORE words: what peeling all would leave
+        kept = _plain(words(text[:start]))
+        if len(kept) >= MIN_CORE:
+            return kept
+    return _plain(words(text))
+
+
 def judge(a: str, b: str, categories_a: list[str] | None = None, categories_b: list[str] | None = None,
           *, similarity: float = SIMILARITY, residual: int = RESIDUAL) -> Verdict:
-    """Do statements A and B contradict? Nearly the same content words and one decisive difference."""
+    """Do statements A and B contradict? Nearly the same content words and one decisive difference, numbers
+    written as words read as digits and a qualifying clause only one side carries set aside."""
+    compared = cores(numerals(a), numerals(b))
+    if compared is None:
+        return Verdict(False)
+    a, b = compared
     wa, wb = words(a), words(b)
     opposite = _antonyms(wa, wb)
     swapped = {w for pair in opposite for w in pair}
@@ -201,11 +373,11 @@ def _pair(a: dict, b: dict, verdict: Verdict) -> dict:
 def against(new: dict, others, viewer: str | None = None) -> list[dict]:
     """Open items among OTHERS (dicts) that contradict NEW, closest first."""
     found = []
-    mine = words(new["statement"])
+    mine = bare(new["statement"])
     for other in others:
         if not is_open(other) or not visible_to(other, viewer) or not overlaps(new, other):
             continue
-        theirs = words(other["statement"])
+        theirs = bare(other["statement"])
         if len(mine & theirs) < max(1, min(len(mine), len(theirs)) // 2):
             continue
         verdict = judge(new["statement"], other["statement"], new.get("categories"), other.get("categories"))
@@ -381,7 +553,10 @@ def at_propose(snapshot, new: dict, viewer: str | None, notes: list[str] | None 
     file: a proposal's cost does not grow with the store (`vmem contradictions` still scans everything)."""
     from vmem.store.parse import parse_blob
 
-    mine = sorted(_plain(words(new["statement"])), key=len, reverse=True)
+    # the quorum is counted on the words any comparison keeps of NEW (a clause of its own may be set aside); the
+    # files sharing most of all its words are the ones judged
+    mine = sorted(bare(new["statement"]), key=len, reverse=True)
+    extra = sorted(_plain(words(new["statement"])) - set(mine))
     if not mine:
         return []
     quorum = max(1, int(len(mine) * SIMILARITY))
@@ -389,7 +564,7 @@ def at_propose(snapshot, new: dict, viewer: str | None, notes: list[str] | None 
     # search for the longest few rules out almost every file before any word is counted
     probe = re.compile("|".join(re.escape(w) for w in mine[:len(mine) - quorum + 1]))
     problems: list[str] = []
-    read = _indexed_texts(snapshot, new, mine, problems)
+    read = _indexed_texts(snapshot, new, mine + extra, problems)
     if read is None:
         count = estimated_count(snapshot, new["kind"])
         if count >= INDEX_FROM:
@@ -409,7 +584,7 @@ def at_propose(snapshot, new: dict, viewer: str | None, notes: list[str] | None 
             continue
         hits = sum(w in text for w in mine)
         if hits >= quorum:
-            scored.append((hits, name))
+            scored.append((hits + sum(w in text for w in extra), name))
     # a contradiction is a near-twin: the files sharing the most words are the ones worth parsing and judging.
     # Bounded, so a store of templated statements (thousands past the quorum) costs a proposal no more than
     # MAX_CANDIDATES parses; `vmem contradictions` still scans the whole store.
@@ -435,6 +610,21 @@ def at_propose(snapshot, new: dict, viewer: str | None, notes: list[str] | None 
     return against(new, others, viewer)
 
 
+def other_side(pair: dict, item_id: str) -> dict:
+    """The item PAIR sets against ITEM_ID: {id, statement, status, rules, reason}."""
+    other = "b" if pair["a"] == item_id else "a"
+    return {"id": pair[other], "statement": pair[f"{other}_statement"], "status": pair[f"{other}_status"],
+            "rules": pair["rules"], "reason": pair["reason"]}
+
+
+def open_with(store, item: dict, viewer: str | None = None, notes: list[str] | None = None) -> list[dict]:
+    """The open items ITEM contradicts at HEAD, as VIEWER may see them (other_side() of each pair): checked again
+    after every edit and every approval, so a contradiction with a live item is never silently lost."""
+    if not is_open(item):
+        return []
+    return [other_side(pair, item["id"]) for pair in at_propose(store.head(), item, viewer, notes)]
+
+
 def scan(items: list[dict], viewer: str | None = None, scope: str | None = None) -> list[dict]:
     """Every open contradicting pair among ITEMS (one pass: a word index, then the judge on close pairs)."""
     open_items = [i for i in items if is_open(i) and visible_to(i, viewer)
@@ -442,6 +632,10 @@ def scan(items: list[dict], viewer: str | None = None, scope: str | None = None)
     if scope is not None:
         open_items = [i for i in open_items if i["kind"] == "claim"]
     plain = [_plain(words(i["statement"])) for i in open_items]
+    # which may have a clause set aside when compared (judge() then compares a part of it with the other whole):
+    # the quorum and the residual below are bounded for that comparison too
+    clausy = [bool(_kinds(numerals(i["statement"]))) for i in open_items]
+    kept = [bare(i["statement"]) if c else p for i, c, p in zip(open_items, clausy, plain)]
     postings: dict[str, list[int]] = {}
     for n, found in enumerate(plain):
         for w in found:
@@ -460,11 +654,28 @@ def scan(items: list[dict], viewer: str | None = None, scope: str | None = None)
                     shared[m] = shared.get(m, 0) + 1
         mine = sizes[n]
         for m, count in shared.items():
-            if count < max(1, int(SIMILARITY * (mine if mine > sizes[m] else sizes[m])) - RESIDUAL):
+            # the side compared whole bounds what must be shared: the larger one, or the one that keeps its words
+            # while the other's clause is set aside (a part of a statement shares no more than the whole does)
+            theirs = sizes[m]
+            size = mine if mine > theirs else theirs
+            if clausy[n] or clausy[m]:
+                size = min(mine, theirs) if clausy[n] and clausy[m] else theirs if clausy[n] else mine
+            if count < max(1, int(SIMILARITY * size) - RESIDUAL):
                 continue
             a, b = open_items[n], open_items[m]
             pa, pb = plain[n], plain[m]
-            if len(pa ^ pb) > RESIDUAL + 2 or not overlaps(a, b):  # antonyms may account for two more
+            both = len(pa & pb)
+            differing = len(pa) + len(pb) - 2 * both
+            if clausy[n]:  # setting a part of A aside leaves B's own words differing
+                differing = min(differing, len(pb) - both)
+            if clausy[m]:
+                differing = min(differing, len(pa) - both)
+            if differing > RESIDUAL + 2:  # antonyms may account for two more
+                continue
+            if len(pa) + len(pb) - 2 * both > RESIDUAL + 2 and not (
+                    clausy[n] and len(kept[n] ^ pb) <= RESIDUAL + 2 or clausy[m] and len(pa ^ kept[m]) <= RESIDUAL + 2):
+                continue  # nor once every clause of one side is set aside (judge() sets aside fewer: a heuristic)
+            if not overlaps(a, b):
                 continue
             verdict = judge(a["statement"], b["statement"], a.get("categories"), b.get("categories"))
             if verdict.contradicts:
@@ -482,7 +693,8 @@ def by_item(pairs: list[dict]) -> dict[str, list[dict]]:
 
 
 def contradictions(store, scope: str | None = None, viewer: str | None = None) -> list[dict]:
-    """`vmem contradictions [--scope entity:E]`: open pairs at HEAD, as history attests each status."""
+    """`vmem contradictions [--scope entity:E]`: open pairs at HEAD whatever their statuses, as history attests
+    each: two live items first (agents are served both), then a live item and a proposal, then two proposals."""
     from vmem.errors import UsageError
     from vmem.names import NAME_ID
 
@@ -490,7 +702,12 @@ def contradictions(store, scope: str | None = None, viewer: str | None = None) -
         if not scope.startswith("entity:") or not NAME_ID.fullmatch(scope[7:]):
             raise UsageError(f"invalid scope {scope!r}", "use --scope entity:ID (an id under entities/) or org")
         store.head().entity(scope.split(":", 1)[1])
-    return scan(attested_items(store), viewer, scope)
+    return sorted(scan(attested_items(store), viewer, scope), key=lambda p: (-live_sides(p), p["a"], p["b"]))
+
+
+def live_sides(pair: dict) -> int:
+    """How many of PAIR's two items are live (served to agents): 2, 1 or 0."""
+    return sum(pair[f"{side}_status"] in model.SERVABLE[pair["kind"]] for side in ("a", "b"))
 
 
 def attested_items(store, snapshot=None) -> list[dict]:

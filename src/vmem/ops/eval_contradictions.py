@@ -1,7 +1,9 @@
-"""Contradiction detection measured on labeled pairs (tests/data/contradictions.jsonl): precision and recall,
-per split (`tune` fits SIMILARITY and RESIDUAL, `heldout` measures them) and per label.
+"""Contradiction detection measured on labeled pairs (tests/data/contradictions*.jsonl): precision and recall,
+per split (`tune` fits the rules and constants, `heldout` measures them) and per label.
 
-Run `python -m vmem.ops.eval_contradictions FILE [--grid]`; --grid prints the tune split for each setting."""
+Run `python -m vmem.ops.eval_contradictions FILE... [--split tune|heldout] [-v] [--grid]`; --split limits the
+output (and -v's misses) to one split, so the held-out pairs' misses are never read while fitting; --grid prints
+the tune split for each setting of SIMILARITY and RESIDUAL."""
 
 from __future__ import annotations
 
@@ -50,7 +52,9 @@ def evaluate(rows: list[dict], **settings) -> dict:
 
 
 def main(argv: list[str]) -> None:
-    rows = load(Path(argv[0]))
+    only = argv[argv.index("--split") + 1] if "--split" in argv else None
+    files = [a for n, a in enumerate(argv) if not a.startswith("-") and (n == 0 or argv[n - 1] != "--split")]
+    rows = [row for path in files for row in load(Path(path))]
     if "--grid" in argv:
         tune = [r for r in rows if r["split"] == "tune"]
         for similarity in (0.4, 0.5, 0.6, 0.7, 0.8):
@@ -59,7 +63,7 @@ def main(argv: list[str]) -> None:
                 print(f"similarity {similarity} residual {residual}: precision {got['precision']} "
                       f"recall {got['recall']} (fp {got['fp']}, fn {got['fn']})")
         return
-    for split in ("tune", "heldout", None):
+    for split in ("tune", "heldout", None) if only is None else (only,):
         subset = [r for r in rows if split is None or r["split"] == split]
         got = evaluate(subset)
         print(f"{split or 'all'}: {got['pairs']} pairs, precision {got['precision']} ({got['tp']}/{got['tp'] + got['fp']}), "
