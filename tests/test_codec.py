@@ -68,6 +68,24 @@ def test_fast_rewrite_of_an_existing_file_equals_the_round_trip_edit(first, seco
     assert codec.dump(second, equal_but_typed) == codec._dump_rt(second, equal_but_typed)
 
 
+@settings(max_examples=150, deadline=None)
+@given(claims(), claims(), st.data())
+def test_fast_rewrite_of_a_file_with_fewer_or_more_keys_equals_the_round_trip_edit(first, second, data):
+    """A file written before a field joined the schema (or after one left it) is edited without ruamel too, and
+    still byte for byte as ruamel's in-place edit: the added key where the item has it, the dropped one gone."""
+    second = {**second, "id": first["id"]}
+    keys = list(first)
+    missing = data.draw(st.lists(st.sampled_from(keys[1:]), max_size=3, unique=True))
+    older = {k: v for k, v in first.items() if k not in missing}  # the file lacks these keys
+    extra = data.draw(st.sampled_from([None, "legacy_note", "zz_old"]))
+    if extra:
+        older[extra] = "kept by nobody"  # a key the item no longer has
+    previous = codec.dump(older)
+    assert codec.dump(second, previous) == codec._dump_rt(second, previous)
+    if codec._dump_fast(second) is not None and codec._dump_fast(older) is not None:
+        assert codec._rewrite_fast(second, previous) is not None  # taken without ruamel
+
+
 def test_fast_rewrite_declines_files_with_comments_or_styles():
     item = model.validate("claim", {"id": "c-0123456789ab", "kind": "claim", "statement": "a fact",
                                     "status": "proposed", "created_at": "2026-11-29T10:00:00Z"}, "x")
