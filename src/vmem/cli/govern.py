@@ -8,7 +8,7 @@ import typer
 
 from vmem.cli.common import JsonOpt, NoAsOpt, StoreOpt, session
 from vmem.cli.fast import refuse_as
-from vmem.cli.render import one_line
+from vmem.cli.render import contradiction_warning, one_line
 
 ID_HELP = "A claim or learning id, or a unique prefix of one (c-f3d5)."
 
@@ -28,6 +28,8 @@ def _set(ctx, item_id, target, reason, as_, json_, store, widen_scope=False) -> 
         s.out.line(one_line(result.action, result.item, result.commit))
         if result.superseded is not None and not s.out.as_json:
             s.out.note(f"{result.superseded['id']} is now superseded by it")
+        for clash in result.contradictions or []:  # a warning: the reviewer decides which belief stands
+            s.out.note(contradiction_warning(clash))
 
 
 def approve(ctx: typer.Context, item_id: IdArg, reason: ReasonOpt = None, widen_scope: WidenOpt = False,

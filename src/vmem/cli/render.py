@@ -21,6 +21,12 @@ def one_line(headline: str, item: dict, commit: str | None) -> str:
     suffix = f"  [{commit[:10]}]" if commit else ""
     return f"{item['id']} {headline} ({item['kind']}, {where}): {statement}{suffix}"
 
+def contradiction_warning(clash: dict) -> str:
+    """The note an edit or an approval prints for each open item it contradicts (plain text, no rich)."""
+    return (f"warning: contradicts {clash['id']} ({clash['status']}; {clash['reason']}): "
+            f"{shorten(clash['statement'], 120)}\n  both stay open (vmem contradictions lists them) until one is "
+            f"retired: vmem revoke ID --reason … (a proposal: vmem reject ID --reason …)")
+
 STATUS_STYLE = {
     "proposed": "yellow", "candidate": "yellow", "eligible": "cyan", "approved": "green", "mandatory": "bold green",
     "published": "bold green", "rejected": "red", "revoked": "red", "quarantined": "red", "invalidated": "red",
@@ -91,6 +97,34 @@ def _shorten(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
+_JOINERS = frozenset("\u200c\u200d\ufe0e\ufe0f")  # zero-width (non-)joiner, variation selectors
+
+
+def shorten(text: str, width: int) -> str:
+    """TEXT on one line in at most WIDTH terminal cells (a wide character counts two): cut at a word boundary
+    with an ellipsis, or inside a word longer than half the room, never between a character and the marks that
+    combine with it."""
+    import unicodedata
+
+    from rich.cells import cell_len
+
+    text = " ".join(text.split())
+    if cell_len(text) <= width:
+        return text
+    room, used, end = max(width - 1, 0), 0, 0
+    for end, char in enumerate(text):  # noqa: B007 - END is where the room runs out
+        used += cell_len(char)
+        if used > room:
+            break
+    while end > 0 and (unicodedata.combining(text[end]) or text[end] in _JOINERS):
+        end -= 1  # the character this mark belongs to goes too
+    cut = text[:end]
+    space = cut.rfind(" ")
+    if space > 0 and cell_len(cut[:space]) >= room // 2:
+        cut = cut[:space]
+    return cut.rstrip(" ,;:-—") + "…"
+
+
 def blame_table(console, history: dict) -> None:
     console.print("[bold]chain:[/] " + " → ".join(history["chain"]))
     for event in history["events"]:
@@ -121,12 +155,15 @@ def card_lines(card: dict) -> list[str]:
     if card["personal"]:
         lines.append(f"[bold magenta]PERSONAL[/] — private to {safe(card['proposer'] or '?')}; never synced or "
                      "recalled for anyone else")
-    where = [f"scope {safe(card['scope'])}" if card["scope"] else None,
-             f"audience {safe(card['audience'])}" if card.get("audience") else None,
+    knowledge = card["kind"] == "knowledge"
+    # a learning reaches as far as its categories (what `vmem list` shows in its scope column)
+    reach = (f"scope {safe(card['scope'])}" if card["scope"] else None) if not knowledge else \
+        f"categories {safe(', '.join(card['categories']))}" if card["categories"] else "no category"
+    where = [reach, f"audience {safe(card['audience'])}" if card.get("audience") else None,
              f"domain {safe(card['domain'])}" if card.get("domain") else None,
              f"class {safe(card['class'])}" if card.get("class") else None]
     lines.append("  ".join(w for w in where if w) or "no scope")
-    if card["categories"]:
+    if card["categories"] and not knowledge:
         lines.append(f"categories {safe(', '.join(card['categories']))}")
     if card["paths"]:
         lines.append(f"paths {safe(', '.join(card['paths']))}")
@@ -139,15 +176,16 @@ def card_lines(card: dict) -> list[str]:
         lines.append(f"revises {old['id']} ({old['status'] or 'missing'}):")
         lines.append("  " + "".join(_diff_run(op, text) for op, text in old["diff"]).strip())
     if card["kind"] == "knowledge":
-        lines.append(f"support {card['support_tier']}: {card['distinct_entities']} distinct customers, "
-                     f"{card['writers']} writers, {card['evidence_count']} evidence entries")
+        customers, writers, entries = card["distinct_entities"], card["writers"], card["evidence_count"]
+        lines.append(f"support {card['support_tier']}: {customers} distinct customer{'s' * (customers != 1)}, "
+                     f"{writers} writer{'s' * (writers != 1)}, {entries} evidence entr{'ies' if entries != 1 else 'y'}")
         if card.get("evidence_hidden"):
             lines.append("evidence quotes hidden (quarantined: they identify a customer)")
         for ev in card.get("evidence") or []:
             lines.append(f"  evidence {safe(ev['entity'])}" + (f"/{safe(ev['episode'])}" if ev.get("episode") else "")
                          + f" by {safe(ev['writer'])}")
             for quote in ev["quotes"]:
-                lines.append(f"    “{safe(_shorten(quote, 200))}”")
+                lines.append(f"    “{safe(shorten(quote, 200))}”")
         gate = card.get("gate")
         if gate:
             checks = ", ".join(f"{k} {'ok' if v else 'FAILED'}" for k, v in gate["checks"].items())
@@ -166,10 +204,10 @@ def card_lines(card: dict) -> list[str]:
     for old in card["prior_rejections"]:
         lines.append(f"[red]rejected before[/] as {old['id']}" + (f" by {safe(old['by'])}" if old.get("by") else "")
                      + f": {safe(old.get('reason') or 'no reason recorded')}"
-                     + (f" (in other words: {safe(_shorten(old['statement'], 160))})" if old.get("statement") else ""))
+                     + (f" (in other words: {safe(shorten(old['statement'], 160))})" if old.get("statement") else ""))
     for other in card["contradictions"]:
         lines.append(f"[yellow]contradicts[/] {other['id']} ({other['status']}; {safe(other['reason'])}): "
-                     f"{safe(_shorten(other['statement'], 160))}")
+                     f"{safe(shorten(other['statement'], 160))}")
     return lines
 
 

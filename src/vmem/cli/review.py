@@ -11,6 +11,7 @@ import typer
 
 from vmem.cli.common import JsonOpt, NoAsOpt, StoreOpt, session
 from vmem.cli.fast import refuse_as
+from vmem.cli.render import shorten
 from vmem.output import plain, safe
 
 
@@ -52,29 +53,41 @@ def review(
             s.out.result(cards, lambda console: _print_queue(console, cards))
             return
         if yes:
+            from vmem.cli.render import contradiction_warning
+
             results = [_apply(s.store, c, action, reason) for c in cards]
-            s.out.result([{"id": c["id"], "action": a, "commit": commit} for c, (a, commit) in zip(cards, results)])
+            rows = [{"id": c["id"], "action": a, "commit": commit} for c, (a, commit, _) in zip(cards, results)]
+            if action == "approve":  # each approval checked again against what is live now
+                for row, (_, _, clashes) in zip(rows, results):
+                    row["contradictions"] = clashes
+            s.out.result(rows)
             s.out.line(f"{len(cards)} item{'s' * (len(cards) != 1)}: {action}")
+            for card_, (_, _, clashes) in zip(cards, results):
+                for clash in clashes:
+                    s.out.note(f"{card_['id']}: " + contradiction_warning(clash))
             return
         _interactive(s, cards)
 
 
-def _apply(store, card: dict, action: str, reason: str | None) -> tuple[str, str | None]:
-    """One action on one queued item: (what happened, commit)."""
+def _apply(store, card: dict, action: str, reason: str | None) -> tuple[str, str | None, list[dict]]:
+    """One action on one queued item: (what happened, commit, the open items it contradicts once live)."""
     from vmem.ops.govern import set_status
     from vmem.ops.publish import publish, reject
 
     if action == "reject":
         done = reject(store, card["id"], reason=reason or "")
-        return "rejected", done.commit
+        return "rejected", done.commit, []
     if action == "mandate":
         done = set_status(store, card["id"], "mandatory")
-        return "mandated", done.commit
+        return "mandated", done.commit, done.contradictions or []
     if card["kind"] == "knowledge":
+        from vmem.ops.card import viewer_of
+        from vmem.ops.contradictions import open_with
+
         done = publish(store, card["id"])
-        return "published", done.commit
+        return "published", done.commit, open_with(store, done.item, viewer_of(store))
     done = set_status(store, card["id"], "approved")
-    return "approved", done.commit
+    return "approved", done.commit, done.contradictions or []
 
 
 class Keys:
@@ -169,7 +182,7 @@ def _interactive(s, cards: list[dict]) -> None:
                     if not why:
                         console.print("a rejection needs a reason; nothing changed")
                         continue
-                    what, commit = _apply(s.store, entry, "reject", why)
+                    what, commit, _ = _apply(s.store, entry, "reject", why)
                     done[what] += 1
                     _confirm(console, what, entry, commit)
                 elif chosen == "edit":
@@ -177,19 +190,23 @@ def _interactive(s, cards: list[dict]) -> None:
 
                     edited = edit_statement(s.store, entry["id"])
                     done["edited"] += 1
-                    console.print(f"edited {entry['id']}: {safe(edited['statement'])}")
+                    console.print(f"edited {entry['id']}: {safe(edited['statement'])}", soft_wrap=True)
                     snapshot = s.store.head()
+                    # the card is built again: its contradictions are checked again against the edited words
                     entry = card(s.store, {**edited, "status": entry["status"] if edited["status"] == entry["status"]
                                            else edited["status"]}, snapshot=snapshot, viewer=viewer,
                                  reviewer=is_reviewer(s.store, viewer))
+                    if entry["contradictions"]:
+                        console.print(f"[yellow]still contradicts[/] " + ", ".join(
+                            f"{o['id']} ({o['status']})" for o in entry["contradictions"]) + " (on the card below)")
                     card_panel(console, entry, f"{n}/{len(cards)} {entry['kind']} {entry['id']} ({entry['status']})")
                     continue  # act on the edited item next
                 else:
-                    what, commit = _apply(s.store, entry, chosen, None)
+                    what, commit, clashes = _apply(s.store, entry, chosen, None)
                     done[what] += 1
                     _confirm(console, what, entry, commit)
                     if chosen in ("approve", "mandate", "publish"):
-                        _settle_contradictions(s, keys, entry)
+                        _settle_contradictions(s, keys, entry, clashes)
             except VmemError as exc:
                 console.print(f"[red]{safe(exc.message)}[/]" + (f"\n  {safe(exc.hint)}" if exc.hint else ""),
                               soft_wrap=True)
@@ -214,7 +231,7 @@ def _decide_suggestion(s, keys: Keys, entry: dict, chosen: str, done: dict) -> s
     other = options[0]
     if len(options) > 1:
         for number, option in enumerate(options, 1):
-            console.print(f"  {number}. {option['id']}: {safe(option['statement'][:100])}", soft_wrap=True)
+            console.print(f"  {number}. {option['id']}: {safe(shorten(option['statement'], 100))}", soft_wrap=True)
         picked = keys.key(f"which one? [1-{len(options)}]")
         if not picked.isdigit() or not 1 <= int(picked) <= len(options):
             console.print("no suggestion chosen; nothing changed")
@@ -271,26 +288,28 @@ def _fresh(store, entry: dict, viewer: str | None) -> dict | None:
 
 def _confirm(console, what: str, entry: dict, commit: str | None) -> None:
     console.print(safe(f"{what} {entry['id']}" + (f"  [{commit[:10]}]" if commit else "")
-                       + f": {entry['statement'][:80]}"), soft_wrap=True)
+                       + f": {shorten(entry['statement'], 80)}"), soft_wrap=True)
 
 
-def _settle_contradictions(s, keys: Keys, entry: dict) -> None:
-    """Approving one side of a contradiction asks what becomes of the other: supersede it, revoke it, or keep."""
+def _settle_contradictions(s, keys: Keys, entry: dict, clashes: list[dict]) -> None:
+    """Approving one side of a contradiction asks what becomes of the other: supersede it, revoke it, or keep.
+    CLASHES: the open items it contradicts, checked again once it was approved (not the card's older list)."""
     from vmem.errors import VmemError
     from vmem.model import SERVABLE
     from vmem.ops.contradictions import resolutions, resolve
 
     console = s.out.console
-    for other in entry["contradictions"]:
+    for other in clashes:
         try:
             keep, them = s.store.head().item(entry["id"]), s.store.head().item(other["id"])
         except VmemError:
             continue
         options = resolutions(keep, them)
-        if not options:
-            continue
         console.print(f"{entry['id']} contradicts {other['id']} ({them['status']}; {safe(other['reason'])}): "
-                      f"{safe(them['statement'][:120])}", soft_wrap=True)
+                      f"{safe(shorten(them['statement'], 120))}", soft_wrap=True)
+        if not options:
+            console.print("  it stays open (vmem contradictions lists it); nothing here can retire it")
+            continue
         labels = {"supersede": "[s]upersede it", "revoke": "[r]evoke it" if them["status"] in SERVABLE["claim"]
                   else "[r]eject it"}
         prompt = "  ".join(labels[o] for o in options) + "  [k]eep both"

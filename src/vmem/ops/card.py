@@ -152,7 +152,6 @@ def card(store, item: dict, *, snapshot=None, viewer: str | None = None, reviewe
     (else they are looked up for this item alone). Quarantined items show their evidence quotes only with
     QUARANTINED_EVIDENCE (they name a customer)."""
     snapshot = snapshot or store.head()
-    policy = store.policy
     knowledge = item["kind"] == "knowledge"
     source = item.get("source") or {}
     evidence = item.get("evidence") or []
@@ -167,10 +166,8 @@ def card(store, item: dict, *, snapshot=None, viewer: str | None = None, reviewe
         "age_days": round(confidence.age_days(item), 1),
         "expires_at": item.get("expires_at"),
         "effective_confidence": confidence.effective_confidence(item),
-        # the review --list contract (SPEC 6)
-        "support_tier": confidence.support_tier(item, policy["knowledge"]["tiers"]),
-        "distinct_entities": confidence.distinct_entities(item) if knowledge else None,
-        "writers": len({e["writer"] for e in evidence}) if knowledge else None,
+        # the review --list contract (SPEC 6); support counted as the gates count it
+        **support(store, snapshot, item),
         "evidence_count": len(evidence),
         "merges": [{"from": m["from"], "judge": m["judge"], "reason": m.get("reason"), "at": m.get("at")}
                    for m in item.get("merges") or []],
@@ -214,6 +211,18 @@ def card(store, item: dict, *, snapshot=None, viewer: str | None = None, reviewe
     out["suggestions"] = suggestions or []
     out["suggestion_actions"] = ["merge", "distinct"] if reviewer and out["suggestions"] else []
     return out
+
+
+def support(store, snapshot, item: dict) -> dict:
+    """ITEM's support_tier, distinct_entities (customers) and writers, counted as the publish gates count them:
+    over the evidence history vouches for, writers case-folded; so a card or the report's gates page never says
+    "0 customers" beside a gate reason that found one. Claims: None for each."""
+    if item["kind"] != "knowledge":
+        return {"support_tier": None, "distinct_entities": None, "writers": None}
+    vouched = store.attestation(snapshot).attested_evidence(model.item_path(item["id"]), item)
+    return {"support_tier": confidence.support_tier({**item, "evidence": vouched}, store.policy["knowledge"]["tiers"]),
+            "distinct_entities": len({e["entity"] for e in vouched}),
+            "writers": len({e["writer"].casefold() for e in vouched})}
 
 
 def _gate(gate: dict | None) -> dict | None:

@@ -18,6 +18,7 @@ class Governed:
     item: dict
     commit: str | None
     superseded: dict | None = None
+    contradictions: list[dict] | None = None  # after approve/mandate: the open items it contradicts now
 
     def data(self, other: str = "previous") -> dict:
         """What `vmem approve|mandate|revoke|verify --json` report, and MCP's verify: OTHER names the second item
@@ -25,6 +26,8 @@ class Governed:
         data = {"action": self.action, "item": self.item, "commit": self.commit}
         if self.superseded is not None:
             data[other] = self.superseded
+        if self.contradictions is not None:
+            data["contradictions"] = self.contradictions
         return data
 
 
@@ -68,8 +71,14 @@ def set_status(store: Store, item_id: str, target: str, *, reason: str | None = 
                 tx.write(old)
                 superseded = old
         tx.write(item)
-    return Governed(action + ("d" if action.endswith("e") else "ed"), model.normalize_item(item), tx.commit_id,
-                    superseded)
+    item = model.normalize_item(item)
+    found = None
+    if target in model.SERVABLE["claim"]:  # checked again now that it is live: never silently lost
+        from vmem.ops.card import viewer_of
+        from vmem.ops.contradictions import open_with
+
+        found = open_with(store, item, viewer_of(store))
+    return Governed(action + ("d" if action.endswith("e") else "ed"), item, tx.commit_id, superseded, found)
 
 
 def verify(store: Store, item_id: str, kind: str, corrected: str | None = None) -> Governed:

@@ -14,7 +14,7 @@ import tempfile
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-from vmem import confidence, model
+from vmem import model
 from vmem.errors import UsageError, VmemError
 
 MARKER = ".vmem-report"
@@ -96,19 +96,7 @@ def build(store, *, quarantined_evidence: bool = False, map_claims: bool = False
                        for i in every if i["kind"] == "claim" and i["status"] in model.OPEN["claim"]
                        and i.get("expires_at") and now <= model.parse_ts(i["expires_at"]) <= soon),
                       key=lambda r: (r["expires_at"], r["id"]))
-    tiers = store.policy["knowledge"]["tiers"]
-    gates = []
-    for i in every:
-        if i["kind"] != "knowledge" or i["status"] in ("merged",):
-            continue
-        gate = i.get("gate") or {}
-        gates.append({"id": i["id"], "status": i["status"], "statement": i["statement"],
-                      "categories": list(i.get("categories") or []),
-                      "support_tier": confidence.support_tier(i, tiers),
-                      "distinct_entities": confidence.distinct_entities(i),
-                      "writers": len({e["writer"] for e in i.get("evidence") or []}),
-                      "passed": bool(gate.get("passed")), "checks": dict(gate.get("checks") or {}),
-                      "reason": gate.get("reason")})
+    gates = [_gate_row(store, snapshot, i) for i in every if i["kind"] == "knowledge" and i["status"] != "merged"]
     gates.sort(key=lambda g: (["eligible", "candidate", "quarantined", "published"].index(g["status"])
                               if g["status"] in ("eligible", "candidate", "quarantined", "published") else 9, g["id"]))
     history = timelines(store, set(by_id))
@@ -141,6 +129,29 @@ def build(store, *, quarantined_evidence: bool = False, map_claims: bool = False
             "map": graph, "map_svg": svg(graph),
             "counts": {"items": len(every), "queue": queue_total, "contradictions": len(pairs),
                        "expiring": len(expiring), "communities": len(graph["communities"])}}
+
+
+def _gate_row(store, snapshot, item: dict) -> dict:
+    """One row of the gates page: support counted as the gates count it (the evidence history vouches for), the
+    last gate result, and, when the evidence changed since that run (a customer forgotten, evidence merged in),
+    what the support gates say now from the same counts, so the numbers and the reason never disagree."""
+    from vmem.gates.publish import GATES
+    from vmem.ops.card import support
+    from vmem.policy import k_min
+
+    gate = item.get("gate") or {}
+    counted = support(store, snapshot, item)
+    vouched = {**item, "evidence": store.attestation(snapshot).attested_evidence(model.item_path(item["id"]), item)}
+    checks = dict(gate.get("checks") or {})
+    now = {g.name: g.check(vouched, None, store.policy["knowledge"], k_min(store.policy))
+           for g in GATES if g.name in ("k_support", "writers")}  # these two read only the evidence
+    recorded = gate.get("reason") or ""
+    stale = bool(gate) and any((reason is None) != bool(checks.get(name, reason is None))
+                               or (reason is not None and reason not in recorded) for name, reason in now.items())
+    return {"id": item["id"], "status": item["status"], "statement": item["statement"],
+            "categories": list(item.get("categories") or []), **counted,
+            "passed": bool(gate.get("passed")), "checks": checks, "reason": gate.get("reason"), "at": gate.get("at"),
+            "stale": stale, "support_now": "; ".join(r for r in now.values() if r) or "support and writers suffice"}
 
 
 # What stands in for a quarantined item's own words when --quarantined-evidence is not given (attack 8b of issue
