@@ -31,7 +31,7 @@ def test_every_command_has_help(vmem):
 
 def test_json_contract_for_read_and_write_commands(store, vmem):
     created = vmem.json("propose", "a fact", store=store)["data"]
-    assert set(created) == {"action", "item", "commit", "contradictions"} and len(created["commit"]) == 40
+    assert set(created) == {"action", "item", "commit", "contradictions", "prior_rejections"} and len(created["commit"]) == 40
     assert created["contradictions"] == []
     assert vmem.json("list")["data"][0]["id"] == created["item"]["id"]
     assert vmem.json("list", "--status", "approved")["data"] == []

@@ -21,6 +21,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -357,6 +358,7 @@ def _two_learnings(c: Ctx) -> tuple[str, str]:
     """Two open learnings of one category (a merge suggestion's two sides)."""
     first = c.vmem.json("propose", "Enterprise buyers want audit exports before security review.", "--from",
                         "corvane", "-c", "segment:enterprise")["data"]["item"]["id"]
+    time.sleep(1.05)  # first seen a second apart: the older one survives a merge (a tie would go by random id)
     second = c.vmem.json("propose", "Large customers ask for exported audit logs ahead of the security review.",
                          "--from", "meridale", "-c", "segment:enterprise", who=BOB)["data"]["item"]["id"]
     return first, second
