@@ -38,7 +38,7 @@ def test_three_customers_two_writers_merge_gate_publish_and_forget(seeded, vmem,
     # consolidate: the gates pass for the merged item -> eligible, in one commit
     before = commit_count(seeded)
     result = vmem.json("consolidate", store=seeded)["data"]
-    assert set(result) == {"merged", "eligible", "quarantined", "candidates", "commit"}
+    assert set(result) == {"merged", "eligible", "quarantined", "candidates", "released", "suggested", "commit"}
     assert result["eligible"] == [item_id]
     assert commit_count(seeded) == before + 1
     shown = vmem.json("show", item_id)["data"]
@@ -191,6 +191,13 @@ def _set_judge(store, command):
     store._policy = None
 
 
+OPEN_PARAPHRASES = [  # pairs the deterministic floor leaves open ("unaligned"): an external judge decides them
+    ("larkspur-health", ANALYSTS[0], "Healthcare customers always ask to see audit logs during security review."),
+    ("tidewell", ANALYSTS[1], "Clinics routinely request access to audit logs in the security review stage."),
+    ("corvane", ANALYSTS[2], "Healthcare buyers want to look at audit logs while security review is underway."),
+]
+
+
 @pytest.mark.parametrize("answer, merges", [
     ('{"same": true, "reason": "same pattern per LLM"}', 2),
     ('{"same": "yes"}', 0),
@@ -199,14 +206,31 @@ def _set_judge(store, command):
 def test_external_judge_decides_and_any_failure_is_no_merge(seeded, vmem, tmp_path, answer, merges):
     import sys
 
+    asked = tmp_path / "asked"
     script = tmp_path / "judge.py"
     script.write_text(f"import json, sys\npair = json.load(sys.stdin)\nassert 'evidence' not in pair['a']\n"
-                      f"print({answer!r})\n")
+                      f"open({str(asked)!r}, 'a').write('x')\nprint({answer!r})\n")
+    _set_judge(seeded, [sys.executable, str(script)])
+    for entity, writer, text in OPEN_PARAPHRASES:
+        _learn(vmem, seeded, text, entity, writer)
+    result = vmem.json("consolidate", store=seeded)["data"]
+    assert len(result["merged"]) == merges and asked.exists()
+    assert all(m["judge"] == "command" for m in result["merged"])
+
+
+def test_the_floor_merges_what_it_is_sure_of_without_asking_the_judge(seeded, vmem, tmp_path):
+    """Token-aligned paraphrases (numbers equal, no negation or order difference) are the deterministic floor's
+    to merge; a configured judge is asked only about what the floor leaves open (here: nothing)."""
+    import sys
+
+    asked = tmp_path / "asked"
+    script = tmp_path / "judge.py"
+    script.write_text(f"open({str(asked)!r}, 'a').write('x')\nprint('not json at all')\n")
     _set_judge(seeded, [sys.executable, str(script)])
     _paraphrases(vmem, seeded)
     result = vmem.json("consolidate", store=seeded)["data"]
-    assert len(result["merged"]) == merges
-    assert all(m["judge"] == "command" for m in result["merged"])
+    assert len(result["merged"]) == 2 and {m["judge"] for m in result["merged"]} == {"deterministic"}
+    assert not asked.exists()
 
 
 @pytest.mark.parametrize("audience, expect", [(None, "held"), ("group:sales", "published")])
