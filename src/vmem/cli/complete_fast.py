@@ -15,6 +15,7 @@ POSITIONAL = {
     "show": "item_id", "blame": "item_id", "approve": "item_id", "mandate": "item_id", "revoke": "item_id",
     "verify": "item_id", "publish": "item_id", "reject": "item_id", "supersede": "item_id",
     "entity show": "entity_id", "episode add": "entity_id",
+    "merge": "item_id", "unmerge": "item_id", "distinct": "item_id",
 }
 # Option strings that take the value of a parameter complete_values names, per command ("*": any command).
 OPTIONS = {

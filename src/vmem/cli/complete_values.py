@@ -86,6 +86,10 @@ def _status_filter(command: str) -> dict[str, frozenset[str]] | None:
                "reject": "rejected", "supersede": "superseded"}
     if command == "verify":
         return {"c": frozenset(OPEN["claim"])}
+    if command in ("merge", "distinct"):  # what vmem.ops.suggest takes: open learnings
+        return {"k": frozenset(OPEN["knowledge"])}
+    if command == "unmerge":
+        return {"k": frozenset(("merged",))}
     target = targets.get(command)
     return None if target is None else {"c": _reaching("claim", target), "k": _reaching("knowledge", target)}
 
@@ -187,6 +191,8 @@ VALUES: dict[tuple[str, str], tuple[str, str]] = {
     ("revoke", "item_id"): ("ids", "c:revoke"), ("verify", "item_id"): ("ids", "c:verify"),
     ("supersede", "item_id"): ("ids", "c:supersede"), ("propose", "supersedes"): ("ids", "c:supersede"),
     ("publish", "item_id"): ("ids", "k:publish"), ("reject", "item_id"): ("ids", "ck:reject"),
+    ("merge", "item_id"): ("ids", "k:merge"), ("unmerge", "item_id"): ("ids", "k:unmerge"),
+    ("distinct", "item_id"): ("ids", "k:distinct"),
     ("*", "status"): ("statuses", ""),
     ("list", "kind"): ("choices", "item_kinds"), ("verify", "kind"): ("choices", "verify_kinds"),
     ("episode add", "kind"): ("choices", "episode_kinds"),
