@@ -653,9 +653,11 @@ def _reversed_hits(folded: str, lexicon: Lexicon, by_squash: dict[str, Term]) ->
     reverse into names by chance ("am" / Ma), spelling a name backwards is no chance."""
     hits = []
     words = _TOKEN.findall(folded)
-    candidates = [w for w in words if len(w) >= 5 and not _ordinary(w) and w.casefold() not in _dictionary()]
-    if not candidates:
-        return hits
+    # a word that reverses into no name is dropped before the English-word test, whose dictionary costs ~60 ms to
+    # load: the same words pass as when the dictionary was asked first
+    candidates = [w for w in words if len(w) >= 5 and (w[::-1].casefold() in by_squash
+                                                        or w[::-1].casefold() in lexicon.person_parts)]
+    candidates = [w for w in candidates if not _ordinary(w) and w.casefold() not in _dictionary()]
     for word in candidates:
         key = word[::-1].casefold()
         term = by_squash.get(key)
