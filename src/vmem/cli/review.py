@@ -296,7 +296,8 @@ def _settle_contradictions(s, keys: Keys, entry: dict, clashes: list[dict]) -> N
     CLASHES: the open items it contradicts, checked again once it was approved (not the card's older list)."""
     from vmem.errors import VmemError
     from vmem.model import SERVABLE
-    from vmem.ops.contradictions import resolutions, resolve
+    from vmem.ops.contradictions import resolutions
+    from vmem.ops.resolution import resolve
 
     console = s.out.console
     for other in clashes:
