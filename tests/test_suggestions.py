@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -53,7 +54,10 @@ def governance_clean(store) -> None:
 def three(seeded, monkeypatch):
     """Three reworded learnings from three customers and two writers, consolidated: each suggests the others."""
     monkeypatch.setenv("VMEM_KNOWLEDGE_AUTO_MERGE", "1")
-    ids = [learn(seeded, A, "larkspur-health"), learn(seeded, B, "tidewell", BOB), learn(seeded, C, "corvane")]
+    ids = []
+    for text, entity, who in ((A, "larkspur-health", ALICE), (B, "tidewell", BOB), (C, "corvane", ALICE)):
+        ids.append(learn(seeded, text, entity, who))
+        time.sleep(1.05)  # first seen a second apart: the oldest survives a merge (a tie would go by random id)
     result = run(seeded, "consolidate")["data"]
     assert result["merged"] == []  # the judge left them open ...
     suggested = {row["id"]: [s["id"] for s in row["suggestions"]] for row in result["suggested"]}
