@@ -118,13 +118,9 @@ class AgentView:
             return text
         if not isinstance(text, str) or not model.ITEM_PREFIX.fullmatch(text):
             return model.check_item_id(text)  # raises the grammar's error
-        found = sorted(i for i in served if i.startswith(text))
-        if not found:
-            raise ItemNotFound(f"no item id starts with {text} in this store", "list items with: vmem list")
-        if len(found) > 1:
-            shown = ", ".join(found[:10]) + (f" and {len(found) - 10} more" if len(found) > 10 else "")
-            raise UsageError(f"{text} is ambiguous: {shown}", "type more of the id")
-        return found[0]
+        from vmem.store.repo import only_match
+
+        return only_match(text, sorted(i for i in served if i.startswith(text)))
 
     # -- reading ---------------------------------------------------------------------------------------------
 

@@ -111,12 +111,7 @@ class Snapshot:
             found = sorted(entry.name[:-5] for entry in folder
                            if entry.name.startswith(text) and entry.name.endswith(".yaml")
                            and model.ITEM_ID.fullmatch(entry.name[:-5]))
-        if not found:
-            raise ItemNotFound(f"no item id starts with {text} in this store", "list items with: vmem list")
-        if len(found) > 1:
-            shown = ", ".join(found[:10]) + (f" and {len(found) - 10} more" if len(found) > 10 else "")
-            raise UsageError(f"{text} is ambiguous: {shown}", "type more of the id")
-        return found[0]
+        return only_match(text, found)
 
     def item(self, item_id: str) -> dict:
         path = model.item_path(item_id)
@@ -751,3 +746,13 @@ def _git_update_index(store: Store, paths: list[str]) -> bool:
     except (OSError, subprocess.SubprocessError):
         return False
     return done.returncode == 0
+
+
+def only_match(text: str, found: list[str]) -> str:
+    """The one id FOUND for the prefix TEXT, else the error every face reports (none, or which ones)."""
+    if not found:
+        raise ItemNotFound(f"no item id starts with {text} in this store", "list items with: vmem list")
+    if len(found) > 1:
+        shown = ", ".join(found[:10]) + (f" and {len(found) - 10} more" if len(found) > 10 else "")
+        raise UsageError(f"{text} is ambiguous: {shown}", "type more of the id")
+    return found[0]
