@@ -8,6 +8,9 @@ from __future__ import annotations
 import contextlib
 import shutil
 import subprocess
+import tempfile
+
+from pathlib import Path
 
 import pytest
 from conftest import ALICE, REVIEWER, commit_count, commit_file, git
@@ -49,8 +52,7 @@ def gnupg(tmp_path, monkeypatch):
     """A keyring of its own; its agent is ended afterwards."""
     if shutil.which("gpg") is None:
         pytest.skip("gpg is not installed (CI installs gnupg)")
-    home = tmp_path / "gnupg"
-    home.mkdir(mode=0o700)
+    home = _gnupg_home("gnupg")
     monkeypatch.setenv("GNUPGHOME", str(home))
 
     def make(uid: str) -> str:
@@ -63,6 +65,13 @@ def gnupg(tmp_path, monkeypatch):
     yield make
     if gpgconf:
         subprocess.run([gpgconf, "--kill", "all"], capture_output=True, env={"GNUPGHOME": str(home)})
+    shutil.rmtree(home, ignore_errors=True)
+
+
+def _gnupg_home(name: str) -> Path:
+    """A keyring directory (mode 0700) with a short path: gpg's agent socket lives in it, and a socket path longer
+    than ~107 bytes cannot be connected to (pytest-xdist's per-worker tmp paths are that long)."""
+    return Path(tempfile.mkdtemp(prefix=f"vmem-{name}-"))
 
 
 @pytest.fixture
@@ -138,15 +147,15 @@ def test_openpgp_a_listed_key_the_keyring_does_not_vouch_for_still_signs(seeded,
     claim = vmem.json("propose", "renewals are billed in advance", store=seeded)["data"]["item"]["id"]
     vmem("approve", claim, who=RITA, store=seeded)
     exported = subprocess.run(["gpg", "--export", rita], check=True, capture_output=True).stdout
-    home = tmp_path / "teammate-gnupg"
-    home.mkdir(mode=0o700)
+    home = _gnupg_home("teammate")
     monkeypatch.setenv("GNUPGHOME", str(home))
-    subprocess.run(["gpg", "--batch", "--import"], input=exported, check=True, capture_output=True)
     try:
+        subprocess.run(["gpg", "--batch", "--import"], input=exported, check=True, capture_output=True)
         assert git(seeded, "log", "-1", "--format=%G?%GT") == "Uundefined\n"
         assert "renewals are billed in advance" in _synced(vmem, tmp_path)
     finally:
         subprocess.run([shutil.which("gpgconf") or "gpgconf", "--kill", "all"], capture_output=True)
+        shutil.rmtree(home, ignore_errors=True)
 
 
 def test_openpgp_a_signing_subkey_of_the_listed_primary_key_signs_for_the_reviewer(seeded, vmem, tmp_path, gnupg):
