@@ -213,7 +213,10 @@ def _nonempty(v: Any) -> str:
 
 
 def _opt(check: Callable[[Any], Any]) -> Callable[[Any], Any]:
-    return lambda v: None if v is None else check(v)
+    def run(v: Any) -> Any:
+        return None if v is None else check(v)
+    run.optional = check  # the shape a reader may compile the layout from (store/layout.py)
+    return run
 
 
 def _bool(v: Any) -> bool:
@@ -245,6 +248,7 @@ def _list(check: Callable[[Any], Any]) -> Callable[[Any], list]:
         if not isinstance(v, list):
             raise ValueError("expected a list")
         return [check(x) for x in v]
+    run.each = check
     return run
 
 
@@ -296,6 +300,7 @@ def _record(fields: tuple[Field, ...]) -> Callable[[Any], dict]:
             else:
                 out[f.name] = f.check(v[f.name])
         return out
+    run.fields = fields
     return run
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from vmem import model
 from vmem.errors import SchemaError
-from vmem.store import codec
+from vmem.store import codec, layout
 
 TYPE_CHECKING = False  # typing's flag, without importing typing (~3 ms of every command)
 if TYPE_CHECKING:
@@ -25,7 +25,9 @@ def parse_blob(kind: str, path: str, oid: str, data: bytes) -> dict:
     cached = _PARSED.get(key)
     if cached is None:
         text = codec.decode(data, path)
-        cached = model.validate(kind, codec.load(text, path, oid), path, codec.line_finder(text))
+        cached = layout.read(kind, text) if kind in ("claim", "knowledge") else None  # a vmem-written file
+        if cached is None:
+            cached = model.validate(kind, codec.load(text, path, oid), path, codec.line_finder(text))
         if len(_PARSED) > CAPACITY:
             _PARSED.clear()
         _PARSED[key] = cached

@@ -1,0 +1,215 @@
+"""The stable layout compiled from the schema: one regular expression per kind reads a vmem-written item file.
+
+The line reader (codec._load_fast) walks a file line by line and validation (model.validate) then walks the data
+field by field; on a fresh clone every item version goes through both (~160 µs a file). A file vmem wrote has
+every field of its kind, in schema order, at the indentation the writer uses, so its whole shape is known in
+advance: `read` matches it with one expression built from model.SCHEMAS (a group per field, nested records and
+lists of records by their own expressions) and turns each field's text into its validated value through the
+codec's own value reader (codec._scalar, the writer's quoting held value by value) and the field's own check,
+remembered per distinct text (statuses, names, stamps and confidences repeat across thousands of files).
+
+It only ever declines: a missing, extra, reordered or repeated field, any other indentation, a comment, a value
+the writer would not write as it stands, a value its check refuses. The caller then takes the line reader and
+validation as before (which also word the error). What it accepts it returns exactly as
+model.validate(kind, codec._load_fast(text)) does (tests/test_layout.py holds it to that on generated and
+mangled files).
+"""
+
+from __future__ import annotations
+
+import re
+
+from vmem import model
+from vmem.store import codec
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable
+
+_MISSING = object()
+_MEMO_CAP = 50_000  # values remembered per field (immutable values only); beyond this a field's memo starts over
+_IMMUTABLE = (str, int, float, bool, type(None))
+
+
+class _Decline(Exception):
+    """The file is not in the compiled layout (or a value does not check): the slow path decides."""
+
+
+def _shape(check: Callable) -> tuple[str, Any, bool]:
+    """(form, detail, optional) of a field's check: ("scalar", None), ("list", item check), ("record", fields)."""
+    optional = False
+    while hasattr(check, "optional"):
+        check, optional = check.optional, True
+    if hasattr(check, "each"):
+        return "list", check.each, optional
+    if hasattr(check, "fields"):
+        return "record", check.fields, optional
+    return "scalar", None, optional
+
+
+class _Record:
+    """The compiled layout of one record (a kind, or a nested record) whose first line starts with FIRST and the
+    others with REST (the same width: an entry's "- " or its indentation)."""
+
+    def __init__(self, fields: tuple, first: str, rest: str) -> None:
+        self.steps: list[tuple] = []  # (name, form, group, field, memo, inner)
+        parts = []
+        for n, field in enumerate(fields):
+            prefix = re.escape(first if n == 0 else rest)
+            form, detail, _ = _shape(field.check)
+            group = f"g{n}"
+            slot: dict = {}  # this field's memo: text -> validated value
+            inner: Any = None
+            if form == "scalar":
+                parts.append(rf"{prefix}{field.name}: (?P<{group}>[^\n]*)\n")
+            elif form == "list":
+                item_form, item_detail, _ = _shape(detail)
+                dash = re.escape(rest + "- ")
+                if item_form == "scalar":
+                    entry = model.Field(field.name, detail, True)  # an entry's own memo: required, no default
+                    inner = ("scalar", {}, entry, len(rest) + 2)
+                    parts.append(rf"{prefix}{field.name}:(?: (?P<{group}e>\[\])\n| null\n|\n(?P<{group}>(?:{dash}[^\n]*\n)+))")
+                elif item_form == "record":
+                    inner = ("record", _Record(item_detail, rest + "- ", rest + "  "))
+                    more = re.escape(rest + "  ")
+                    parts.append(rf"{prefix}{field.name}:(?: (?P<{group}e>\[\])\n| null\n|"
+                                 rf"\n(?P<{group}>(?:{dash}[^\n]*\n(?:{more}[^\n]*\n)*)+))")
+                else:
+                    raise AssertionError(f"no compiled layout for a list of {item_form} ({field.name})")
+            else:  # a record: "name: null" or its fields indented below
+                inner = _Record(detail, rest + "  ", rest + "  ")
+                more = re.escape(rest + "  ")
+                parts.append(rf"{prefix}{field.name}:(?: null\n|\n(?P<{group}>(?:{more}[^\n]*\n)+))")
+            if not field.required:
+                parts[-1] = f"(?:{parts[-1]})?"  # an absent field is its default, as validation makes it
+            self.steps.append((field.name, form, group, field, slot, inner))
+        self.pattern = re.compile("".join(parts))
+        where = self.pattern.groupindex  # each step's groups by position (found.groups() is a tuple): -1 for none
+        self.plan = [(name, form, field, memo, inner, where[group] - 1, where.get(group + "e", 0) - 1)
+                     for name, form, group, field, memo, inner in self.steps]
+
+    def read(self, text: str, pos: int = 0, whole: bool = True) -> tuple[dict, int]:
+        found = self.pattern.fullmatch(text, pos) if whole else self.pattern.match(text, pos)
+        if found is None:
+            raise _Decline
+        groups = found.groups()
+        out: dict = {}
+        for name, form, field, memo, inner, at, empty in self.plan:
+            raw = groups[at]
+            if raw is not None:
+                value = memo.get(raw, _MISSING)
+                if value is _MISSING:
+                    value = _value(memo, field, raw) if form == "scalar" else _block(memo, inner, field, raw)
+                elif form != "scalar":
+                    value = _copy(value)
+                out[name] = value
+            elif empty >= 0 and groups[empty] is not None:
+                out[name] = field.check([])  # "[]"
+            else:
+                out[name] = _default(field)  # "null", or the field absent
+        return out, found.end()
+
+
+def _block(memo: dict, inner, field, raw: str) -> Any:
+    """A list field's or record field's block RAW, read (and remembered by its text, when short)."""
+    if type(inner) is tuple:
+        value = _entries(inner, field, raw)
+    else:
+        value, _ = inner.read(raw)
+    if len(raw) < 300:
+        if len(memo) > _MEMO_CAP:
+            memo.clear()
+        memo[raw] = value
+        return _copy(value)
+    return value
+
+
+def _copy(value: Any) -> Any:
+    """A fresh copy of a remembered list or record (callers may change what they are given)."""
+    if type(value) is dict:
+        return {k: _copy(v) if type(v) in (dict, list) else v for k, v in value.items()}
+    return [_copy(v) if type(v) in (dict, list) else v for v in value]
+
+
+def _default(field) -> Any:
+    """What validation makes of a field that is absent or null (a required one: the slow path's error)."""
+    if field.required:
+        raise _Decline
+    return field.default() if callable(field.default) else field.default
+
+
+def _value(memo: dict, field, raw: str) -> Any:
+    """The validated value of FIELD written as RAW, as the line reader and model.validate make it; remembered in
+    MEMO (the field's) when it is short and immutable."""
+    if raw in ("[]", "{}"):  # the line reader makes an empty container of these; a scalar's check refuses it
+        raise _Decline
+    if raw[:1] == '"':  # ruamel's choice for text with both quotes and a colon, say
+        if _DOUBLE.fullmatch(raw) is None:
+            raise _Decline
+        value = raw[1:-1]
+    else:
+        value = codec._scalar(raw)
+        if value is codec._BAD:
+            raise _Decline
+    if value is None:
+        checked = _default(field)
+    else:
+        try:
+            checked = field.check(value)
+        except ValueError:
+            raise _Decline from None
+    if len(raw) < 80 and isinstance(checked, _IMMUTABLE):
+        if len(memo) > _MEMO_CAP:
+            memo.clear()
+        memo[raw] = checked
+    return checked
+
+
+def _entries(inner: tuple, field, raw: str) -> list:
+    """A list field's block RAW, entry by entry; the field's own check decides the list as a whole."""
+    if inner[0] == "scalar":
+        _, memo, entry, dash = inner
+        values = []
+        for line in raw[:-1].split("\n"):
+            item_raw = line[dash:]
+            value = memo.get(item_raw, _MISSING)
+            if value is _MISSING:
+                if _KEY.match(item_raw) is not None:
+                    raise _Decline  # "- key: value" opens a mapping in YAML (and in the line reader)
+                value = _value(memo, entry, item_raw)
+            values.append(value)
+        return values
+    record, values, pos = inner[1], [], 0
+    while pos < len(raw):
+        value, pos = record.read(raw, pos, whole=False)
+        values.append(value)
+    return values
+
+
+# A double-quoted line without escapes: YAML reads it as the text between the quotes, whatever it holds, if every
+# character is printable to YAML (no control, line-break, surrogate or BOM character; a tab is a control here).
+_DOUBLE = re.compile('"[^"\\\\\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff\ufeff\ufffe\uffff]*"')
+_KEY = re.compile(r"[a-z][a-z0-9_]*:(?= |$)")  # what the line reader takes for an entry's first key
+
+
+_KINDS: dict[str, _Record] = {}
+
+
+def _compiled(kind: str) -> _Record:
+    found = _KINDS.get(kind)
+    if found is None:
+        found = _KINDS[kind] = _Record(model.SCHEMAS[kind], "", "")
+    return found
+
+
+def read(kind: str, text: str) -> dict | None:
+    """The validated item TEXT holds if it is a complete vmem-written KIND file in the stable layout, else None."""
+    if not text.endswith("\n") or "\r" in text or "\t" in text:
+        return None
+    if 2 * text.count("\n") + 1 > codec.MAX_NODES:
+        return None  # the line reader's bounds, exactly (the depth of a compiled layout is at most 4)
+    try:
+        value, _ = _compiled(kind).read(text)
+    except _Decline:
+        return None
+    return value
