@@ -23,7 +23,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from vmem import model
+from vmem import digest, model
 from vmem.errors import SchemaError
 from vmem.policy import DEFAULTS, POLICY_FILE, load_policy
 from vmem.store import codec
@@ -888,9 +888,7 @@ def _read_item(repo, path: str, change: Change) -> dict | None:
 
 
 def fingerprint(item: dict) -> str:
-    from vmem import digest
-
-    values = repr(tuple(item.get(key) for key in CONTENT[item["kind"]]))
+    values = repr(tuple(map(item.get, CONTENT[item["kind"]])))
     return digest.sha1(values.encode("utf-8")).hexdigest()[:16]
 
 
