@@ -58,16 +58,17 @@ class _Record:
             prefix = re.escape(first if n == 0 else rest)
             form, detail, _ = _shape(field.check)
             group = f"g{n}"
-            slot: dict = {}  # this field's memo: text -> validated value
+            slot: dict = {}  # this field's memo: a block's text -> its value
             inner: Any = None
             if form == "scalar":
+                slot = _memo(field.check)
                 parts.append(rf"{prefix}{field.name}: (?P<{group}>[^\n]*)\n")
             elif form == "list":
                 item_form, item_detail, _ = _shape(detail)
                 dash = re.escape(rest + "- ")
                 if item_form == "scalar":
                     entry = model.Field(field.name, detail, True)  # an entry's own memo: required, no default
-                    inner = ("scalar", {}, entry, len(rest) + 2)
+                    inner = ("scalar", _memo(detail), entry, len(rest) + 2)
                     parts.append(rf"{prefix}{field.name}:(?: (?P<{group}e>\[\])\n| null\n|\n(?P<{group}>(?:{dash}[^\n]*\n)+))")
                 elif item_form == "record":
                     inner = ("record", _Record(item_detail, rest + "- ", rest + "  "))
@@ -131,6 +132,16 @@ def _copy(value: Any) -> Any:
     return [_copy(v) if type(v) in (dict, list) else v for v in value]
 
 
+_MEMOS: dict = {}  # a scalar check (optional or not) -> {text: its validated value}: shared by every field it
+# checks, so a stamp written as created_at and again as valid_from is checked once
+
+
+def _memo(check: Callable) -> dict:
+    while hasattr(check, "optional"):
+        check = check.optional  # the value is never None when the memo is asked: the same check decides
+    return _MEMOS.setdefault(check, {})
+
+
 def _default(field) -> Any:
     """What validation makes of a field that is absent or null (a required one: the slow path's error)."""
     if field.required:
@@ -140,7 +151,7 @@ def _default(field) -> Any:
 
 def _value(memo: dict, field, raw: str) -> Any:
     """The validated value of FIELD written as RAW, as the line reader and model.validate make it; remembered in
-    MEMO (the field's) when it is short and immutable."""
+    MEMO (its check's) when it is short and immutable."""
     if raw in ("[]", "{}"):  # the line reader makes an empty container of these; a scalar's check refuses it
         raise _Decline
     if raw[:1] == '"':  # ruamel's choice for text with both quotes and a colon, say
@@ -152,12 +163,11 @@ def _value(memo: dict, field, raw: str) -> Any:
         if value is codec._BAD:
             raise _Decline
     if value is None:
-        checked = _default(field)
-    else:
-        try:
-            checked = field.check(value)
-        except ValueError:
-            raise _Decline from None
+        return _default(field)  # the field's own default: never remembered (the memo is its check's)
+    try:
+        checked = field.check(value)
+    except ValueError:
+        raise _Decline from None
     if len(raw) < 80 and isinstance(checked, _IMMUTABLE):
         if len(memo) > _MEMO_CAP:
             memo.clear()
