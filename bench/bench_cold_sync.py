@@ -1,13 +1,13 @@
 """The cold path a teammate meets on a fresh clone: `vmem sync` with empty caches, before and after.
 
-    python bench/bench_cold_sync.py [--sizes 10000] [--runs 5] [--base f2baa7a]
+    python bench/bench_cold_sync.py [--sizes 10000] [--runs 5] [--base f2baa7a] [--out cold_sync.md]
 
 Each run clones the generated store (bench/gen_store.py) afresh, with its own empty cache directory
 (XDG_CACHE_HOME), and times one `python -m vmem --store CLONE sync --dir RULES` as a fresh process: the attestation
 replayed from the first commit, every item parsed and validated, the bundle ranked and the rules written. BASE runs
 from its own `git archive` of src/ (PYTHONPATH), this checkout from its src/; the two alternate in shuffled pairs so
 a busy machine slows both alike. Also reported: `git clone` of the same store, and the process's start (`python -m
-vmem --version`), for scale. Writes bench/results/cold_sync.md. Ratios within one run are what count.
+vmem --version`), for scale. Writes bench/results/cold_sync.md (or --out). Ratios within one run are what count.
 """
 
 from __future__ import annotations
@@ -97,6 +97,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--base", default="f2baa7a", help="the revision to compare with")
+    parser.add_argument("--out", default="cold_sync.md", help="the file under bench/results/ to write")
     args = parser.parse_args(argv)
     OUT.mkdir(parents=True, exist_ok=True)
 
@@ -107,7 +108,7 @@ def main(argv: list[str] | None = None) -> None:
     results = [bench(int(size), args.seed, args.runs, sides, log) for size in args.sizes.split(",")]
     text = report(results, args.base, args.runs)
     RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "cold_sync.md").write_text(text)
+    (RESULTS / args.out).write_text(text)
     print(text)
 
 
