@@ -452,6 +452,10 @@ class Repository:
             self._full = pygit2.Repository(str(self.root), pygit2.enums.RepositoryOpenFlag.NO_SEARCH)
         return self._full
 
+    def walker_if_open(self):
+        """pygit2's handle if this process has opened it already (a replay did), else None; imports nothing."""
+        return self._full
+
     # -- configuration -----------------------------------------------------------------------------
 
     @property

@@ -85,7 +85,11 @@ def _read_store(root: Path, cached: dict | None) -> dict:
     seqs: dict[str, int] = {}
     if changes is None or moved is None:
         state.preload()
-        changes = tree_changes(None, snapshot.tree, tops) if snapshot.tree is not None else {}
+        tree = snapshot.tree
+        full = store.repo.walker_if_open() if store.lite and tree is not None else None
+        if full is not None:  # a replay opened pygit2 already: its reads of the ~500 shard trees need no pipe
+            tree = full[snapshot.commit_id].tree
+        changes = tree_changes(None, tree, tops) if tree is not None else {}
     else:
         items, seqs = dict(cached["items"]), dict(cached["seqs"])
         for path in moved - set(changes):
