@@ -84,21 +84,6 @@ def _argv(command: list[str] | str) -> list[str]:
     return list(command)
 
 
-def _cosines(pairs: list[dict], embed: Callable | None) -> list[float]:
-    """The cosine of each pair (one embedding per distinct statement, rows normalised); 1.0 each without a model."""
-    if embed is None:
-        return [1.0] * len(pairs)
-    import numpy as np
-
-    texts = sorted({p["a"] for p in pairs} | {p["b"] for p in pairs})
-    if not texts:
-        return []
-    vectors = np.asarray(embed(texts), dtype=np.float64)
-    vectors = vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
-    row = {text: i for i, text in enumerate(texts)}
-    return [float(vectors[row[p["a"]]] @ vectors[row[p["b"]]]) for p in pairs]
-
-
 def evaluate_judge(pairs_path: Path, embed: Callable | None, command: list[str], timeout_s: float, *,
                    source: str = "", progress: Callable[[int, int], None] | None = None,
                    blocker_threshold: float | None = None) -> dict:
@@ -106,66 +91,33 @@ def evaluate_judge(pairs_path: Path, embed: Callable | None, command: list[str],
     "asked" (pairs the floor left open), "same", "not_same", "failed" (no answer: fail-closed), "seconds",
     "failures": [{id, reason}] (the first ten)}. A pair the external judge decided has rule "judge" in by_rule."""
     from vmem.knowledge.adapters import describe
-    from vmem.knowledge.judge import BLOCKER_THRESHOLD, floor, judge_command, passes_blocker
-    from vmem.ops.eval_merge import _rates, _strength, read_pairs
+    from vmem.knowledge.judge import BLOCKER_THRESHOLD, floor, judge_command
+    from vmem.ops.eval_merge import _cosines, _pool, read_pairs, tally
 
     threshold = BLOCKER_THRESHOLD if blocker_threshold is None else blocker_threshold
     pairs = read_pairs(Path(pairs_path))
-    cosines = _cosines(pairs, embed)
-    counts = {"all": [0, 0, 0, 0], "differing": [0, 0, 0, 0]}  # tp, fp, fn, tn
-    by_kind: dict[str, dict[str, int]] = {}
-    by_rule: dict[str, dict[str, int]] = {}
-    by_strength: dict[str, dict[str, int]] = {}
-    errors: list[str] = []
-    misses: list[str] = []
     judged = {"asked": 0, "same": 0, "not_same": 0, "failed": 0}
     failures: list[dict] = []
-    started = time.monotonic()
-    for done, (pair, cosine) in enumerate(zip(pairs, cosines, strict=True), start=1):
-        if passes_blocker(cosine, pair["categories_a"], pair["categories_b"], threshold):
-            verdict, rule = floor(pair["a"], pair["b"], pair["categories_a"], pair["categories_b"], cosine)
-            if verdict is None:  # open: the judge that reads meaning decides
-                verdict = judge_command(command, {"statement": pair["a"], "categories": pair["categories_a"]},
-                                        {"statement": pair["b"], "categories": pair["categories_b"]}, timeout_s)
-                rule = "judge"
-                judged["asked"] += 1
-                judged["failed" if verdict.failed else "same" if verdict.same else "not_same"] += 1
-                if verdict.failed and len(failures) < 10:
-                    failures.append({"id": pair["id"], "reason": verdict.reason})
-            merged = verdict.same
-        else:
-            merged, rule = False, "blocker"
-        kind = by_kind.setdefault(pair["kind"], {"pairs": 0, "merged": 0})
-        kind["pairs"] += 1
-        kind["merged"] += merged
-        strength = _strength(pair) if pair["label"] == 1 else None
-        if strength:
-            row = by_strength.setdefault(strength, {"pairs": 0, "merged": 0})
-            row["pairs"] += 1
-            row["merged"] += merged
-        decided = by_rule.setdefault(rule, {"pairs": 0, "positives": 0})
-        decided["pairs"] += 1
-        decided["positives"] += pair["label"]
-        cell = (0 if merged else 2) if pair["label"] == 1 else (1 if merged else 3)
-        for subset in ("all", "differing") if pair["a"] != pair["b"] else ("all",):
-            counts[subset][cell] += 1
-        if cell == 2:
-            misses.append(pair["id"])
-        elif cell == 1:
-            errors.append(pair["id"])
-        if progress:
-            progress(done, len(pairs))
-    return {
-        "pairs": len(pairs), **_rates(*counts["all"]),
-        "differing": {"pairs": sum(counts["differing"]), **_rates(*counts["differing"])},
-        "by_kind": dict(sorted(by_kind.items())),
-        "by_strength": dict(sorted(by_strength.items())),
-        "by_rule": dict(sorted(by_rule.items())),
-        "errors": errors,
-        "misses": misses,
-        "judge": {"name": describe(command), "source": source, **judged,
-                  "seconds": round(time.monotonic() - started, 3), "failures": failures},
-    }
+
+    def floor_then_command(pair: dict, cosine: float) -> tuple[bool, str]:
+        verdict, rule = floor(pair["a"], pair["b"], pair["categories_a"], pair["categories_b"], cosine)
+        if verdict is None:  # open: the judge that reads meaning decides
+            verdict = judge_command(command, {"statement": pair["a"], "categories": pair["categories_a"]},
+                                    {"statement": pair["b"], "categories": pair["categories_b"]}, timeout_s)
+            rule = "judge"
+            judged["asked"] += 1
+            judged["failed" if verdict.failed else "same" if verdict.same else "not_same"] += 1
+            if verdict.failed and len(failures) < 10:
+                failures.append({"id": pair["id"], "reason": verdict.reason})
+        return verdict.same, rule
+
+    pool = _pool(pairs, embed) if embed is not None and pairs else None
+    cosines = _cosines(pairs, pool)
+    started = time.monotonic()  # the judging, not the embedding
+    report = tally(pairs, cosines, floor_then_command, progress, threshold)
+    report["judge"] = {"name": describe(command), "source": source, **judged,
+                       "seconds": round(time.monotonic() - started, 3), "failures": failures}
+    return report
 
 
 def evaluate_configured(pairs_path: Path, embed: Callable | None,

@@ -197,7 +197,22 @@ def evaluate_pairs(pairs: list[dict], embed: Callable[[list[str]], np.ndarray] |
     """evaluate_merge on PAIRS already read; with a model and SUGGESTIONS, also "suggestions"
     (suggestion_recall)."""
     pool = _pool(pairs, embed) if embed is not None and pairs else None
-    cosines = _cosines(pairs, pool)
+
+    def deterministic(pair: dict, cosine: float) -> tuple[bool, str]:
+        verdict, rule = judge_pair_with_rule(pair["a"], pair["b"], pair["categories_a"], pair["categories_b"], cosine)
+        return verdict.same, rule
+
+    report = tally(pairs, _cosines(pairs, pool), deterministic, progress, blocker_threshold)
+    report["suggestions"] = suggestion_recall(pairs, pool, blocker_threshold=blocker_threshold) \
+        if pool is not None and suggestions else None
+    return report
+
+
+def tally(pairs: list[dict], cosines: list[float], decide: Callable[[dict, float], tuple[bool, str]],
+          progress: Callable[[int, int], None] | None, blocker_threshold: float) -> dict:
+    """The report of evaluate_merge for PAIRS: each pair the blocker lets through is decided by DECIDE(pair,
+    cosine) -> (merged, the rule that decided); the rest are "blocker". The one tally `vmem eval merge` and its
+    --judge run share, so their reports compare row by row."""
     counts = {"all": [0, 0, 0, 0], "differing": [0, 0, 0, 0]}  # tp, fp, fn, tn
     by_kind: dict[str, dict[str, int]] = {}
     by_rule: dict[str, dict[str, int]] = {}
@@ -206,9 +221,7 @@ def evaluate_pairs(pairs: list[dict], embed: Callable[[list[str]], np.ndarray] |
     misses: list[str] = []
     for done, (pair, cosine) in enumerate(zip(pairs, cosines, strict=True), start=1):
         if passes_blocker(cosine, pair["categories_a"], pair["categories_b"], blocker_threshold):
-            verdict, rule = judge_pair_with_rule(pair["a"], pair["b"], pair["categories_a"], pair["categories_b"],
-                                                 cosine)
-            merged = verdict.same
+            merged, rule = decide(pair, cosine)
         else:
             merged, rule = False, "blocker"
         kind = by_kind.setdefault(pair["kind"], {"pairs": 0, "merged": 0})
@@ -239,6 +252,4 @@ def evaluate_pairs(pairs: list[dict], embed: Callable[[list[str]], np.ndarray] |
         "by_rule": dict(sorted(by_rule.items())),
         "errors": errors,
         "misses": misses,
-        "suggestions": suggestion_recall(pairs, pool, blocker_threshold=blocker_threshold)
-        if pool is not None and suggestions else None,
     }
