@@ -163,6 +163,27 @@ review:
 """
 
 
+_HOSTILE = CLAIM.replace("title: null", 'title: "x"') + "  junk\n"  # a double quote sends the full path to YAML
+
+
+@pytest.mark.parametrize("text", [
+    CLAIM.replace("statement: The core.orders table", "statement: " + "1" * 4301 + "\nx: The"),  # int() refuses it
+    CLAIM.replace("created_at: 2026-11-01T00:00:00Z", "created_at: '0001-01-01T00:00:00+01:00'"),  # before year 1
+    _HOSTILE.replace("statement: The core.orders table", "statement: " + "1" * 4301 + "\nx: The"),
+    _HOSTILE.replace("created_at: 2026-11-01T00:00:00Z", "created_at: '0001-01-01T00:00:00+01:00'"),
+    CLAIM.replace("title: null", 'title: "' + "a" * (1 << 20) + '"'),  # over the size bound, on one line
+    CLAIM.replace("paths: []\n", "paths:\n" + ("- " + "b" * 990 + "\n") * 1060),  # over it, in many lines
+], ids=["long-int", "year-0", "long-int-then-junk", "year-0-then-junk", "one-long-line", "many-long-lines"])
+def test_a_value_python_cannot_hold_or_an_oversized_file_is_a_schema_error_never_a_crash(text):
+    """Found by an adversarial review: the compiled layout raised ValueError or OverflowError (and accepted files
+    over the size bound), and so did the full path on the first two; a committed file like these crashed sync."""
+    text = text.replace("\nx: The core.orders table is rebuilt nightly at 07:00 UTC; queries that run earlier see "
+                        "yesterday's rows.", "")
+    assert layout.read("claim", text) is None
+    with pytest.raises(SchemaError):
+        model.validate("claim", codec.load(text, "c.yaml"), "c.yaml")
+
+
 def test_a_hand_comment_is_left_to_the_yaml_reader():
     text = CLAIM.replace("status: approved", "status: approved  # checked with finance")
     assert layout.read("claim", text) is None

@@ -264,3 +264,33 @@ def test_any_claim_vmem_writes_is_read_as_its_full_parse(statement, title, user,
                   verifications=[{"user": user, "kind": "confirmation", "at": NOW}],
                   review={"by": user, "at": NOW, "action": "approve", "reason": reason})
     _agrees("claim", codec.dump(item).encode())
+
+
+def test_a_committed_file_python_cannot_hold_is_skipped_by_sync_and_named_by_check(mixed, tmp_path):  # noqa: F811
+    """A teammate commits a claim whose statement is a 4,400-digit number, and one dated before year 1: both
+    crashed every reader (ValueError, OverflowError) before an adversarial review found it. Through the console
+    script: sync serves the rest, check names both files."""
+    import subprocess
+    import sys
+
+    from conftest import commit_file
+
+    store, items = mixed
+    numeric, ancient = _claim("NUMERIC placeholder"), _claim("ANCIENT fact")
+    texts = {numeric["id"]: codec.dump(numeric).replace("statement: NUMERIC placeholder", "statement: " + "7" * 4400),
+             ancient["id"]: codec.dump(ancient).replace(f"created_at: {ancient['created_at']}",
+                                                        "created_at: '0001-01-01T00:00:00+01:00'")}
+    assert all(text != codec.dump(item) for text, item in zip(texts.values(), (numeric, ancient)))
+    for item_id, text in texts.items():
+        commit_file(store, model.item_path(item_id), text.encode())
+    run = lambda *args: subprocess.run([sys.executable, "-m", "vmem", "--store", str(store.root), *args],  # noqa: E731
+                                       capture_output=True, text=True, timeout=120)
+    synced = run("sync", "--dir", str(tmp_path / "rules"), "--budget", "100000")
+    assert synced.returncode == 0, synced.stderr
+    assert "Traceback" not in synced.stderr
+    text = _text(tmp_path / "rules")
+    assert "APPROVED arr excludes trials" in text  # the rest is served
+    checked = run("check")
+    assert checked.returncode == 1 and "Traceback" not in checked.stderr, checked.stderr
+    said = checked.stdout + checked.stderr
+    assert all(model.item_path(item_id) in said for item_id in texts), said

@@ -442,7 +442,7 @@ def validate(kind: str, data: Any, path: str, line_of: Callable[[str], int | Non
             continue
         try:
             out[f.name] = f.check(value)
-        except ValueError as exc:
+        except (ValueError, ArithmeticError) as exc:  # ArithmeticError: a date beyond year 1 or 9999, say
             raise SchemaError(path, f"field {f.name!r}: {exc}", f.fix or f"correct {f.name}: in the file",
                               line=line_of(f.name)) from None
     return out

@@ -173,6 +173,9 @@ def _load_yaml(text: str, path: str) -> Any:
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         raise SchemaError(path, f"malformed YAML: {problem}", "fix the syntax (or restore it: git checkout -- FILE)",
                           line=mark.line + 1 if mark else None) from None
+    except (ValueError, ArithmeticError) as exc:  # a value Python cannot hold (an int of 5,000 digits, say)
+        raise SchemaError(path, f"a value vmem cannot read: {str(exc).splitlines()[0][:120]}",
+                          "write the value as text (quote it), or restore the file: git checkout -- FILE") from None
     _check_bounds(value, path)
     return value
 
@@ -495,6 +498,7 @@ def _dump_rt(item: dict, previous: str | None) -> str:
 # so an accepted result is what the YAML loader would have returned. Anything else goes to the YAML loader.
 
 _YAML_WORDS = frozenset({"y", "n", "yes", "no", "on", "off", "true", "false", "null"})  # keys YAML reads as non-text
+_INT_DIGITS = 4_000  # below int()'s limit on digits (4,300 by default, sys.set_int_max_str_digits)
 _INT = re.compile(r"-?(?:0|[1-9][0-9]*)")
 _FLOAT = re.compile(r"-?[0-9]+\.[0-9]+")
 
@@ -518,14 +522,14 @@ def _scalar(text: str) -> Any:
         elif text in ("true", "false"):
             value = text == "true"
         elif _INT.fullmatch(text):
-            value = int(text)
+            value = int(text) if len(text) <= _INT_DIGITS else _BAD  # Python refuses longer ones: YAML decides
         elif _FLOAT.fullmatch(text):
             value = float(text)
         elif len(text) >= 2 and text[0] == text[-1] == "'":
             value = text[1:-1].replace("''", "'")
         else:
             value = text
-        if _fast_scalar(value, True) != text:
+        if value is not _BAD and _fast_scalar(value, True) != text:
             value = _BAD
     if len(text) < 80:
         if len(_SCALARS) > 100_000:

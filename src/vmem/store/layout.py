@@ -9,10 +9,18 @@ codec's own value reader (codec._scalar, the writer's quoting held value by valu
 remembered per distinct text (statuses, names, stamps and confidences repeat across thousands of files).
 
 It only ever declines: a missing, extra, reordered or repeated field, any other indentation, a comment, a value
-the writer would not write as it stands, a value its check refuses. The caller then takes the line reader and
-validation as before (which also word the error). What it accepts it returns exactly as
-model.validate(kind, codec._load_fast(text)) does (tests/test_layout.py holds it to that on generated and
-mangled files).
+the writer would not write as it stands, a value its check refuses, a value Python cannot hold, a file over the
+size bound. The caller then takes the line reader (or YAML) and validation as before, which also word the error.
+What it accepts it returns exactly as model.validate(kind, codec.load(text)) does: for every value but one kind,
+by the line reader's own argument (codec._scalar accepts a text only if the writer writes its value as exactly
+that text). The exception is a double-quoted line without escapes (ruamel writes text with both quotes and a
+colon so), which the line reader leaves to PyYAML: YAML reads a one-line double-quoted scalar without a backslash
+as the characters between the quotes, provided each is printable to YAML (_DOUBLE). tests/test_layout.py holds
+the whole to codec.load on generated, mangled and hostile files.
+
+A list field is read entry by entry with the entry's check: model._list is exactly that (a check that judged the
+list as a whole would have no `each`, so _shape would take it for a scalar, whose one-line pattern never matches
+a block: such a field would decline, not be misread).
 """
 
 from __future__ import annotations
@@ -182,7 +190,7 @@ def _entries(inner: tuple, field, raw: str) -> list:
         values = []
         for line in raw[:-1].split("\n"):
             item_raw = line[dash:]
-            value = memo.get(item_raw, _MISSING)
+            value = memo.get(item_raw, _MISSING)  # a remembered text passed _scalar or _DOUBLE: never "key: ..."
             if value is _MISSING:
                 if _KEY.match(item_raw) is not None:
                     raise _Decline  # "- key: value" opens a mapping in YAML (and in the line reader)
@@ -214,12 +222,12 @@ def _compiled(kind: str) -> _Record:
 
 def read(kind: str, text: str) -> dict | None:
     """The validated item TEXT holds if it is a complete vmem-written KIND file in the stable layout, else None."""
-    if not text.endswith("\n") or "\r" in text or "\t" in text:
+    if not text.endswith("\n") or "\r" in text or "\t" in text or len(text) > codec.MAX_BYTES:
         return None
     if 2 * text.count("\n") + 1 > codec.MAX_NODES:
         return None  # the line reader's bounds, exactly (the depth of a compiled layout is at most 4)
     try:
         value, _ = _compiled(kind).read(text)
-    except _Decline:
+    except (_Decline, ValueError, ArithmeticError):  # a value Python cannot hold: the slow path words the error
         return None
     return value
