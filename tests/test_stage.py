@@ -294,7 +294,7 @@ def test_statements_with_query_syntax_are_checked_through_the_index_not_skipped(
 
 def test_any_text_is_a_valid_bm25_query(store):
     """Property: whatever words a statement holds, the index answers (a list, maybe empty), never a syntax error."""
-    from hypothesis import HealthCheck, given, settings
+    from hypothesis import HealthCheck, example, given, settings
     from hypothesis import strategies as st
 
     from vmem.index.local import bm25_hits, open_text_index
@@ -306,6 +306,8 @@ def test_any_text_is_a_valid_bm25_query(store):
     index = open_text_index(store.root)
 
     @settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+    @example(["_", "_"])  # found by CI: "\w" kept "_", which the index's tokenizer drops: "only excluding terms"
+    @example(["\u0345", "a\u0301_"])  # combining marks, which Python and the tokenizer read differently
     @given(st.lists(st.text(alphabet=st.characters(codec="utf-8"), max_size=12) | st.sampled_from(
         ["team's", "06:00", "-5%", "(pii)", '"quoted', "AND", "OR", "NOT", "IN", "a:b", "+x", "[1 TO 5]", "*", "~2",
          "^3", "\\", "'", "-"]), max_size=8))

@@ -74,18 +74,23 @@ def open_text_index(root: Path):
     return tantivy.Index.open(str(index_dir_for(root) / "tantivy"))
 
 
-_TERM = re.compile(r"\w+")
+_TERM = re.compile(r"[^\W_]+")  # letters and digits: the index's tokenizer splits on anything else, "_" too
 
 
 def bm25_hits(text_index, words: list[str], limit: int) -> list[tuple[str, float]]:
     """(item id, BM25 score) of the LIMIT best matches of WORDS in an open tantivy index. Any text is a valid
-    WORDS: each word is reduced to its runs of word characters, lower case, before tantivy's query parser sees
+    WORDS: each word is reduced to its runs of letters and digits, lower case, before tantivy's query parser sees
     it, so quotes, colons, signs and brackets ("team's", "06:00", "-5%", "(pii)") are never query syntax."""
     terms = [term for word in words for term in _TERM.findall(word.lower())]
     if not terms:
         return []
     searcher = text_index.searcher()
-    parsed = text_index.parse_query(" ".join(terms), ["text"])
+    try:
+        parsed = text_index.parse_query(" ".join(terms), ["text"])
+    except ValueError:
+        # every term reduced to nothing by the index's tokenizer (which reads letters a little differently from
+        # Python, combining marks say): nothing to look for
+        return []
     found = searcher.search(parsed, limit=limit, count=False).hits  # no total count: top-k pruning may skip
     return [(searcher.doc(address)["id"][0], score) for score, address in found]
 
