@@ -43,16 +43,16 @@ class _Decline(Exception):
     """The file is not in the compiled layout (or a value does not check): the slow path decides."""
 
 
-def _shape(check: Callable) -> tuple[str, Any, bool]:
-    """(form, detail, optional) of a field's check: ("scalar", None), ("list", item check), ("record", fields)."""
-    optional = False
+def _shape(check: Callable) -> tuple[str, Any]:
+    """(form, detail) of a field's check, optional or not: ("scalar", None), ("list", item check), ("record",
+    fields)."""
     while hasattr(check, "optional"):
-        check, optional = check.optional, True
+        check = check.optional
     if hasattr(check, "each"):
-        return "list", check.each, optional
+        return "list", check.each
     if hasattr(check, "fields"):
-        return "record", check.fields, optional
-    return "scalar", None, optional
+        return "record", check.fields
+    return "scalar", None
 
 
 class _Record:
@@ -60,11 +60,11 @@ class _Record:
     others with REST (the same width: an entry's "- " or its indentation)."""
 
     def __init__(self, fields: tuple, first: str, rest: str) -> None:
-        self.steps: list[tuple] = []  # (name, form, group, field, memo, inner)
+        steps: list[tuple] = []  # (name, form, group, field, memo, inner)
         parts = []
         for n, field in enumerate(fields):
             prefix = re.escape(first if n == 0 else rest)
-            form, detail, _ = _shape(field.check)
+            form, detail = _shape(field.check)
             group = f"g{n}"
             slot: dict = {}  # this field's memo: a block's text -> its value
             inner: Any = None
@@ -72,12 +72,13 @@ class _Record:
                 slot = _memo(field.check)
                 parts.append(rf"{prefix}{field.name}: (?P<{group}>[^\n]*)\n")
             elif form == "list":
-                item_form, item_detail, _ = _shape(detail)
+                item_form, item_detail = _shape(detail)
                 dash = re.escape(rest + "- ")
                 if item_form == "scalar":
                     entry = model.Field(field.name, detail, True)  # an entry's own memo: required, no default
                     inner = ("scalar", _memo(detail), entry, len(rest) + 2)
-                    parts.append(rf"{prefix}{field.name}:(?: (?P<{group}e>\[\])\n| null\n|\n(?P<{group}>(?:{dash}[^\n]*\n)+))")
+                    parts.append(rf"{prefix}{field.name}:(?: (?P<{group}e>\[\])\n| null\n|"
+                                 rf"\n(?P<{group}>(?:{dash}[^\n]*\n)+))")
                 elif item_form == "record":
                     inner = ("record", _Record(item_detail, rest + "- ", rest + "  "))
                     more = re.escape(rest + "  ")
@@ -91,11 +92,11 @@ class _Record:
                 parts.append(rf"{prefix}{field.name}:(?: null\n|\n(?P<{group}>(?:{more}[^\n]*\n)+))")
             if not field.required:
                 parts[-1] = f"(?:{parts[-1]})?"  # an absent field is its default, as validation makes it
-            self.steps.append((field.name, form, group, field, slot, inner))
+            steps.append((field.name, form, group, field, slot, inner))
         self.pattern = re.compile("".join(parts))
         where = self.pattern.groupindex  # each step's groups by position (found.groups() is a tuple): -1 for none
         self.plan = [(name, form, field, memo, inner, where[group] - 1, where.get(group + "e", 0) - 1)
-                     for name, form, group, field, memo, inner in self.steps]
+                     for name, form, group, field, memo, inner in steps]
 
     def read(self, text: str, pos: int = 0, whole: bool = True) -> tuple[dict, int]:
         found = self.pattern.fullmatch(text, pos) if whole else self.pattern.match(text, pos)
