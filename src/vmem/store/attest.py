@@ -30,7 +30,7 @@ from vmem.store import codec
 from vmem.store.cache import cache_file
 from vmem.store.changes import Change, changed_files, remembering, tree_changes
 from vmem.store.message import parse as parse_message
-from vmem.store.parse import parse_ahead, parse_blob, parsed
+from vmem.store.parse import bulk, parse_ahead, parse_blob, parsed
 
 TYPE_CHECKING = False  # typing's flag, without importing typing (~3 ms of every command)
 if TYPE_CHECKING:
@@ -420,10 +420,17 @@ def attestation(repo: pygit2.Repository, root: Path, commit: str | None = None) 
     pins = ((start.store_root or start.root, start.anchor) if start is not None
             else (pinned_root(repo), pinned_root(repo, PIN_ANCHOR)))
     if commit is not None and head.id != repo.head.target:
-        return _walk(repo, head, None, root, pins)  # the past: replayed in memory
+        with bulk():
+            return _walk(repo, head, None, root, pins)  # the past: replayed in memory
     if start is not None and start.commit == str(head.id):
         return start
     since = start.commit if start is not None else None
+    with bulk():
+        return _replay(repo, head, start, root, pins, store, since)
+
+
+def _replay(repo, head, start: State | None, root: Path, pins: tuple, store: AttestDB, since: str | None) -> State:
+    """Replay from START (None: the first commit) to HEAD and store the result."""
     try:
         state = _walk(repo, head, start, root, pins)
         if getattr(state, "foreign", False):

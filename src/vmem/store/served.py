@@ -46,8 +46,11 @@ def load_candidates(root: Path) -> tuple[str | None, dict, list[dict], dict]:
     cached = read_cache(path)
     if cached is not None and commit is not None and cached.get("commit") == commit and _current(cached):
         return commit, cached["policy"], _servable(cached), cached["store"]
-    data = _read_store(root, cached)
-    write_cache(path, data)
+    from vmem.store.parse import bulk
+
+    with bulk():
+        data = _read_store(root, cached)
+        write_cache(path, data)
     return data["commit"], data["policy"], _servable(data), data["store"]
 
 
