@@ -210,3 +210,56 @@ def test_the_everyday_claim_is_read_by_the_compiled_layout():
     # fields a file written by an older vmem lacks are their defaults, as validation makes them
     older = CLAIM.replace("domain: operations\n", "").replace("verifications: []\n", "")
     assert layout.read("claim", older) == model.validate("claim", codec.load(older, "c.yaml"), "c.yaml")
+
+
+# -- certificates: a value text the reader takes as it stands, without the codec's value reader or the check ------
+
+_PIECES = st.sampled_from(["a", "Z", "é", "Ω", "ß", "9", "0", "_", " ", "  ", ":", ": ", " #", "#", "'", '"', "-", ".",
+                           ",", ";", "(", ")", "/", "%", "$", "+", "=", "@", "~", "*", "?", "!", "&", "…", "–", "“",
+                           "[", "]", "{", "}", "|", ">", "`", "^", "\\", "\t", "\u00a0", "\u2028", "yes", "No",
+                           "null", "NULL", "true", "Off", "on", "1.5", "0x1f", "2026-01-02", "T10:00:00Z", "<<",
+                           "c-", "k-", "0123456789ab", "abcdef"])
+CERTIFIED = [(model._str, "_str"), (model._nonempty, "_nonempty"), (model._item_ref, "_item_ref"), (model._ts, "_ts")]
+
+
+def _yaml_reads(raw: str):
+    import yaml
+
+    try:
+        return yaml.safe_load(f"v: {raw}\n")["v"]
+    except Exception:  # noqa: BLE001 - not a YAML scalar: the certificate must not pass it either
+        return SchemaError
+
+
+_RAW = st.one_of(
+    st.lists(_PIECES, max_size=8).map("".join),
+    st.tuples(st.sampled_from(["a", "Z", "é", "Ω", "ß"]), st.lists(_PIECES, max_size=8))
+    .map(lambda t: t[0] + "".join(t[1])),
+    st.text(max_size=30),
+    st.builds(lambda k, h: f"{k}-{h}", st.sampled_from("ckx"), st.text("0123456789abcdefA", min_size=11, max_size=13)),
+    st.datetimes().map(lambda d: d.strftime("%Y-%m-%dT%H:%M:%SZ")),
+    st.from_regex(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z", fullmatch=True))
+
+
+@settings(max_examples=2000, deadline=None)
+@given(_RAW)
+def test_a_certified_value_is_what_the_codec_the_check_and_yaml_make_of_it(raw):
+    for check, name in CERTIFIED:
+        if layout._CERTIFICATES[check](raw):
+            assert codec._scalar(raw) == raw, (name, raw)
+            assert check(raw) == raw, (name, raw)
+            assert _yaml_reads(raw) == raw or (check is model._ts and str(_yaml_reads(raw)).startswith(raw[:10])), \
+                (name, raw)
+
+
+def test_the_certificates_pass_everyday_values_and_refuse_what_yaml_or_the_writer_reads_otherwise():
+    text, ref, stamp = (layout._CERTIFICATES[c] for c in (model._nonempty, model._item_ref, model._ts))
+    for good in ("Revenue is net of refunds.", "Join on account_id (not e-mail); 27% fan out", "Ünïcode ratio 3:1 holds",
+                 "Él dijo “sí”…", "x"):
+        assert text(good), good
+    for bad in ("yes", "Null", "off", "a: b", "a #b", "ends:", "ends ", "two  spaces", "1st", "_x", "'q'", '"q"',
+                "- item", "[a]", "a\tb", "", "é\u2028", "x" * 1000, "key: value"):
+        assert not text(bad), bad
+    assert ref("c-0123456789ab") and not ref("c-0123456789AB") and not ref("c-0123456789ab\n")
+    assert stamp("2026-01-02T10:00:00Z") and not stamp("2026-02-30T10:00:00Z") and not stamp("0999-01-02T10:00:00Z")
+    assert not stamp("2026-01-02 10:00:00Z")
