@@ -632,3 +632,44 @@ def test_a_reviewed_claim_deleted_by_hand_is_reported_not_lost_silently(team):
     team.git(team.rita, "revert", "--no-edit", removal)  # a plain revert brings the reviewed claim back
     assert claim in team.served(team.rita, "refunds settle")["items"]
     assert team.json(team.rita, "check", "--governance")["errors"] == []
+
+
+# -- files no reader can hold, pushed through the remote ---------------------------------------------------------
+
+
+def test_files_that_crashed_or_fool_a_reader_cross_the_remote_and_are_skipped_and_named(team):
+    """Alice hand-commits claim files, marked approved, that broke or could mislead a reader — a 4,400-digit
+    statement (int() refuses it), a date before year 1 (datetime overflows), a statement YAML reads as true, one
+    YAML reads as a mapping — and pushes. Rita pulls: her sync (rules and hook) and recall go on serving her
+    reviewed claim and none of these; `vmem check` names each file."""
+    from vmem.store import codec
+
+    claim = team.propose(team.rita, "refunds settle three days after payment", who=ALICE)
+    team.vmem(team.rita, "approve", claim)
+    team.git(team.rita, "push", "-q", "origin", "main")
+    team.pull(team.alice)
+    now = "2026-01-02T10:00:00Z"
+    hostile = {"7" * 4400: None, "yes": None, "refund totals: net of fees": None,
+               "dated before year one": ("created_at: " + now, "created_at: '0001-01-01T00:00:00+01:00'")}
+    paths = []
+    for n, (statement, swap) in enumerate(hostile.items()):
+        item = model.validate("claim", {"id": f"c-{n:04d}feedbeef", "kind": "claim", "statement": "PLACEHOLDER",
+                                        "status": "approved", "created_at": now}, "generated")
+        text = codec.dump(item).replace("statement: PLACEHOLDER", f"statement: {statement}")
+        if swap:
+            text = text.replace(*swap)
+        path = team.alice / model.item_path(item["id"])
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+        paths.append(model.item_path(item["id"]))
+    team.git(team.alice, "add", *paths)
+    team.git(team.alice, "commit", "-qm", "add facts")
+    team.git(team.alice, "push", "-q", "origin", "main")
+    team.pull(team.rita)
+    served = team.served(team.rita, "refund totals")  # sync, sync --hook and recall, each through the console
+    assert served["items"] == {claim} and claim in served["recall"]
+    assert "7777" not in served["text"] and "dated before" not in served["text"] and "net of fees" not in served["text"]
+    checked = team.vmem(team.rita, "check", check=False)
+    said = checked.stdout + checked.stderr
+    assert checked.returncode == 1 and "Traceback" not in said, said
+    assert all(path in said for path in paths), said
