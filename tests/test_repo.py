@@ -245,16 +245,23 @@ def test_tree_changes_agree_with_git_diff(store):
     git(store, "rm", "-q", "-r", "claims/dd", "claims/ee")
     (store.root / "claims/ee").mkdir()
     (store.root / "claims/ee/inside.yaml").write_bytes(b"now a folder")
+    (store.root / "claims/ee/deeper").mkdir()
+    (store.root / "claims/ee/deeper/down.yaml").write_bytes(b"two folders down")
+    (store.root / "claims/aa/link.yaml").symlink_to("one.yaml")
     git(store, "add", "-A")
     git(store, "update-index", "--chmod=+x", "claims/bb/three.yaml")
     git(store, "commit", "-q", "-m", "after")
     head = store.repo.head.peel(pygit2.Commit)
     old, new = head.parents[0].tree, head.tree
+    empty = store.repo[store.repo.TreeBuilder().write()]
     for tops in (("claims",), ("claims", "knowledge"), ("knowledge",), ("episodes",)):
         assert tree_changes(old, new, tops) == oracle(old, new, tops)
+        # from nothing (a fresh clone's replay and full read): every file, modes, links and nested folders as git
+        assert tree_changes(None, new, tops) == oracle(empty, new, tops)
+    assert tree_changes(None, new, ("claims",))["claims/aa/link.yaml"].mode == pygit2.GIT_FILEMODE_LINK
     assert set(tree_changes(old, new, ("claims",))) == {
-        "claims/aa/one.yaml", "claims/aa/new.yaml", "claims/bb/three.yaml", "claims/dd/gone.yaml", "claims/ee",
-        "claims/ee/inside.yaml"}
+        "claims/aa/one.yaml", "claims/aa/new.yaml", "claims/aa/link.yaml", "claims/bb/three.yaml",
+        "claims/dd/gone.yaml", "claims/ee", "claims/ee/inside.yaml", "claims/ee/deeper/down.yaml"}
     assert tree_changes(old, new, ("claims",))["claims/ee"] == Change(None)
     everything = tree_changes(None, new, ("knowledge",))
     assert set(everything) == {"knowledge/.gitkeep", "knowledge/cc/four.yaml"}

@@ -31,6 +31,7 @@ class Change(namedtuple("Change", "oid mode", defaults=(0,))):
 
 _ENTRIES = {20: re.compile(rb"(\d+) ([^\0]*)\0(.{20})", re.S), 32: lazy(rb"(\d+) ([^\0]*)\0(.{32})", re.S)}
 _TREE = b"40000"
+_MODES = {b"100644": 0o100644, b"100755": 0o100755, b"120000": 0o120000, b"160000": 0o160000}
 
 
 _WHOLE = {20: re.compile(rb"\d+ [^\0]*\0.{20}", re.S), 32: lazy(rb"\d+ [^\0]*\0.{32}", re.S)}
@@ -81,6 +82,14 @@ def tree_changes(old: pygit2.Tree | None, new: pygit2.Tree, tops: tuple[str, ...
     stack: list[tuple[str, pygit2.Tree | None, pygit2.Tree | None]] = [("", old, new)]
     while stack:
         prefix, before, after = stack.pop()
+        if before is None and prefix.startswith(under):  # a new folder inside TOPS: every file in it, as it is
+            for mode, name, oid in _ENTRIES[len(after.id.raw)].findall(after.read_raw()):
+                key = name.decode("utf-8", "surrogateescape")
+                if mode == _TREE:
+                    stack.append((prefix + key + "/", None, after[key]))
+                else:
+                    changed[prefix + key] = Change(oid.hex(), _MODES.get(mode) or int(mode, 8))
+            continue
         was, now = _differing(before, after)
         for name in was.keys() | now.keys():
             a, b = was.get(name), now.get(name)
