@@ -53,13 +53,14 @@ def parse_blob(kind: str, path: str, oid: str, data: bytes) -> dict:
 
 
 def parse_ahead(wanted: list[tuple[str, str, str]], read: Callable[[str], bytes],
-                reader: Callable[[], Callable[[str], bytes]]) -> None:
+                reader: Callable[[], Callable[[str], bytes]], meanwhile: Callable[[], object] | None = None) -> None:
     """Parse and validate the blobs WANTED ((kind, path, blob id)) into the cache ahead of the calls that ask for
     them (parse_blob, parsed): a replay from the first commit on a fresh clone parses every version of every item.
     With two cores and many blobs, a forked process parses every other one (reading them through READER(), its
     own repository handle) and hands the validated items back; the same function on the same bytes, so the
     result is the one this process would have computed. A blob that does not parse is left for the caller to meet
-    (its error is the caller's to report); anything that goes wrong with the second process costs only time."""
+    (its error is the caller's to report); anything that goes wrong with the second process costs only time.
+    MEANWHILE runs while the second process finishes its share (work the caller will need, that needs no parse)."""
     todo = [w for w in dict.fromkeys(wanted) if (w[0], w[2]) not in _PARSED][:max(0, CAPACITY - len(_PARSED))]
     share = todo[1::2] if len(todo) >= SHARE_FROM and _cores() >= 2 else []
     child = _fork(share, reader) if share else None
@@ -69,6 +70,8 @@ def parse_ahead(wanted: list[tuple[str, str, str]], read: Callable[[str], bytes]
         except SchemaError:
             pass
     if child is not None:
+        if meanwhile is not None:
+            meanwhile()
         _collect(*child)
 
 
