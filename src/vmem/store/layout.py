@@ -70,7 +70,9 @@ class _Record:
             inner: Any = None
             if form == "scalar":
                 slot = _memo(field.check)
-                parts.append(rf"{prefix}{field.name}: (?P<{group}>[^\n]*)\n")
+                # "null" is the field's default, as the codec (None) and validation make it: matched here, it is
+                # never looked up (an item has ~5 such fields, and a default is never remembered)
+                parts.append(rf"{prefix}{field.name}: (?:null|(?P<{group}>[^\n]*))\n")
             elif form == "list":
                 item_form, item_detail = _shape(detail)
                 dash = re.escape(rest + "- ")
