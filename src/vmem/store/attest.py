@@ -735,8 +735,8 @@ def _step(repo, commit: pygit2.Commit, states: dict[str, State], need: dict[str,
         # the other parents that changed PATH since they parted from the landing line: taking another parent's
         # version that it never changed is not its decision, it is a rollback of the landing line's
         fresh = [(parent, other) for parent, other, (tree, _) in others
-                 if _entry(parent.tree, path) != _entry(tree, path)]
-        adopted = _from_other_parent(state, fresh, path, change, vouches)
+                 if _entry(parent.tree, path) != _entry(tree, path)] if others else ()
+        adopted = _from_other_parent(state, fresh, path, change, vouches) if fresh else False
         if path.startswith(("entities/", "episodes/")):
             before = [_entry(parents[base].tree if parents else None, path)]
             before += [_entry(parent.tree, path) for parent, _, _ in others]
@@ -918,7 +918,10 @@ def _read_item(repo, path: str, change: Change) -> dict | None:
 
 def fingerprint(item: dict) -> str:
     values = repr(tuple(map(item.get, CONTENT[item["kind"]])))
-    return digest.sha1(values.encode("utf-8")).hexdigest()[:16]
+    return _sha1(values.encode("utf-8")).hexdigest()[:16]
+
+
+_sha1 = digest.sha1
 
 
 def _item_step(repo, state: State, others: list, path: str, change: Change, commit: pygit2.Commit, message,
@@ -942,7 +945,8 @@ def _item_step(repo, state: State, others: list, path: str, change: Change, comm
         state.unattested.pop(path, None)
         _content_step(repo, state, path, change, item, message, commit, reviewer)
         return
-    source = next((o for _, o in others if o.status.get(path) == new and vouches(o.decider.get(path), path)), None)
+    source = next((o for _, o in others if o.status.get(path) == new and vouches(o.decider.get(path), path)),
+                  None) if others else None
     if source is not None:
         # a merge keeping the other side's status (the merge driver's union, say): attested there
         state.status[path] = new
