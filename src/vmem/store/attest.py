@@ -186,7 +186,7 @@ class State:
         """path -> row for every path a replay changed, built column by column (a replay from the first commit
         changes every item: one pass per column instead of a lookup per column and path)."""
         overlays = [getattr(self, column) for column in ROW]
-        paths = set().union(*(overlay.changes for overlay in overlays))
+        paths = self.changed_paths()
         if any(overlay.base is not None for overlay in overlays):
             return {path: self.row(path) for path in paths}  # over stored rows: the few a catch-up changed
         rows = {path: dict.fromkeys(ROW) for path in paths}
@@ -918,10 +918,7 @@ def _read_item(repo, path: str, change: Change) -> dict | None:
 
 def fingerprint(item: dict) -> str:
     values = repr(tuple(map(item.get, CONTENT[item["kind"]])))
-    return _sha1(values.encode("utf-8")).hexdigest()[:16]
-
-
-_sha1 = digest.sha1
+    return digest.sha1(values.encode("utf-8")).hexdigest()[:16]
 
 
 def _item_step(repo, state: State, others: list, path: str, change: Change, commit: pygit2.Commit, message,

@@ -130,9 +130,7 @@ def _block(memo: dict, inner, field, raw: str) -> Any:
     else:
         value, _ = inner.read(raw)
     if len(raw) < 300:
-        if len(memo) > _MEMO_CAP:
-            memo.clear()
-        memo[raw] = value
+        _remember(memo, raw, value)
         return _copy(value)
     return value
 
@@ -149,6 +147,7 @@ _MEMOS: dict = {}  # a scalar check (optional or not) -> {text: its validated va
 
 
 def _memo(check: Callable) -> dict:
+    """The memo of CHECK's values (shared by every field its base check serves); registers CHECK's certificate."""
     base = check
     while hasattr(base, "optional"):
         base = base.optional  # the value is never None when the memo is asked: the same check decides
@@ -208,9 +207,7 @@ def _value(memo: dict, field, raw: str) -> Any:
     certificate = _CERTIFIED.get(field.check)
     if certificate is not None and certificate(raw):
         if len(raw) < 80:
-            if len(memo) > _MEMO_CAP:
-                memo.clear()
-            memo[raw] = raw
+            _remember(memo, raw, raw)
         return raw  # what codec._scalar and the check would both return
     if raw in ("[]", "{}"):  # the line reader makes an empty container of these; a scalar's check refuses it
         raise _Decline
@@ -229,10 +226,14 @@ def _value(memo: dict, field, raw: str) -> Any:
     except ValueError:
         raise _Decline from None
     if len(raw) < 80 and isinstance(checked, _IMMUTABLE):
-        if len(memo) > _MEMO_CAP:
-            memo.clear()
-        memo[raw] = checked
+        _remember(memo, raw, checked)
     return checked
+
+
+def _remember(memo: dict, raw: str, value: Any) -> None:
+    if len(memo) > _MEMO_CAP:
+        memo.clear()
+    memo[raw] = value
 
 
 def _entries(inner: tuple, field, raw: str) -> list:
