@@ -20,12 +20,9 @@ def check(
 ) -> None:
     """Check every file: schema, ids vs paths, supersession links, entities, policy, uncommitted edits."""
     with session(ctx, json_, store) as s:
-        from vmem.ops.check import check as run
-        from vmem.ops.check import check_governance
+        from vmem.ops.check import audit
 
-        report = run(s.store)
-        if governance:
-            check_governance(s.store, report)
+        report = audit(s.store, governance)
         data = {"errors": report.errors, "warnings": report.warnings}
         s.out.result(data, lambda console: check_report(console, data))
         if report.errors:

@@ -25,9 +25,9 @@ if TYPE_CHECKING:  # pygit2 only when the index has to catch up: a current index
 
     Progress = Callable[[int, int], None]
 
-SCHEMA_VERSION = 7  # 2: statuses as history attests them (SPEC 12), the lexicon column; 3: served content;
+SCHEMA_VERSION = 8  # 2: statuses as history attests them (SPEC 12), the lexicon column; 3: served content;
 # 4: attestation token; 5: the awaiting column; 6: columns.bin (read without numpy) instead of columns.npz;
-# 7: provenance (reviewer, date, evidence) as history attests it
+# 7: provenance (reviewer, date, evidence) as history attests it; 8: reviewed items deleted by hand stay
 NO_TIME = float("nan")
 LIGHT_ROWS = 200_000  # up to this many rows a one-shot recall reads the index without numpy (its import: ~100 ms);
 # past it, plain Python's per-row work (sorting every cosine, the ids) costs more than the import
@@ -341,13 +341,13 @@ class LocalIndex:
             if self.commit:
                 self._reset()
             state.preload()
-            diff = tree_changes(None, head.tree, tops)
+            diff = {**state.dropped_changes(), **tree_changes(None, head.tree, tops)}
         else:
             for path in moved - set(diff):  # the file is as it was, but what history attests of it changed
                 diff[path] = entry_at(head.tree, path)
         for path, change in diff.items():
             if path.endswith(".yaml"):  # the blob whose content history attests (a hand edit is not indexed)
-                changed[path] = state.served_blob(path, change.oid) if change.is_file else None
+                changed[path] = state.serve(path, change)  # a reviewed item deleted without a reviewer: kept
         self._token = state.token()
         self.lexicon_since = state.lexicon_since
         self._apply(changed, embed, progress, state)

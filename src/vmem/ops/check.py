@@ -171,6 +171,22 @@ def _check_work_tree(store: Store, report: Report) -> None:
         report.warn(path, "not committed: vmem reads the committed state; commit it (then run vmem check)")
 
 
+def audit(store: Store, governance: bool = False) -> Report:
+    """`vmem check`: every file, and trust derived from history — in full with GOVERNANCE, else one line that
+    counts the problems (a store whose history serves other than its files say is never "valid")."""
+    report = check(store)
+    found = Report()
+    check_governance(store, found)
+    if governance:
+        report.errors += found.errors
+    elif found.errors:
+        first = found.errors[0]
+        count = len(found.errors)
+        report.error("governance", f"{count} governance problem{'s' * (count != 1)} (first: {first['path']}: "
+                                   f"{first['message']}); the full report: vmem check --governance")
+    return report
+
+
 def check_governance(store: Store, report: Report) -> int:
     """Trust derived from history (SPEC 12): every governance commit by a reviewer of the policy in force at its
     parent (signed, with require_signed); every item's status in its file attested by history; vmem.yaml as a
@@ -185,7 +201,11 @@ def check_governance(store: Store, report: Report) -> int:
     for path, row in findings:
         if not row["unattested"]:
             continue
-        (status, commit), attested = row["unattested"], row["status"]
+        (status, commit, *why), attested = row["unattested"], row["status"]
+        if why == ["edited"]:
+            report.error(path, f"statement changed by commit {commit[:10]} after its support was counted: a "
+                               "candidate again, not publishable; count its support anew: vmem consolidate")
+            continue
         report.error(path, f"status {status} is not attested by history (set by commit {commit[:10]} without a "
                            f"reviewer's vmem commit); served as {attested or 'nothing'}. Restore it: git revert "
                            f"{commit[:10]}, or set status: {attested or 'proposed'} and commit")
@@ -207,8 +227,8 @@ def check_governance(store: Store, report: Report) -> int:
                            "--entity ID")
     for path, (commit, who) in sorted(state.dropped.items()):
         report.error(path, f"removed by commit {commit[:10]} ({who}) after a reviewer approved it, without a reviewer: "
-                           f"agents are no longer served it. Restore it (git revert {commit[:10]}), or have a "
-                           "reviewer revoke it")
+                           f"agents are still served the reviewed version. Restore the file (git revert "
+                           f"{commit[:10]}); to retire it, a reviewer revokes or supersedes it (vmem revoke ID)")
     if state.policy_unattested:
         blob, commit, who = state.policy_unattested
         if (store.head().blob(POLICY_FILE) or (None,))[0] == blob:

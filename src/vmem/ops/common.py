@@ -58,6 +58,9 @@ def require_attested(store: Store, snapshot, item: dict) -> None:
                          "still served the reviewed text", f"revert the edit (git revert {edit[:10]}), then propose "
                          f"the change as a revision: vmem propose TEXT --supersedes {item['id']}")
     commit = found[1][:10] if found else "an earlier commit"
+    if found and found[2:] == ["edited"]:
+        raise NotAllowed(f"{item['id']}'s statement was changed by commit {commit} after its support was counted; "
+                         "it is a candidate again", "count its support anew: vmem consolidate")
     raise NotAllowed(f"{item['id']} says status {item['status']}, but history attests {attested or 'no status'} "
                      f"(set by {commit} without a reviewer's vmem commit)",
                      f"restore it (git revert {commit}, or set status: {attested or 'proposed'} and commit); "

@@ -105,7 +105,7 @@ def consolidate(store: Store, *, dry_run: bool = False, progress: Progress | Non
         inputs = load_inputs(tx.snapshot)
         # 0. quarantined learnings are screened again: one whose gate passes now (the category floor holds, the
         #    lexicon was fixed) is a candidate again, the same item with its history, before anything merges
-        released = _release(store, tx.snapshot, pool, inputs, policy, result)
+        released = _release(store, tx.snapshot, pool, inputs, policy, result) | _recount(store, tx.snapshot, pool)
         changed = _cascade(pool, policy, result, now, _quiet if judge.replaying else progress, judge)
         changed |= released
 
@@ -191,6 +191,20 @@ def _release(store: Store, snapshot, pool: dict[str, dict], inputs, policy: dict
             model.transition(item, "candidate")
             item["gate"] = gate
             result.released.append(item["id"])
+            out.add(item["id"])
+    return out
+
+
+def _recount(store: Store, snapshot, pool: dict[str, dict]) -> set[str]:
+    """Eligible learnings whose statement changed after their support was counted (a hand edit: history attests
+    them as candidates) are candidates again, gated below on what they say now (SPEC 12)."""
+    state = store.attestation(snapshot)
+    out = set()
+    for item in pool.values():
+        found = state.unattested.get(model.item_path(item["id"])) if item["status"] == "eligible" else None
+        if found and found[2:] == ["edited"]:
+            model.transition(item, "candidate")
+            item["gate"] = None  # counted again below, for the words it holds now
             out.add(item["id"])
     return out
 

@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 
 # 4: who decided each row, whose reviewers each line has (merges); 3: evidence lineage; 2: served content (the
 # blob a reviewer attested) and content changes made without one
-FORMAT = 6  # 6: reviewed items removed without a reviewer (dropped); 5: lexicon versions kept
+FORMAT = 7  # 7: an eligible learning edited after its count is a candidate; 6: reviewed items removed without a reviewer (dropped); 5: lexicon versions kept
 TOPS = ("claims", "knowledge", "entities", "episodes", POLICY_FILE)
 from vmem.model import SERVABLE  # noqa: E402 - the one family of reviewed, served statuses
 ENTRY = {"claim": ("proposed",), "knowledge": ("candidate", "quarantined")}
@@ -222,6 +222,20 @@ class State:
         statement is not served; the reviewed text is), else the CURRENT one."""
         found = self.served.get(path)
         return found[0] if found else current
+
+    def serve(self, path: str, change: Change | None) -> str | None:
+        """The blob agents are served for PATH, whose file at HEAD is CHANGE: the version history attests (a hand
+        edit of a reviewed text serves the reviewed one), and for a reviewed item a non-reviewer removed, still
+        that version (SPEC 12: a deletion is a proposal); None: nothing to serve."""
+        if change is not None and change.is_file:
+            return self.served_blob(path, change.oid)
+        found = self.served.get(path) if path in self.dropped else None
+        return found[0] if found else None
+
+    def dropped_changes(self) -> dict[str, Change]:
+        """PATH -> its absence, for every reviewed item removed without a reviewer: what a reader of HEAD's tree
+        adds so that serve() gives it the reviewed version."""
+        return {path: Change(None) for path in self.dropped}
 
     def attested_evidence(self, path: str, item: dict) -> list[dict]:
         """ITEM's evidence entries that history vouches for (what support and writers may count)."""
@@ -940,6 +954,13 @@ def _item_step(repo, state: State, others: list, path: str, change: Change, comm
     new, prev = item["status"], state.status.get(path)
     if new == prev:
         state.unattested.pop(path, None)
+        if new == "eligible" and _edited_after_count(state, path, item, message):
+            # its support was counted for another statement: a candidate again until the gates count it anew,
+            # as vmem's own edit does (SPEC 12)
+            state.status[path] = "candidate"
+            state.unattested[path] = [new, str(commit.id), "edited"]
+            state.served[path] = [change.oid, fingerprint(item)]
+            return
         _content_step(repo, state, path, change, item, message, commit, reviewer)
         return
     source = next((o for _, o in others if o.status.get(path) == new and vouches(o.decider.get(path), path)),
@@ -961,7 +982,8 @@ def _item_step(repo, state: State, others: list, path: str, change: Change, comm
         asked.append(True)
         return reviewer()
 
-    if allowed(item, prev, message, commit, vouched, policy):  # the policy attested at the parent
+    if allowed(item, prev, message, commit, vouched, policy) and not (
+            new == "published" and prev == "eligible" and _restated(repo, state, path, item)):
         state.status[path] = new
         state.unattested.pop(path, None)
         state.served[path] = [change.oid, fingerprint(item)]  # what the transition was made on
@@ -980,6 +1002,23 @@ def _item_step(repo, state: State, others: list, path: str, change: Change, comm
         state.unattested[path] = [new, str(commit.id)]
 
 
+def _edited_after_count(state: State, path: str, item: dict, message) -> bool:
+    """Did this commit change what an eligible learning says (or to whom) without the commands that count its
+    support again (consolidate, a reviewer's merge)?"""
+    counted = state.served.get(path)
+    if counted is None or counted[1] == fingerprint(item):
+        return False
+    return not (message is not None and message.action in ("consolidate", "merge") and item["id"] in message.items)
+
+
+def _restated(repo, state: State, path: str, item: dict) -> bool:
+    """Does a publication change the statement its support was counted for? (publish sets the audience, never
+    the words.)"""
+    counted = state.served.get(path)
+    old = _read_item(repo, path, Change(counted[0], 0o100644)) if counted else None
+    return old is None or old["statement"] != item["statement"]
+
+
 def evidence_key(entry: dict) -> tuple:
     return (entry["entity"], entry["writer"].casefold(), entry.get("episode"))
 
@@ -992,7 +1031,7 @@ def _evidence_step(repo, state: State, others: list, path: str, change: Change, 
     toward support or writers, and is reported."""
     item = _read_item(repo, path, change)
     if item is None:
-        if not change.is_file:
+        if not change.is_file and path not in state.dropped:  # a dropped item keeps what counted for it
             state.evidence.pop(path, None)
             state.forged.pop(path, None)
         return
@@ -1075,7 +1114,8 @@ def allowed(item: dict, prev: str | None, message, commit: pygit2.Commit, review
         if action == "import":
             return reviewer()
         return kind == "claim" and action == "supersede" and new in SERVABLE["claim"] and reviewer()
-    if new not in model.TRANSITIONS[kind].get(prev, ()) and (kind, prev, new) not in NET_STEPS:
+    if new not in model.TRANSITIONS[kind].get(prev, ()) and not (
+            (kind, prev, new) in NET_STEPS and action in ("consolidate", "merge")):
         return False
     if new in GOVERNED:
         if new == "published" and action == "consolidate":

@@ -13,7 +13,7 @@ from pathlib import Path
 from vmem.store.cache import cache_file, read_cache, write_cache
 from vmem.visibility import held_back
 
-FORMAT = 2  # 2: provenance (reviewer, date, evidence) as history attests it
+FORMAT = 3  # 3: a reviewed item deleted without a reviewer is served as reviewed; 2: provenance (reviewer, date, evidence) as history attests it
 
 
 def head_commit(root: Path) -> str | None:
@@ -92,7 +92,7 @@ def _read_store(root: Path, cached: dict | None) -> dict:
         full = store.repo.walker_if_open() if store.lite and tree is not None else None
         if full is not None:  # a replay opened pygit2 already: its reads of the ~500 shard trees need no pipe
             tree = full[snapshot.commit_id].tree
-        changes = tree_changes(None, tree, tops) if tree is not None else {}
+        changes = {**state.dropped_changes(), **(tree_changes(None, tree, tops) if tree is not None else {})}
     else:
         items, seqs = dict(cached["items"]), dict(cached["seqs"])
         for path in moved - set(changes):
@@ -102,9 +102,10 @@ def _read_store(root: Path, cached: dict | None) -> dict:
         seqs.pop(item_path, None)
         status = state.status_of(item_path)
         kind = "claim" if item_path.startswith("claims/") else "knowledge"
-        if not change.is_file or not item_path.endswith(".yaml") or status not in SERVABLE[kind]:
+        # the version history attests: a hand edit or a deletion of a reviewed text serves the reviewed one
+        oid = state.serve(item_path, change)
+        if oid is None or not item_path.endswith(".yaml") or status not in SERVABLE[kind]:
             continue
-        oid = state.served_blob(item_path, change.oid)  # a hand edit of a reviewed text: the reviewed one
         # parsed already by this process (replaying history on a fresh clone), else read here: a file in vmem's
         # stable layout by its compiled expression (store/layout.py), any other in full
         item = parsed.get((kind, oid))
