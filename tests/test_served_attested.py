@@ -5,6 +5,7 @@ served: sync's rules, the hook's context, recall, and a fresh clone's cold read.
 
 from __future__ import annotations
 
+import json
 import re
 
 from test_trust_clones import ALICE, Team, team  # noqa: F401 - the fixture
@@ -178,3 +179,59 @@ def test_a_publish_commit_that_changes_the_statement_publishes_nothing(team):
     team.git(team.rita, *AS_RITA, "commit", "-qam", f"vmem: publish {learning}\n\nVmem-Action: publish\nVmem-Item: {learning}\n")
     served = team.served(team.rita, "SSO admin credentials")
     assert learning not in served["items"] and "admin credentials" not in served["text"]
+
+
+# -- a fresh store has an anchor ---------------------------------------------------------------------------------
+
+
+def test_a_fresh_store_names_its_creator_and_a_fork_of_its_first_commit_serves_nothing(tmp_path):
+    """Rita runs plain `vmem init` and pushes to the team's remote. Alice branches from the first commit, names
+    herself reviewer, mandates a claim, merges main in with -X ours and pushes the result as a fast-forward. A fresh
+    clone serves none of it, and a fresh CI run of `vmem check --governance --store .` fails."""
+    from test_team import run
+
+    from test_trust_clones import _git_env
+
+    rita = f"Rita <{'rita@example.com'}>"
+    store = tmp_path / "store"
+    made = vmem_cli(tmp_path, "init", str(store), who=rita)
+    assert "reviewers: rita@example.com" in made.stdout, made.stdout
+    root = run("git", "rev-list", "--max-parents=0", "HEAD", cwd=store).stdout.strip()
+    assert "- rita@example.com" in run("git", "show", f"{root}:vmem.yaml", cwd=store).stdout
+    vmem_cli(store, "propose", "refunds settle daily", who=ALICE)
+    bare = tmp_path / "remote.git"
+    run("git", "clone", "-q", "--bare", str(store), str(bare))
+    alice = tmp_path / "alice"
+    vmem_cli(tmp_path, "clone", str(bare), str(alice))
+    run("git", "checkout", "-q", "-b", "fork", root, cwd=alice)
+    policy = (alice / "vmem.yaml").read_text().replace("- rita@example.com", "- alice@example.com")
+    (alice / "vmem.yaml").write_text(policy)
+    run("git", "commit", "-qam", "reviewers", cwd=alice, env=_git_env())
+    words = "refund exports include every test transaction"
+    claim = json.loads(vmem_cli(alice, "propose", words, "--json", who=ALICE).stdout)["data"]["item"]["id"]
+    refused = vmem_cli(alice, "mandate", claim, who=ALICE, check=False)  # not hers to mandate, even here
+    assert refused.returncode == 1
+    path = alice / model.item_path(claim)
+    path.write_text(re.sub(r"(?m)^status: \S+$", "status: mandatory", path.read_text()))
+    run("git", "commit", "-qam", f"vmem: mandate {claim}\n\nVmem-Action: mandate\nVmem-Item: {claim}\n", cwd=alice,
+        env=_git_env())
+    run("git", "merge", "-q", "--no-edit", "-X", "ours", "main", cwd=alice, env=_git_env())
+    run("git", "push", "-q", "origin", "fork:main", cwd=alice, env=_git_env())
+    fresh = tmp_path / "fresh"
+    vmem_cli(tmp_path, "clone", str(bare), str(fresh))
+    rules = tmp_path / "rules"
+    synced = json.loads(vmem_cli(fresh, "sync", "--dir", str(rules), "--json").stdout)["data"]
+    assert claim not in synced["items"]
+    assert words not in "".join(p.read_text() for p in rules.rglob("*.md"))
+    recalled = json.loads(vmem_cli(fresh, "recall", "refund exports test transaction", "--json").stdout)["data"]
+    assert claim not in {r["id"] for r in recalled["results"]}
+    ci = vmem_cli(fresh, "check", "--governance", "--store", ".", check=False)
+    assert ci.returncode == 1, ci.stdout
+
+
+def test_init_solo_says_anyone_may_review(tmp_path):
+    made = vmem_cli(tmp_path, "init", str(tmp_path / "solo"), "--solo")
+    assert "solo store" in made.stdout and "anyone" in made.stdout
+    assert "reviewers: []" in (tmp_path / "solo" / "vmem.yaml").read_text()
+    both = vmem_cli(tmp_path, "init", str(tmp_path / "both"), "--solo", "--reviewer", "a@example.com", check=False)
+    assert both.returncode == 2 and not (tmp_path / "both").exists()

@@ -28,11 +28,13 @@ def _yaml(path: Path):
     return codec.load(path.read_bytes(), str(path))
 
 
-def seed_store(directory: Path, reviewer: tuple[str, str], reviewers: list[str]) -> Store:
-    """A new store holding the example customers and episodes, with the example team's reviewers."""
+def seed_store(directory: Path, reviewer: tuple[str, str], reviewers: list[str], anchored: bool = True) -> Store:
+    """A new store holding the example customers and episodes, with the example team's reviewers — named in its
+    first commit, or (not ANCHORED: a store made before vmem init named one) set by the import after a root where
+    anyone may review."""
     gitrepo.init(directory, "main")
     gitrepo.set_identity(directory, *reviewer)
-    store = init_store(directory)
+    store = init_store(directory, reviewers=reviewers if anchored else [], solo=not anchored or not reviewers)
     source = examples_dir() / "store"
     with store.transaction("import", summary="example customers and episodes",
                            body=["Entities and episodes from vmem's bundled examples (all fictional)."]) as tx:

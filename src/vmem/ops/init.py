@@ -17,9 +17,15 @@ def template_dir() -> Path:
     return Path(str(resources.files("vmem") / "store_template"))
 
 
-def init_store(path: Path, branch: str = "main", remote: str | None = None, reviewers: list[str] = ()) -> Store:
-    """A new store at PATH. REVIEWERS go into the first commit's vmem.yaml: a store that has reviewers from its
-    root has no history where anyone may review, so no fork of it can vouch for itself (SPEC 12)."""
+def init_store(path: Path, branch: str = "main", remote: str | None = None, reviewers: list[str] = (),
+               solo: bool = False) -> Store:
+    """A new store at PATH. REVIEWERS (default: its creator) go into the first commit's vmem.yaml: a store that has
+    reviewers from its root has no history where anyone may review, so no fork of it can vouch for itself (SPEC 12).
+    SOLO keeps `reviewers: []`: anyone who can push may review, and every face says so."""
+    if solo and reviewers:
+        from vmem.errors import UsageError
+
+        raise UsageError("--solo means no reviewers; it cannot be given with --reviewer", "drop one of them")
     root = Path(path).absolute()
     if (root / POLICY_FILE).exists():
         raise StoreExists(f"{root} is already a vmem store", f"use it: vmem --store {root} list")
@@ -30,7 +36,7 @@ def init_store(path: Path, branch: str = "main", remote: str | None = None, revi
     made = next((p for p in reversed((root, *root.parents)) if not p.exists()), None)  # the top folder we create
     had = set(root.iterdir()) if made is None else set()
     try:
-        return _create(root, branch, remote, list(reviewers))
+        return _create(root, branch, remote, list(reviewers), solo)
     except BaseException:
         # a refusal (no git identity) or a failure leaves nothing behind: what existed before stays as it was
         if made is not None:
@@ -44,7 +50,7 @@ def init_store(path: Path, branch: str = "main", remote: str | None = None, revi
         raise
 
 
-def _create(root: Path, branch: str, remote: str | None, reviewers: list[str]) -> Store:
+def _create(root: Path, branch: str, remote: str | None, reviewers: list[str], solo: bool) -> Store:
     root.mkdir(parents=True, exist_ok=True)
     repo = gitrepo.open_for_new_store(root, branch)
     store = Store(root, repo)
@@ -54,6 +60,8 @@ def _create(root: Path, branch: str, remote: str | None, reviewers: list[str]) -
         raise VmemError(exc.message, "set it once for every repository: git config --global user.name 'Your Name' "
                         "&& git config --global user.email you@example.com, then run vmem init again") from None
     shutil.copytree(template_dir(), root, dirs_exist_ok=True)
+    if not reviewers and not solo:
+        reviewers = [identity.email]  # the store's trust anchor from its first commit
     if reviewers:
         from vmem.policy import load_policy
         from vmem.store import codec
