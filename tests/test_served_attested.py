@@ -235,3 +235,52 @@ def test_init_solo_says_anyone_may_review(tmp_path):
     assert "reviewers: []" in (tmp_path / "solo" / "vmem.yaml").read_text()
     both = vmem_cli(tmp_path, "init", str(tmp_path / "both"), "--solo", "--reviewer", "a@example.com", check=False)
     assert both.returncode == 2 and not (tmp_path / "both").exists()
+
+
+# -- customers are governed --------------------------------------------------------------------------------------
+
+
+def test_an_analysts_near_duplicate_customers_count_for_nothing_until_a_reviewer_approves(team):
+    """Retail has two customers, below the floor of three. Alice adds `quintara-eu`, a second file for Quintara,
+    pushes, and she and Bob propose a retail learning from Pellucid, Quintara and 'Quintara EU'. Rita consolidates:
+    the learning is not eligible (k counts two customers, retail stays under the floor). The new customer is in
+    the lexicon at once; `vmem entity list` says it awaits a reviewer; once Rita approves it, it counts."""
+    team.vmem(team.alice, "entity", "add", "quintara-eu", "--name", "Quintara Europe", "-c", "industry:retail",
+              "-c", "segment:mid_market", "-c", "region:emea")
+    team.git(team.alice, "push", "-q", "origin", "main")
+    team.pull(team.rita)
+    statement = "Retail buyers ask for a price lock before the holiday freeze."
+    for entity, writer in (("pellucid-home", ALICE), ("quintara", BOB), ("quintara-eu", ALICE)):
+        learning = team.propose(team.rita, statement, "--from", entity, "-c", "industry:retail", who=writer)
+    team.json(team.rita, "consolidate")
+    shown = team.json(team.rita, "show", learning)
+    assert shown["status"] != "eligible", shown
+    assert "await a reviewer" in (shown["gate"] or {}).get("reason", ""), shown["gate"]
+    listed = {row["id"]: row for row in team.json(team.rita, "entity", "list")}
+    assert listed["quintara-eu"]["counted"] is False and listed["quintara"]["counted"] is True
+    # screened at once: a learning naming the new customer is quarantined
+    named = team.propose(team.rita, "Quintara Europe asks for a price lock.", "--from", "corvane", "-c",
+                         "industry:healthcare", who=BOB)
+    assert team.json(team.rita, "show", named)["status"] == "quarantined"
+    refused = team.vmem(team.alice, "entity", "approve", "quintara-eu", check=False)
+    assert refused.returncode == 1 and "not a reviewer" in refused.stderr
+    team.vmem(team.rita, "entity", "approve", "quintara-eu")
+    assert {row["id"]: row for row in team.json(team.rita, "entity", "list")}["quintara-eu"]["counted"] is True
+    team.json(team.rita, "consolidate")
+    assert team.json(team.rita, "show", learning)["status"] == "eligible"
+
+
+def test_an_analysts_edit_of_a_customers_categories_does_not_move_the_floor(team):
+    """Alice adds industry:retail to Tidewell's file by hand: retail would reach three customers. It does not
+    count until a reviewer approves the new version."""
+    path = team.alice / "entities" / "tidewell.yaml"
+    path.write_text(path.read_text().replace("- industry:healthcare", "- industry:healthcare\n- industry:retail"))
+    team.git(team.alice, "commit", "-qam", "tidewell sells retail too")
+    team.git(team.alice, "push", "-q", "origin", "main")
+    team.pull(team.rita)
+    statement = "Retail buyers ask for a price lock before the holiday freeze."
+    for entity, writer in (("pellucid-home", ALICE), ("quintara", BOB), ("tidewell", CHEN)):
+        learning = team.propose(team.rita, statement, "--from", entity, "-c", "industry:retail", who=writer)
+    team.json(team.rita, "consolidate")
+    shown = team.json(team.rita, "show", learning)
+    assert shown["status"] == "quarantined" and "industry:retail (2)" in shown["gate"]["reason"], shown["gate"]

@@ -75,13 +75,35 @@ def list_(ctx: typer.Context, json_: JsonOpt = False, store: StoreOpt = None) ->
                 console.print("no customers yet")
                 s.out.info("add one: vmem entity add acme --name 'Acme Health' -c industry:healthcare")
                 return
-            table = Table("id", "name", "categories", "aliases", "people", "episodes", box=None)
+            table = Table("id", "name", "categories", "aliases", "people", "episodes", "counted", box=None)
             for row in rows:
                 table.add_row(row["id"], safe(row["name"]), safe(", ".join(row["categories"])), str(row["aliases"]),
-                              str(row["people"]), str(row["episodes"]))
+                              str(row["people"]), str(row["episodes"]), "yes" if row["counted"] else "awaiting")
             console.print(table)
+            if not all(row["counted"] for row in rows):
+                s.out.info("a customer 'awaiting' a reviewer is in the de-id lexicon but counts toward no support "
+                           "or category floor until: vmem entity approve ID")
 
         s.out.result(rows, human)
+
+
+@entity_app.command("approve")
+def approve(ctx: typer.Context,
+            entity_ids: Annotated[list[str], typer.Argument(metavar="ID...", help="The customers' ids.")],
+            json_: JsonOpt = False,
+            store: StoreOpt = None) -> None:
+    """Count customers toward support and the category floor (reviewers only): one commit, no file changed.
+
+    A customer added by an analyst is screened for at once, but counts toward no learning's support (k) and no
+    category's size until a reviewer approves it, so near-duplicates of one customer cannot vote twice.
+    """
+    with session(ctx, json_, store) as s:
+        from vmem.ops.entity import approve_entities
+
+        done = approve_entities(s.store, entity_ids)
+        s.out.result(done, lambda console: console.print(
+            f"[green]approved[/] {', '.join(done['approved'])} as customers; commit {done['commit'][:10]}",
+            soft_wrap=True))
 
 
 @entity_app.command("show")

@@ -14,11 +14,15 @@ from vmem.policy import k_min as policy_k_min
 class GateInputs:
     """What the gates read from the store: every entity (lexicon, category sizes) and the episodes by entity."""
 
-    __slots__ = ("entities", "episodes", "problems", "kept", "_cache")
+    __slots__ = ("entities", "episodes", "problems", "kept", "counted", "_cache")
 
     def __init__(self, entities: dict[str, dict], episodes: dict[str, list[dict]],
-                 problems: tuple[tuple[str, str], ...] = (), kept: tuple[list, list] = ([], [])) -> None:
+                 problems: tuple[tuple[str, str], ...] = (), kept: tuple[list, list] = ([], []),
+                 counted: dict[str, dict] | None = None) -> None:
         self.entities, self.episodes = entities, episodes
+        # the customers a reviewer added or approved, as they wrote them: what k and the category floor count
+        # (None: every entity, for a lexicon read from a folder)
+        self.counted = entities if counted is None else counted
         self.problems = problems  # lexicon files that cannot be read: the de-id gate fails closed
         # entity and episode versions removed or replaced without a reviewer: in the lexicon, never in the counts
         self.kept = kept
@@ -33,7 +37,7 @@ class GateInputs:
         return self._cache["base"]
 
     def category_sizes(self) -> tuple[Counter, set[str]]:
-        sizes = Counter(c for entity in self.entities.values() for c in set(entity.get("categories") or []))
+        sizes = Counter(c for entity in self.counted.values() for c in set(entity.get("categories") or []))
         facets = {c.split(":", 1)[0] for c in sizes}
         return sizes, facets
 
@@ -58,7 +62,8 @@ def load_inputs(snapshot) -> GateInputs:
         if loaded.item is not None:
             episodes.setdefault(loaded.item["entity"], []).append(loaded.item)
     # the kept versions change only with the entities/ and episodes/ trees, which key the screening cache
-    return GateInputs(snapshot.entities(), episodes, tuple(snapshot.lexicon_problems()), snapshot.kept_lexicon())
+    return GateInputs(snapshot.entities(), episodes, tuple(snapshot.lexicon_problems()), snapshot.kept_lexicon(),
+                      snapshot.counted_entities())
 
 
 LEXICON_LIBRARIES = ("confusable_homoglyphs", "anyascii", "number_parser")  # what build_lexicon reads names with
@@ -134,10 +139,13 @@ def _deid_gate(item: dict, inputs: GateInputs, knowledge: dict, k: int) -> str |
 
 
 def _k_support(item: dict, inputs: GateInputs, knowledge: dict, k: int) -> str | None:
-    entities = {e["entity"] for e in item.get("evidence") or []}
+    named = {e["entity"] for e in item.get("evidence") or []}
+    entities = named & set(inputs.counted)  # a customer no reviewer added or approved is no support
     if len(entities) >= k:
         return None
-    return f"support from {len(entities)} distinct customer{'s' * (len(entities) != 1)}; needs {k}"
+    waiting = len(named - entities)
+    return (f"support from {len(entities)} distinct customer{'s' * (len(entities) != 1)}; needs {k}"
+            + (f" ({waiting} more await a reviewer: vmem entity approve ID)" if waiting else ""))
 
 
 def _writers(item: dict, inputs: GateInputs, knowledge: dict, k: int) -> str | None:

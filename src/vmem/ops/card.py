@@ -219,7 +219,9 @@ def support(store, snapshot, item: dict) -> dict:
     "0 customers" beside a gate reason that found one. Claims: None for each."""
     if item["kind"] != "knowledge":
         return {"support_tier": None, "distinct_entities": None, "writers": None}
-    vouched = store.attestation(snapshot).attested_evidence(model.item_path(item["id"]), item)
+    counted = snapshot.counted_entities()  # a customer no reviewer added or approved is no support (SPEC 7.2)
+    vouched = [e for e in store.attestation(snapshot).attested_evidence(model.item_path(item["id"]), item)
+               if e["entity"] in counted]
     return {"support_tier": confidence.support_tier({**item, "evidence": vouched}, store.policy["knowledge"]["tiers"]),
             "distinct_entities": len({e["entity"] for e in vouched}),
             "writers": len({e["writer"].casefold() for e in vouched})}

@@ -113,15 +113,35 @@ def add_episode(store: Store, entity_id: str, *, quotes: list[str] | None = None
     return Added("episode", data, path, tx.commit_id)
 
 
+def approve_entities(store: Store, entity_ids: list[str]) -> dict:
+    """A reviewer's word that these customers are real and distinct: their versions at HEAD count toward k and the
+    category floor from this commit on (SPEC 7.2). One commit, which changes no file."""
+    from vmem.ops.common import require_reviewer
+
+    ids = list(dict.fromkeys(model.check_name_id(i) for i in entity_ids))
+    if not ids:
+        raise UsageError("name the customers to approve", "e.g. vmem entity approve acme")
+    author = store.identity()
+    require_reviewer(store, author.email, "approve customers")
+    with store.transaction("approve", items=ids, summary="count " + ", ".join(ids) + " as customers") as tx:
+        tx.author = author
+        for entity_id in ids:
+            tx.snapshot.entity(entity_id)  # each must exist and read (a clear message when it does not)
+        tx.empty_ok = True
+    return {"approved": ids, "commit": tx.commit_id}
+
+
 def list_entities(store: Store) -> list[dict]:
-    """Every customer at HEAD: id, name, categories, how many aliases, people and episodes."""
+    """Every customer at HEAD: id, name, categories, how many aliases, people and episodes, and whether it counts
+    toward support and the category floor (a reviewer added or approved this version)."""
     snapshot = store.head()
+    counted = snapshot.counted_entities()
     out = []
     for entity in snapshot.entities().values():
         episodes = _episode_ids(snapshot, entity["id"])
         out.append({"id": entity["id"], "name": entity["name"], "categories": entity.get("categories") or [],
                     "aliases": len(entity.get("aliases") or []), "people": len(entity.get("people") or []),
-                    "episodes": len(episodes)})
+                    "episodes": len(episodes), "counted": counted.get(entity["id"]) == entity})
     return sorted(out, key=lambda row: row["id"])
 
 

@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 
 # 4: who decided each row, whose reviewers each line has (merges); 3: evidence lineage; 2: served content (the
 # blob a reviewer attested) and content changes made without one
-FORMAT = 7  # 7: an eligible learning edited after its count is a candidate; 6: reviewed items removed without a reviewer (dropped); 5: lexicon versions kept
+FORMAT = 8  # 8: customers a reviewer counted; 7: an eligible learning edited after its count is a candidate; 6: reviewed items removed without a reviewer (dropped); 5: lexicon versions kept
 TOPS = ("claims", "knowledge", "entities", "episodes", POLICY_FILE)
 from vmem.model import SERVABLE  # noqa: E402 - the one family of reviewed, served statuses
 ENTRY = {"claim": ("proposed",), "knowledge": ("candidate", "quarantined")}
@@ -144,6 +144,9 @@ class State:
         self.kept: dict[str, list] = data.get("kept", {})
         # item path -> [commit, committer]: a reviewed (servable) item whose file a commit without a reviewer removed
         self.dropped: dict[str, list] = data.get("dropped", {})
+        # entity path -> [commit, committer, blob]: the version of each customer a reviewer's own commit wrote or
+        # approved; only those count toward k and the category floor (every file feeds the lexicon at once)
+        self.customers: dict[str, list] = data.get("customers", {})
         self.policy: dict = data.get("policy") or DEFAULTS
         self.policy_blob: str | None = data.get("policy_blob")
         self.policy_unattested: list | None = data.get("policy_unattested")  # [blob, commit, committer]
@@ -165,7 +168,8 @@ class State:
         self.store: AttestDB | None = None
 
     def globals(self) -> dict:
-        return {"broken": self.broken, "kept": self.kept, "dropped": self.dropped, "policy": self.policy, "policy_blob": self.policy_blob,
+        return {"broken": self.broken, "kept": self.kept, "dropped": self.dropped, "customers": self.customers,
+                "policy": self.policy, "policy_blob": self.policy_blob,
                 "policy_unattested": self.policy_unattested, "policy_by": self.policy_by, "refused": self.refused,
                 "seq": self.seq, "commit": self.commit, "root": self.root, "store_root": self.store_root, "anchor": self.anchor,
                 "governed_since": self.governed_since, "epoch": self.epoch}
@@ -715,6 +719,8 @@ def _step(repo, commit: pygit2.Commit, states: dict[str, State], need: dict[str,
     if others:
         changes = _overruled(repo, state, others, parents[base], commit, changes)
     if not changes:
+        if len(parents) == 1 and commit.message.startswith("vmem: approve"):
+            _admit(repo, state, commit, verifier)
         return state
     message = parse_message(commit.message)
     policy = state.policy
@@ -827,6 +833,13 @@ def _from_other_parent(state: State, others: list, path: str, change: Change, vo
         elif path.startswith(("claims/", "knowledge/")) and other.row(path) != state.row(path):
             if not vouches(other.decider.get(path), path):
                 return False
+        elif path.startswith("entities/") and other.customers.get(path) != state.customers.get(path):
+            if other.customers.get(path) is not None and not vouches(other.customers[path], path):
+                return False
+            if path in other.customers:
+                state.customers[path] = other.customers[path]
+            else:
+                state.customers.pop(path, None)
         for table in ROW:
             mine, source = getattr(state, table), getattr(other, table)
             if path in source:
@@ -892,10 +905,26 @@ def _entry(tree, path: str) -> Change | None:
     return Change(str(entry.id), entry.filemode) if entry is not None else None
 
 
+def _admit(repo, state: State, commit: pygit2.Commit, verifier: _Verifier) -> None:
+    """`vmem entity approve`: a reviewer's commit that changes no file and names customers makes their current
+    versions count toward k and the category floor."""
+    message = parse_message(commit.message)
+    email = commit.committer.email
+    if message is None or message.action != "approve" or not is_reviewer(state.policy, email) or (
+            state.policy["require_signed"] and not verifier.signed(str(commit.id), email, state.policy)):
+        return
+    for name in message.items:
+        path = f"entities/{name}.yaml"
+        entry = _entry(commit.tree, path) if model.NAME_ID.fullmatch(name) else None
+        if entry is not None and entry.is_file and lexicon_problem(repo, path, entry) is None:
+            state.customers[path] = [str(commit.id), email, entry.oid]
+
+
 def _lexicon_step(repo, state: State, path: str, change: Change, seq: int, before: list | None = None,
                   commit=None, reviewer: Callable[[], bool] | None = None, adopted: bool = False) -> None:
     """BEFORE: the file in each parent. A version a commit without a reviewer removes or replaces stays in the
     lexicon (kept); so does one a merge drops, whichever parent it came from."""
+    problem = None
     if not adopted:
         problem = lexicon_problem(repo, path, change) if change.oid is not None else None
         if problem is None:
@@ -904,10 +933,16 @@ def _lexicon_step(repo, state: State, path: str, change: Change, seq: int, befor
             state.broken[path] = [seq, problem]
         else:
             state.broken[path] = [state.broken[path][0], problem]
+    own = commit is not None and len(commit.parent_ids) < 2 and reviewer()  # a reviewer's own commit
+    if own and path.startswith("entities/") and not adopted:
+        if change.is_file and problem is None:
+            state.customers[path] = [str(commit.id), commit.committer.email, change.oid]
+        elif not change.is_file:
+            state.customers.pop(path, None)
     gone = [b for b in before or () if b is not None and b.oid != change.oid]
     if commit is None or not gone or not path.endswith(".yaml"):
         return
-    if len(commit.parent_ids) < 2 and reviewer():
+    if own:
         state.kept.pop(path, None)  # a reviewer's own commit (vmem forget, say) settles what the lexicon holds
         return
     for version in gone:

@@ -208,6 +208,28 @@ class Snapshot:
                 continue  # it was readable when it was kept; a pruned object is a broken clone
         return found
 
+    def counted_entities(self) -> dict[str, dict]:
+        """id -> entity, as a reviewer's own commit last wrote or approved it: the customers that count toward k and
+        the category floor (SPEC 7.2). A customer an analyst added, or a version an analyst edited, waits for a
+        reviewer (`vmem entity approve`); the lexicon reads every file at once."""
+        if self.commit is None:
+            return {}
+        from vmem.store.attest import attestation
+
+        state = attestation(self.repo, Path(self.repo.workdir), self.commit_id)
+        current = {model.entity_path(i): e for i, e in self.entities().items()}
+        wanted = [(path, oid) for path, (_, _, oid) in sorted(state.customers.items())]
+        out = {}
+        missing = [(path, oid) for path, oid in wanted if self.blob(path) is None or self.blob(path)[0] != oid]
+        datas = dict(zip(missing, self.blob_data([oid for _, oid in missing]))) if missing else {}
+        for path, oid in wanted:
+            try:
+                entity = current[path] if (path, oid) not in datas else parse_blob("entity", path, oid, datas[(path, oid)])
+            except (KeyError, SchemaError, TypeError):
+                continue  # unreadable or pruned: it counts for nothing
+            out[entity["id"]] = entity
+        return out
+
     def entity(self, entity_id: str) -> dict:
         path = model.entity_path(entity_id)
         found = self.load_file("entity", path)
@@ -517,6 +539,7 @@ class Transaction:
         self.snapshot: Snapshot
         self.commit_id: str | None = None
         self._writes: dict[str, str] = {}
+        self.empty_ok = False  # a decision that changes no file (vmem entity approve) is still one commit
         self._lock = StoreLock(store.git_dir / LOCK_FILE)
 
     def __enter__(self) -> "Transaction":
@@ -553,7 +576,7 @@ class Transaction:
 
     def __exit__(self, exc_type, exc, tb) -> None:
         try:
-            if exc_type is None and self._writes:
+            if exc_type is None and (self._writes or self.empty_ok):
                 self._commit()
         finally:
             self._lock.__exit__(None, None, None)
@@ -580,7 +603,7 @@ class Transaction:
         parent = self.snapshot.commit_id
         base_tree = objects.commit(parent).tree if parent else None
         tree_id = objects.write_tree(base_tree, blobs)
-        if base_tree is not None and tree_id == base_tree.id:
+        if base_tree is not None and tree_id == base_tree.id and not self.empty_ok:
             return
         message = self.message.render()
         commit_id = objects.write_commit(tree_id, [parent] if parent else [], objects_person(author),
