@@ -284,3 +284,26 @@ def test_an_analysts_edit_of_a_customers_categories_does_not_move_the_floor(team
     team.json(team.rita, "consolidate")
     shown = team.json(team.rita, "show", learning)
     assert shown["status"] == "quarantined" and "industry:retail (2)" in shown["gate"]["reason"], shown["gate"]
+
+
+# -- the store's machinery is policy -----------------------------------------------------------------------------
+
+
+def test_a_teammates_change_to_the_stores_ci_or_merge_settings_fails_the_check_of_main(team):
+    """Alice turns the store's CI step into `true` and sets merge=union for items, and pushes. The check of main
+    (what the store's CI runs) fails, naming both files and the commit; a reviewer's revert settles it."""
+    workflow = team.alice / ".github" / "workflows" / "vmem.yml"
+    workflow.write_text(re.sub(r"vmem check --governance[^\n]*", "true", workflow.read_text()))
+    attributes = team.alice / ".gitattributes"
+    attributes.write_text(attributes.read_text().replace("merge=vmem", "merge=union"))
+    team.git(team.alice, "commit", "-qam", "ci: faster, fewer conflicts")
+    change = team.git(team.alice, "rev-parse", "HEAD").stdout.strip()
+    team.git(team.alice, "push", "-q", "origin", "main")
+    team.pull(team.rita)
+    ci = team.vmem(team.rita, "check", "--governance", "--store", ".", check=False)
+    assert ci.returncode == 1
+    errors = team.governance_errors(team.rita)
+    flagged = {e["path"] for e in errors if change[:10] in e["message"]}
+    assert {".github/workflows/vmem.yml", ".gitattributes"} <= flagged, errors
+    team.git(team.rita, *AS_RITA, "revert", "--no-edit", change)
+    assert team.json(team.rita, "check", "--governance")["errors"] == []

@@ -187,6 +187,30 @@ def audit(store: Store, governance: bool = False) -> Report:
     return report
 
 
+MACHINERY = (".gitattributes", ".gitlab-ci.yml", ".github/workflows/vmem.yml", ".vmem.yaml")
+
+
+def _machinery(store: Store, state, report: Report) -> None:
+    """The store's own machinery — its CI, the merge settings in .gitattributes, a committed .vmem.yaml — is
+    policy (SPEC 12): its last change must be a reviewer's commit, so a pull request that turns the check off, or
+    makes git merge items line by line, fails the check of main."""
+    from vmem.store.attest import is_reviewer
+
+    snapshot = store.head()
+    paths = list(MACHINERY) + [p for p, _ in snapshot.walk(".github/workflows") if p not in MACHINERY]
+    seen: set[str] = set()
+    for commit, path, _ in store.history(paths):
+        if path in seen:
+            continue
+        seen.add(path)
+        if commit.parents and not is_reviewer(state.policy, commit.committer.email):
+            report.error(path, f"changed by commit {str(commit.id)[:10]} ({commit.committer.email}), not a "
+                               "reviewer: the store's CI and merge settings change only through a reviewer's "
+                               f"commit; revert it (git revert {str(commit.id)[:10]}) or have a reviewer commit it")
+        if len(seen) == len(paths):
+            break
+
+
 def check_governance(store: Store, report: Report) -> int:
     """Trust derived from history (SPEC 12): every governance commit by a reviewer of the policy in force at its
     parent (signed, with require_signed); every item's status in its file attested by history; vmem.yaml as a
@@ -229,6 +253,7 @@ def check_governance(store: Store, report: Report) -> int:
         report.error(path, f"removed by commit {commit[:10]} ({who}) after a reviewer approved it, without a reviewer: "
                            f"agents are still served the reviewed version. Restore the file (git revert "
                            f"{commit[:10]}); to retire it, a reviewer revokes or supersedes it (vmem revoke ID)")
+    _machinery(store, state, report)
     if state.policy_unattested:
         blob, commit, who = state.policy_unattested
         if (store.head().blob(POLICY_FILE) or (None,))[0] == blob:
