@@ -7,7 +7,7 @@ import re
 from collections import namedtuple
 from datetime import datetime, timezone
 
-from vmem.errors import IllegalTransition, InvalidId, SchemaError
+from vmem.errors import IllegalTransition, InvalidId, SchemaError, UsageError
 from vmem.lazyre import lazy
 from vmem.names import CLASSES, NAME_ID, audience, category, scope
 
@@ -46,6 +46,24 @@ def check_name_id(value: str, what: str = "entity") -> str:
             f"invalid {what} id {value!r}",
             f"{what} ids are 1-64 characters of a-z, 0-9, '_' and '-', starting with a letter or digit",
         )
+    return value
+
+
+def check_text(value: str, what: str) -> str:
+    """VALUE, text some face was given (an argument, a JSON string), if it is valid Unicode; else a usage error
+    naming WHAT. A byte that is not UTF-8 reaches Python as a lone surrogate (argv's surrogateescape, a JSON
+    "\\udcff" escape), which YAML and git would then carry into a file nobody can read back."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        bad = value[exc.start:exc.end]
+        if all("\udc80" <= ch <= "\udcff" for ch in bad):  # surrogateescape: the bytes as they came
+            shown = "the bytes " + "".join(f"\\x{ord(ch) - 0xDC00:02x}" for ch in bad)
+        else:
+            shown = "a lone surrogate " + " ".join(f"U+{ord(ch):04X}" for ch in bad)
+        raise UsageError(f"{what} is not valid UTF-8 ({shown} at character {exc.start + 1})",
+                         "give it as UTF-8 text: check the encoding of the terminal, script or file it came "
+                         "from") from None
     return value
 
 

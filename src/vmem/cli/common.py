@@ -57,6 +57,7 @@ def session(ctx: typer.Context, as_json: bool = False, store: str | None = None)
     root = ctx.find_root().obj if ctx.find_root().obj is not None else Globals()
     out = Output(as_json or root.as_json)
     try:
+        check_text_arguments(ctx)
         current = Session(out, store or root.store)
         yield current
         if current._store is not None:
@@ -67,3 +68,27 @@ def session(ctx: typer.Context, as_json: bool = False, store: str | None = None)
                 out.note(note)
     except VmemError as exc:
         raise typer.Exit(out.fail(exc)) from None
+
+
+# Arguments that name a place on this machine, not text: Linux allows any bytes in a file name, and such a name
+# reaches vmem as surrogate-escaped text that the file system takes back as it was. Everything else is text.
+PATH_ARGUMENTS = frozenset({"store", "directory", "files"})
+
+
+def check_text_arguments(ctx: typer.Context) -> None:
+    """Every text argument of the command and its groups (not a path: PATH_ARGUMENTS, typer.Path values) is valid
+    UTF-8, or a usage error naming it (vmem.model.check_text), before anything is opened or committed. The one
+    place the command line's text is judged; the typer-free faces hand such a command line to typer
+    (vmem.cli.fast.read)."""
+    from vmem.model import check_text
+
+    while ctx is not None:
+        for param in ctx.command.params:
+            value = ctx.params.get(param.name)
+            if param.name in PATH_ARGUMENTS or value is None:
+                continue
+            for text in value if isinstance(value, (list, tuple)) else (value,):
+                if isinstance(text, str):
+                    check_text(text, param.opts[0] if param.param_type_name == "option" else
+                               param.human_readable_name)
+        ctx = ctx.parent

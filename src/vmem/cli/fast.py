@@ -175,9 +175,25 @@ def read(argv: list[str], spec: Spec, store: str | None = None) -> dict | None:
     if {"-h", "--help"} & set(argv):
         return None
     try:
-        return spec.parse(argv, store)
+        args = spec.parse(argv, store)
     except _Unsure:
         return None
+    if not _utf8(args):  # bytes that are not UTF-8: typer's face says which argument (cli.common.session)
+        return None
+    return args
+
+
+def _utf8(args: dict) -> bool:
+    """Every str value of ARGS (and of its lists) encodes as UTF-8 (no lone surrogate from argv's
+    surrogateescape)."""
+    try:
+        for value in args.values():
+            for text in value if isinstance(value, list) else (value,):
+                if isinstance(text, str):
+                    text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def run(out, body: Callable[[], int]) -> int:
