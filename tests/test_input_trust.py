@@ -4,10 +4,13 @@ Each goes through the real console script (`vmem` beside this interpreter) or, f
 
 1. A statement (or title, reason, quote...) carrying bytes that are not UTF-8 reached argv as lone surrogates
    (Python's surrogateescape) and was committed as a YAML file with `\\uDCFF` escapes nobody could read back.
+2. An MCP tool call with an argument the tool does not take was run without it (the proposal was committed), and
+   a wrong type came back as a pydantic validation dump with a link to errors.pydantic.dev.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import subprocess
@@ -88,3 +91,154 @@ def test_utf8_text_and_a_store_path_that_is_not_utf8_are_still_fine(seeded, tmp_
     subprocess.run([b"git", b"clone", b"-q", os.fsencode(seeded.root), odd], check=True)  # a clone, named so
     out, _ = vmem_bytes("--store", odd, "list", "--json", code=0)
     assert isinstance(json.loads(out)["data"], list)
+
+
+# -- 2. MCP: unknown arguments and wrong types ------------------------------------------------------------------
+
+needs_mcp = pytest.mark.skipif(importlib.util.find_spec("mcp") is None, reason="the mcp extra is not installed")
+
+
+def _mcp_env(store) -> dict:
+    env = {k: v for k, v in os.environ.items() if k.startswith(("XDG_", "GIT_", "HOME", "PATH", "VMEM_", "NO_COLOR"))}
+    return {**env, "VMEM_STORE": str(store.root)}
+
+
+def _over_stdio(store, cwd, calls):
+    """CALLS [(tool, arguments)] against `vmem mcp` over stdio with the SDK's own client: their results."""
+    import anyio
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    async def main():
+        params = StdioServerParameters(command=str(VMEM), args=["mcp"], env=_mcp_env(store), cwd=str(cwd))
+        async with stdio_client(params) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                return [await session.call_tool(name, arguments) for name, arguments in calls]
+
+    return anyio.run(main)
+
+
+def _said(result) -> str:
+    assert result.is_error, result
+    [block] = result.content
+    return block.text
+
+
+PROPOSE_ARGS = "text, title, domain, paths, about, learning_from, categories"
+
+
+@needs_mcp
+def test_an_unknown_mcp_argument_is_refused_and_nothing_is_written(seeded, tmp_path):
+    """Regression (2): `propose {"text": ..., "foo": 1}` proposed the text and dropped foo without a word; an agent
+    that misspells `title` (`titel`) never learns its title was lost."""
+    before = commit_count(seeded)
+    results = _over_stdio(seeded, tmp_path, [
+        ("propose", {"text": "ARR excludes one-off fees", "foo": 1}),
+        ("propose", {"text": "ARR excludes one-off fees", "titel": "ARR"}),
+        ("recall", {"query": "ARR", "scope": "entity:tidewell"}),
+        ("show", {"id": "c-0123", "ID": "c-0123"}),
+        ("remember", {"text": "x"}),
+    ])
+    assert [_said(r) for r in results] == [
+        f"unknown argument 'foo' for propose (known: {PROPOSE_ARGS})",
+        f"unknown argument 'titel' for propose (known: {PROPOSE_ARGS})",
+        "unknown argument 'scope' for recall (known: query, k)",
+        "unknown argument 'ID' for show (known: id)",
+        "unknown tool 'remember' (known: recall, show, blame, list, changes, propose, verify)",
+    ]
+    assert commit_count(seeded) == before
+
+
+@needs_mcp
+def test_a_wrong_mcp_argument_type_is_one_line_never_a_validation_dump(seeded, tmp_path):
+    before = commit_count(seeded)
+    results = _over_stdio(seeded, tmp_path, [
+        ("list", {"limit": "many"}),
+        ("recall", {"query": 5}),
+        ("propose", {"text": ["ARR", "excludes fees"]}),
+        ("propose", {"text": "ARR excludes fees", "paths": "src/*.sql"}),
+        ("propose", {"text": "ARR excludes fees", "categories": ["industry:healthcare", 7]}),
+        ("list", {"kind": "nope"}),
+        ("verify", {"id": "c-0123", "kind": None}),
+        ("list", {"limit": True}),
+        ("propose", {}),
+    ])
+    said = [_said(r) for r in results]
+    assert said == [
+        "limit must be a whole number, not text (e.g. limit=100)",
+        'query must be text, not a number (e.g. query="...")',
+        'text must be text, not a list (e.g. text="...")',
+        'paths must be a list of text, not text (e.g. paths=["..."])',
+        'categories must be a list of text, not a list holding a number (e.g. categories=["..."])',
+        'kind must be one of claim, knowledge (e.g. kind="claim")',
+        'kind must be one of confirmation, correction, not null (e.g. kind="confirmation")',
+        "limit must be a whole number, not true/false (e.g. limit=100)",
+        'propose needs text (e.g. text="...")',
+    ]
+    assert not any("pydantic" in s or "validation error" in s or "\n" in s for s in said), said
+    assert commit_count(seeded) == before
+
+
+@needs_mcp
+def test_mcp_text_that_is_not_unicode_is_refused_like_the_cli(seeded):
+    """JSON may carry a lone surrogate (`"\\udcff"`); a transport that delivers one to the tool (the SDK's own
+    in-memory client here) gets the CLI's error, naming the argument, and nothing is written."""
+    import anyio
+    from mcp import Client
+
+    from vmem.mcp.server import build
+    from vmem.ops.agent import AgentView
+
+    before = commit_count(seeded)
+
+    async def main():
+        async with Client(build(AgentView(seeded.root))) as client:
+            return [await client.call_tool("propose", arguments) for arguments in (
+                {"text": "ARR \udcff\udcfe includes fees"},
+                {"text": "ARR excludes fees", "title": "ARR \ud800"},
+                {"text": "ARR excludes fees", "paths": ["src/*.sql", "src/\udcff/*.sql"]},
+            )]
+
+    said = [_said(r) for r in anyio.run(main)]
+    assert said == [
+        "text is not valid UTF-8 (the bytes \\xff\\xfe at character 5) (give it as UTF-8 text: check the "
+        "encoding of the terminal, script or file it came from)",
+        "title is not valid UTF-8 (a lone surrogate U+D800 at character 5) (give it as UTF-8 text: check the "
+        "encoding of the terminal, script or file it came from)",
+        "paths is not valid UTF-8 (the bytes \\xff at character 5) (give it as UTF-8 text: check the encoding "
+        "of the terminal, script or file it came from)",
+    ]
+    assert commit_count(seeded) == before
+
+
+@needs_mcp
+def test_a_lone_surrogate_over_stdio_is_never_committed_and_the_server_keeps_serving(seeded, tmp_path):
+    """Over stdio the SDK's reader refuses the line (its JSON parser rejects a lone surrogate escape) before any
+    tool runs: nothing is committed, and the next call is answered."""
+    before = commit_count(seeded)
+    server = subprocess.Popen([str(VMEM), "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              stderr=subprocess.DEVNULL, env=_mcp_env(seeded), cwd=tmp_path)
+    try:
+        def send(line: str) -> None:
+            server.stdin.write(line.encode() + b"\n")
+            server.stdin.flush()
+
+        send(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}}))
+        assert json.loads(server.stdout.readline())["id"] == 1
+        send(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        send(r'{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "propose", '
+             r'"arguments": {"text": "ARR \udcff\udcfe includes fees"}}}')
+        send(json.dumps({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+                         "params": {"name": "list", "arguments": {"limit": 1}}}))
+        answers = {}
+        while 3 not in answers:
+            answer = json.loads(server.stdout.readline())
+            answers[answer.get("id")] = answer
+        assert answers[3]["result"]["isError"] is False
+        assert 2 not in answers or "error" in answers[2] or answers[2]["result"]["isError"], answers[2]
+    finally:
+        server.stdin.close()
+        server.wait(30)
+    assert commit_count(seeded) == before

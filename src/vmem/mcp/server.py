@@ -4,8 +4,11 @@ Every tool answers with its CLI command's `--json` data (`vmem recall|show|list|
 the same keys and ids, as structured content and as the JSON text the CLI prints (`list`, a JSON array in the
 CLI, is `{"result": [...]}` as structured content, the SDK's form for a value that is not an object). What the
 CLI prints on stderr (notes, warnings) follows as further text blocks, "note: ...". A vmem error is a tool
-error whose text is the CLI's message and hint on one line (VmemError.described), never a crash of the server. Resources: the
-mandatory rules sync delivers to this scope, as Markdown and as JSON. No tool deletes or reviews anything.
+error whose text is the CLI's message and hint on one line (VmemError.described), never a crash of the server. Arguments
+are checked against the tool's published schema before the SDK's own validation, as the CLI checks its options:
+an unknown argument, a missing or mistyped one or text that is not UTF-8 is one such line, and nothing runs.
+Resources: the mandatory rules sync delivers to this scope, as Markdown and as JSON. No tool deletes or reviews
+anything.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from __future__ import annotations
 import json
 from typing import Annotated, Any, Literal, Optional
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -110,10 +113,114 @@ def answer(data: Any, notes: list[str] | tuple = ()) -> CallToolResult:
     return CallToolResult(content=content, structured_content=data if isinstance(data, dict) else {"result": data})
 
 
+def refused(exc) -> CallToolResult:
+    """A VmemError as a tool error: the CLI's message and hint on one line."""
+    return CallToolResult(content=[TextContent(type="text", text=exc.described())], is_error=True)
+
+
+# What a JSON value is, in the words of an error ("limit must be a whole number, not text").
+_WANTED = {"string": "text", "integer": "a whole number", "array": "a list of text", "null": "null"}
+
+
+def _seen(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true/false"
+    if isinstance(value, str):
+        return "text"
+    if isinstance(value, float) and not value.is_integer():
+        return "a fraction"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, list):
+        odd = [v for v in value if not isinstance(v, str)]
+        return f"a list holding {_seen(odd[0])}" if odd else "a list"
+    return "an object"
+
+
+def _fits(value: Any, shape: dict) -> bool:
+    kind = shape.get("type")
+    if kind == "null":
+        return value is None
+    if kind == "string":
+        return isinstance(value, str) and ("enum" not in shape or value in shape["enum"])
+    if kind == "integer":  # 5.0 is the JSON number 5 (pydantic takes it too); true is not a number
+        return not isinstance(value, bool) and (isinstance(value, int) or isinstance(value, float)
+                                                and value.is_integer())
+    if kind == "array":
+        return isinstance(value, list) and all(_fits(v, shape.get("items") or {}) for v in value)
+    return False
+
+
+def check_arguments(tool: str, arguments: dict, schema: dict) -> None:
+    """ARGUMENTS as TOOL's published input SCHEMA takes them, or a UsageError in the CLI's words, the first problem
+    only: an unknown argument (`vmem propose --foo` is refused too, never dropped), a missing one, a wrong type or
+    a value outside its choices, text that is not UTF-8 (vmem.model.check_text, the CLI's own check). What the
+    schema allows the SDK's validation allows; limits on sizes and ranges are the bodies' (vmem.ops.agent)."""
+    from vmem.errors import UsageError
+    from vmem.model import check_text
+
+    known = schema.get("properties") or {}
+    for name in arguments:
+        if name not in known:
+            raise UsageError(f"unknown argument {name!r} for {tool}", f"known: {', '.join(known)}")
+    for name in schema.get("required") or ():
+        if name not in arguments:
+            raise UsageError(f"{tool} needs {name}", _example(name, known[name]))
+    for name, value in arguments.items():
+        shapes = known[name].get("anyOf") or [known[name]]
+        if not any(_fits(value, shape) for shape in shapes):
+            [shape] = [s for s in shapes if s.get("type") != "null"] or shapes
+            wanted = f"one of {', '.join(shape['enum'])}" if "enum" in shape else _WANTED.get(shape.get("type"),
+                                                                                             "something else")
+            right_type = "enum" in shape and isinstance(value, str)
+            raise UsageError(f"{name} must be {wanted}" + ("" if right_type else f", not {_seen(value)}"),
+                             _example(name, known[name]))
+        for text in value if isinstance(value, list) else (value,):
+            if isinstance(text, str):
+                check_text(text, name)
+
+
+def _example(name: str, spec: dict) -> str:
+    shape = next((s for s in spec.get("anyOf") or [spec] if s.get("type") != "null"), spec)
+    if spec.get("default") is not None:
+        value = spec["default"]
+    elif "enum" in shape:
+        value = shape["enum"][0]
+    else:
+        value = {"integer": 1, "array": ["..."]}.get(shape.get("type"), "...")
+    return f"e.g. {name}={json.dumps(value, ensure_ascii=False)}"
+
+
+class _Server(MCPServer):
+    """The SDK's server, with every tool call's arguments checked first (check_arguments) and any validation the
+    SDK still refuses said in one line, never pydantic's multi-line report."""
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context=None):
+        from vmem.errors import UsageError, VmemError
+
+        tools = {tool.name: tool for tool in await self.list_tools()}
+        try:
+            if name not in tools:
+                raise UsageError(f"unknown tool {name!r}", f"known: {', '.join(tools)}")
+            check_arguments(name, arguments, tools[name].input_schema)
+        except VmemError as exc:
+            return refused(exc)
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            if not isinstance(exc.__cause__, ValidationError):
+                raise
+            first = exc.__cause__.errors()[0]
+            where = ".".join(str(part) for part in first["loc"]) or "the arguments"
+            return refused(UsageError(f"{where} is not valid for {name}", "see the tool's input schema"))
+
+
 def build(view) -> MCPServer:
     from vmem.errors import VmemError
 
-    server = MCPServer("vmem", version=version(), log_level="WARNING", instructions=(
+    server = _Server("vmem", version=version(), log_level="WARNING", instructions=(
         "The team's reviewed knowledge (vmem). recall before answering questions about the team's data, "
         f"definitions and customers; it serves only reviewed items in scope {view.scope}. The mandatory rules "
         "are the resource vmem://rules/mandatory. propose what you learn, and verify (confirm or correct) an "
@@ -130,7 +237,7 @@ def build(view) -> MCPServer:
         try:
             done = fn(*args, **kwargs)
         except VmemError as exc:
-            return CallToolResult(content=[TextContent(type="text", text=exc.described())], is_error=True)
+            return refused(exc)
         return answer(*done) if isinstance(done, tuple) else answer(done)
 
     @server.tool(annotations=READ)
