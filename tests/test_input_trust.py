@@ -6,6 +6,9 @@ Each goes through the real console script (`vmem` beside this interpreter) or, f
    (Python's surrogateescape) and was committed as a YAML file with `\\uDCFF` escapes nobody could read back.
 2. An MCP tool call with an argument the tool does not take was run without it (the proposal was committed), and
    a wrong type came back as a pydantic validation dump with a link to errors.pydantic.dev.
+3. A committed `.vmem.yaml` could reach a store elsewhere on a colleague's machine with `store.path: ../../..`
+   (no symlink needed), or with a URL whose path climbs past the user's own `insteadOf` mirror prefix
+   (`https://git.example.com/team/../../private`).
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from pathlib import Path
 
 import pytest
 from conftest import REVIEWER, commit_count
+from test_trust_project import SECRET, TEAM_URL, _assert_refused, _sync, other_store, project  # noqa: F401
 
 VMEM = Path(sys.executable).with_name("vmem")  # the console script, as a user's shell runs it
 
@@ -242,3 +246,110 @@ def test_a_lone_surrogate_over_stdio_is_never_committed_and_the_server_keeps_ser
         server.stdin.close()
         server.wait(30)
     assert commit_count(seeded) == before
+
+
+# -- 3. committed config paths and URLs may not climb out ---------------------------------------------------------
+
+
+def _deep_project(tmp_path: Path) -> Path:
+    """A project two levels below the colleague's home for stores (tmp_path), as ~/code/team/app is."""
+    path = tmp_path / "code" / "team" / "app"
+    path.mkdir(parents=True)
+    return path
+
+
+@pytest.mark.parametrize("rel", ["../../../seeded", "memory/../../../../seeded", "./../../.././seeded"])
+def test_a_store_path_may_not_climb_above_the_projects_parent(other_store, tmp_path, rel):
+    """Regression (3): `store: {path: ../../../seeded}` (no symlink anywhere) reached the colleague's private
+    store three levels up and the hook put its mandatory rule into every session."""
+    project = _deep_project(tmp_path)
+    (project / "memory").mkdir()  # a real directory: no symlink for the older check to find
+    assert (project / rel / "vmem.yaml").is_file()  # the attack reaches it
+    (project / "memory").rmdir()  # the refusal is lexical (normalised first); _assert_refused counts every file
+    (project / ".vmem.yaml").write_text(f"store: {{path: {json.dumps(rel)}}}\n")
+    _assert_refused(project, tmp_path)
+    first = _sync(project, tmp_path).stderr.splitlines()[0]
+    assert "store.path" in first and "climbs out" in first, first
+
+
+def test_every_consumer_refuses_a_climbing_store_path_alike(other_store, tmp_path, vmem, monkeypatch):
+    monkeypatch.delenv("VMEM_STORE")
+    project = _deep_project(tmp_path)
+    (project / ".vmem.yaml").write_text("store: {path: ../../../seeded}\n")
+    said = {vmem(*argv, code=2).stderr.splitlines()[0] for argv in (
+        ["mcp", "--project", str(project)], ["targets", "list", "--project", str(project)])}
+    monkeypatch.chdir(project)
+    said.add(vmem("list", code=2).stderr.splitlines()[0])  # CLI resolution from inside the project
+    assert len(said) == 1, said
+    [line] = said
+    assert line.startswith("error: ") and ".vmem.yaml: store.path '../../../seeded' climbs out" in line, line
+
+
+@pytest.mark.parametrize("rel", ["../seeded", "../stores/../seeded", "src/../../seeded", "memory"])
+def test_a_store_inside_or_beside_the_project_is_still_served(other_store, project, tmp_path, rel):
+    """The rule's other side: the project's own directory and its parent's (sibling checkouts, ../team-memory)."""
+    (tmp_path / "stores").mkdir()
+    (project / "src").mkdir()
+    if rel == "memory":  # the store checked out inside the project
+        subprocess.run(["git", "clone", "-q", str(other_store.root), str(project / "memory")], check=True)
+    (project / ".vmem.yaml").write_text(f"store: {{path: {json.dumps(rel)}}}\n")
+    hook = _sync(project, tmp_path, "--hook")
+    assert hook.returncode == 0 and SECRET in json.loads(hook.stdout)["hookSpecificOutput"]["additionalContext"]
+
+
+def _mirror_prefix(tmp_path: Path) -> Path:
+    """The user's own git config maps the team's URL prefix to a local mirror directory (air-gapped teams, tests):
+    https://git.example.com/team/ -> file://TMP/mirrors/team/."""
+    mirrors = tmp_path / "mirrors" / "team"
+    mirrors.mkdir(parents=True)
+    subprocess.run(["git", "clone", "-q", "--bare", str(tmp_path / "seeded"), str(mirrors / "memory.git")],
+                   check=True)
+    with open(Path(os.environ["HOME"]) / ".gitconfig", "a") as config:
+        config.write(f'[url "{mirrors.as_uri()}/"]\n\tinsteadOf = https://git.example.com/team/\n')
+    return mirrors
+
+
+@pytest.mark.parametrize("url", [
+    "https://git.example.com/team/../../seeded",
+    "https://git.example.com/team/%2e%2e/%2E%2E/seeded",
+    "https://git.example.com/team/.%2e/%2e./seeded",
+    "https://git.example.com/team/%252e%252e/%252e%252e/seeded",
+    "https://git.example.com/team/memory.git/../../../seeded",
+    "https://git.example.com/team/./../../seeded",
+])
+def test_a_url_may_not_climb_past_the_users_insteadof_mirror(other_store, project, tmp_path, url):
+    """Regression (3): the committed URL is https, but after the user's own insteadOf its path climbed out of the
+    mirror directory to the colleague's private store."""
+    _mirror_prefix(tmp_path)
+    (project / ".vmem.yaml").write_text(f"store: {{url: {json.dumps(url)}}}\n")
+    _assert_refused(project, tmp_path)
+    first = _sync(project, tmp_path).stderr.splitlines()[0]
+    assert "'..'" in first and "store URL" in first, first
+    assert not (tmp_path / "data" / "vmem" / "stores").exists() or \
+        not any((tmp_path / "data" / "vmem" / "stores").iterdir())  # nothing cloned
+
+
+def test_the_mirrored_team_url_itself_still_works(other_store, project, tmp_path):
+    _mirror_prefix(tmp_path)
+    (project / ".vmem.yaml").write_text(f"store: {{url: {json.dumps(TEAM_URL)}}}\n")
+    hook = _sync(project, tmp_path, "--hook")
+    assert hook.returncode == 0 and SECRET in json.loads(hook.stdout)["hookSpecificOutput"]["additionalContext"]
+
+
+@pytest.mark.parametrize("url", ["git@git.example.com:team/../../seeded", "ssh://git@git.example.com/team/../x",
+                                 "ssh://git@git.example.com/~alice/..%2f..%2fseeded", "https://h.example/a/..",
+                                 "https://h.example/a/.\\..\\x"])
+def test_every_transport_refuses_dot_segments(url):
+    from vmem.errors import UsageError
+    from vmem.store.remote import check_url
+
+    with pytest.raises(UsageError, match="'..'"):
+        check_url(url)
+
+
+@pytest.mark.parametrize("url", ["https://git.example.com/team/memory.git", "https://h.example/a..b/c.d/.git",
+                                 "git@git.example.com:team/memory...git", "ssh://git@h.example:2222/~a/m.git"])
+def test_dots_inside_a_name_are_fine(url):
+    from vmem.store.remote import check_url
+
+    assert check_url(url) == url

@@ -55,6 +55,11 @@ def _check(raw: dict, path, project: Path | None = None) -> dict:
         if not isinstance(rel, str) or Path(rel).is_absolute() or "\0" in rel or rel.startswith("~"):
             raise UsageError(f"{path}: store.path must be relative to the project (a committed config holds no "
                              "absolute path)", "e.g. store: {path: ../memory}")
+        if _climbs_out(rel):
+            raise UsageError(f"{path}: store.path {rel!r} climbs out of the project's parent directory; a committed "
+                             "config names a store inside the project or beside it, never further up",
+                             "put the store beside the project (store: {path: ../team-memory}) or name it by its "
+                             "https or ssh URL")
         link = _symlink_on(project, rel) if project is not None else None
         if link is not None:
             raise UsageError(f"{path}: store.path {rel!r} passes through the symlink {link}; a committed config may "
@@ -71,6 +76,14 @@ def _check(raw: dict, path, project: Path | None = None) -> dict:
             raise UsageError(f"{path}: {key} must be text", "e.g. audience: all")
     return {"store": {"url": store.get("url"), "path": store.get("path")}, "targets": list(dict.fromkeys(targets)),
             "budget": budget, "scope": raw.get("scope"), "audience": raw.get("audience")}
+
+
+def _climbs_out(rel: str) -> bool:
+    """REL, normalised as text before anything resolves it (`src/../../x` is `../x`), leaves the project's parent
+    directory or is that directory itself: more than one leading '..', or nothing after it. A sibling checkout
+    (`../team-memory`) is the common layout; anything further up is another place on a colleague's machine."""
+    parts = Path(os.path.normpath(rel)).parts
+    return parts[:2] == ("..", "..") or parts == ("..",)
 
 
 def _symlink_on(project: Path, rel: str) -> str | None:

@@ -46,7 +46,28 @@ def check_url(value: str) -> str:
             # a user or host that reads as an option (ssh://-oProxyCommand=…): git blocks it too, refuse it first
             or any(part.startswith("-") for part in re.split(r"[@:]", value.split("://", 1)[-1].split("/", 1)[0]))):
         raise UsageError(f"store URL {value!r} is not one vmem fetches from", hint)
+    if _climbs(value):
+        raise UsageError(f"store URL {value!r} has a '.' or '..' segment in its path: after the user's own "
+                         "url.<base>.insteadOf it could climb out of the place that names (to another store on "
+                         "this machine)", "name the repository by its plain path, e.g. "
+                         "https://git.example.com/team/memory.git")
     return value
+
+
+def _climbs(value: str) -> bool:
+    """VALUE, percent-decoded until nothing changes (git decodes a file: URL once; a mirror's server may again),
+    has a '.' or '..' segment between '/', '\\' or ':' (scp-like host:path): git rewrites a URL by its prefix
+    before anything normalises it, so `https://host/team/../../x` under `insteadOf = https://host/team/` is a path
+    two levels above the user's mirror. The URL is judged as normalised, not rewritten: no such segment at all."""
+    import re
+    from urllib.parse import unquote
+
+    for _ in range(8):
+        decoded = unquote(value)
+        if decoded == value:
+            break
+        value = decoded
+    return any(part in (".", "..") for part in re.split(r"[/\\:]", value.split("://", 1)[-1]))
 
 
 def _userinfo(value: str):
