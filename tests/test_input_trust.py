@@ -9,6 +9,7 @@ Each goes through the real console script (`vmem` beside this interpreter) or, f
 3. A committed `.vmem.yaml` could reach a store elsewhere on a colleague's machine with `store.path: ../../..`
    (no symlink needed), or with a URL whose path climbs past the user's own `insteadOf` mirror prefix
    (`https://git.example.com/team/../../private`).
+4. Plain `vmem check` fails on governance errors too (SPEC 6), pointing at `vmem check --governance`.
 """
 
 from __future__ import annotations
@@ -22,9 +23,11 @@ from pathlib import Path
 
 import pytest
 from conftest import REVIEWER, commit_count
+from test_trust import _set_status
 from test_trust_project import SECRET, TEAM_URL, _assert_refused, _sync, other_store, project  # noqa: F401
 
 VMEM = Path(sys.executable).with_name("vmem")  # the console script, as a user's shell runs it
+RITA = f"Rita Reviewer <{REVIEWER[1]}>"
 
 
 def vmem_bytes(*args: str | bytes, code: int, env: dict | None = None) -> tuple[str, str]:
@@ -353,3 +356,26 @@ def test_dots_inside_a_name_are_fine(url):
     from vmem.store.remote import check_url
 
     assert check_url(url) == url
+
+
+# -- 4. plain `vmem check` fails on governance errors ---------------------------------------------------------
+
+
+def test_plain_check_fails_on_a_hand_committed_approval_and_points_at_the_full_report(seeded, vmem):
+    """SPEC 6: "plain check exits non-zero on governance errors too; --governance adds the full report". A
+    non-reviewer's `status: approved` committed with plain git is a governance error, so a store's CI fails."""
+    claim = _claim(seeded, vmem, "invoices are issued in UTC")
+    forged = _set_status(seeded, claim, "approved")  # sed + git commit by Alice, who is not a reviewer
+    out = subprocess.run([str(VMEM), "check"], capture_output=True, text=True, env={**os.environ, "VMEM_STORE":
+                                                                                      str(seeded.root)})
+    assert out.returncode == 1, (out.stdout, out.stderr)
+    pointer = [line for line in out.stdout.splitlines() if line.startswith("error governance:")]
+    assert len(pointer) == 1, out.stdout
+    assert "1 governance problem (first:" in pointer[0] and forged[:10] in pointer[0], pointer
+    assert pointer[0].endswith("the full report: vmem check --governance"), pointer
+    full = vmem.json("check", "--governance", code=1)["data"]["errors"]
+    assert [e["path"] for e in full] == [f"claims/{claim[2:4]}/{claim}.yaml"]
+    # a reviewer's approval is history's: the same check passes once the forgery is reverted and Rita approves
+    subprocess.run(["git", "-C", str(seeded.root), "revert", "--no-edit", forged], check=True, capture_output=True)
+    vmem("approve", claim, who=RITA, store=seeded)
+    assert vmem.json("check")["data"]["errors"] == []
