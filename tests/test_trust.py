@@ -332,20 +332,28 @@ def histories(draw):
     for _ in range(draw(st.integers(1, 8))):
         item = draw(st.integers(0, n - 1))
         kind = kinds[item]
-        how = draw(st.sampled_from(["plain", "forged", "reviewer-plain", "govern"]))
+        how = draw(st.sampled_from(["plain", "forged", "reviewer-plain", "govern", "edit", "delete",
+                                    "reviewer-delete", "rename"]))
         status = draw(st.sampled_from(model.CLAIM_STATUSES if kind == "claim" else model.KNOWLEDGE_STATUSES))
         steps.append((item, how, status))
     return kinds, initial, steps
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+# VMEM_PROP_EXAMPLES=80 for a deeper search than CI's
+@settings(max_examples=int(os.environ.get("VMEM_PROP_EXAMPLES", 12)), deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(history=histories())
 @example(history=(["claim", "claim"], ["proposed", "proposed"], [(0, "forged", "superseded")]))  # found here
 @example(history=(["knowledge", "claim"], ["candidate", "proposed"], [(0, "forged", "quarantined")]))
+@example(history=(["knowledge", "claim"], ["eligible", "approved"], [(0, "edit", "published"), (1, "delete", "x"),
+                                                                     (0, "forged", "published")]))
+@example(history=(["claim", "knowledge"], ["approved", "published"], [(0, "rename", "x"), (1, "edit", "x"),
+                                                                      (0, "reviewer-delete", "x")]))
 def test_hand_edits_in_random_commits_never_make_anything_servable(tmp_path_factory, history):
     """The oracle tracks the status each item holds by a legitimate path only (a reviewer's import, vmem's own
-    governance commands run by the reviewer); sync, recall and show must serve exactly that, whatever hand edits,
-    forged trailers or a reviewer's plain commits did to the files in between."""
+    governance commands run by the reviewer) and the words it was reviewed with; sync, recall and show must serve
+    exactly that, whatever hand edits of status or statement, forged trailers, deletions and renames by a teammate,
+    or a reviewer's plain commits did to the files in between (SPEC 12: served = attested)."""
     import pygit2
 
     from conftest import Vmem
@@ -359,7 +367,7 @@ def test_hand_edits_in_random_commits_never_make_anything_servable(tmp_path_fact
     path = root / "store"
     config = pygit2.init_repository(str(path), initial_head="main").config
     config["user.name"], config["user.email"] = "Alice Analyst", "alice@example.com"
-    store = init_store(path)
+    store = init_store(path, solo=True)  # the import below names the reviewers
     with store.acting_as(RITA), store.transaction("import", summary="reviewers") as tx:
         from vmem.store import codec
 
@@ -384,17 +392,42 @@ def test_hand_edits_in_random_commits_never_make_anything_servable(tmp_path_fact
         for item in items:
             tx.write(item)
     legit = list(initial)
+    words = [item["statement"] for item in items]  # what each item says as it was last reviewed
     for index, how, status in steps:
         item_id = items[index]["id"]
+        file = path / model.item_path(item_id)
+        if not file.exists():
+            continue  # deleted or moved away: later steps on it change nothing
+        if how in ("delete", "reviewer-delete", "rename"):
+            who = RITA if how == "reviewer-delete" else "Alice Analyst <alice@example.com>"
+            name, email = who[:-1].split(" <")
+            env = {**os.environ, "GIT_AUTHOR_NAME": name, "GIT_AUTHOR_EMAIL": email, "GIT_COMMITTER_NAME": name,
+                   "GIT_COMMITTER_EMAIL": email}
+            if how == "rename":  # out of the item folders: git sees a deletion there
+                subprocess.run(["git", "-C", str(path), "mv", model.item_path(item_id), f"episodes/{item_id}.yaml"],
+                               check=True, env=env)
+            else:
+                subprocess.run(["git", "-C", str(path), "rm", "-q", model.item_path(item_id)], check=True, env=env)
+            subprocess.run(["git", "-C", str(path), "commit", "-q", "-m", "tidy"], check=True, env=env)
+            if how == "reviewer-delete":
+                legit[index] = None  # a reviewer's own removal is the reviewer's act
+            continue
+        if how == "edit":
+            text = file.read_text().replace(f"fact number {index} about orders", f"edited fact {index} on refunds")
+            if text != file.read_text():
+                _hand_commit(store, model.item_path(item_id), text)
+                if legit[index] == "eligible":
+                    legit[index] = "candidate"  # counted for other words: a candidate again
+            continue
         if how == "govern" and kinds[index] == "claim" and status in ("approved", "mandatory", "revoked"):
             try:
                 with store.acting_as(RITA):
                     set_status(store, item_id, status)
                 legit[index] = status
+                words[index] = re.search(r"(?m)^statement: (.*)$", file.read_text()).group(1)
             except VmemError:
                 pass  # illegal transition or an unattested file: refused, nothing written
             continue
-        file = path / model.item_path(item_id)
         text = re.sub(r"(?m)^status: \S+$", f"status: {status}", file.read_text())
         if text == file.read_text():
             continue
@@ -405,6 +438,12 @@ def test_hand_edits_in_random_commits_never_make_anything_servable(tmp_path_fact
     expected = {items[n]["id"] for n, s in enumerate(legit) if s in SERVABLE}
     result, _ = sync(path, target=root / "rules")
     assert set(result.items) == expected
+    rules = "\n".join(p.read_text() for p in (root / "rules").rglob("*.md"))
+    for n, item in enumerate(items):
+        if item["id"] in expected:
+            assert words[n] in rules, (words[n], rules)
+        for said in {f"fact number {n} about orders", f"edited fact {n} on refunds"} - {words[n]}:
+            assert said not in rules
     vmem = Vmem()
     os.environ["VMEM_STORE"] = str(path)
     try:
@@ -412,8 +451,9 @@ def test_hand_edits_in_random_commits_never_make_anything_servable(tmp_path_fact
                   ["results"]}
         assert served == expected
         for n, item in enumerate(items):
-            computed = vmem.json("show", item["id"])["data"]["computed"]
-            assert computed["attested_status"] == legit[n]
+            if (path / model.item_path(item["id"])).exists():
+                computed = vmem.json("show", item["id"])["data"]["computed"]
+                assert computed["attested_status"] == legit[n]
     finally:
         del os.environ["VMEM_STORE"]
 

@@ -374,7 +374,7 @@ def test_branches_merges_orphans_and_policy_edits_never_widen_what_is_served(tmp
     path = tmp_path_factory.mktemp("team") / "store"
     config = pygit2.init_repository(str(path), initial_head="main").config
     config["user.name"], config["user.email"] = "Alice Analyst", "alice@example.com"
-    store = init_store(path)
+    store = init_store(path, solo=True)  # the import below names the reviewers
     with store.acting_as(RITA), store.transaction("import", summary="reviewers") as tx:
         raw = codec.load((path / "vmem.yaml").read_text(), "vmem.yaml")
         raw["reviewers"] = [REVIEWER[1]]
