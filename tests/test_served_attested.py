@@ -67,6 +67,9 @@ def test_a_teammates_deletion_of_reviewed_items_changes_nothing_agents_are_serve
         # the mandatory rule still reaches the session through the hook's context too
         hook = vmem_cli(clone, "sync", "--hook", "--dir", str(team.tmp / f"hook-{clone.name}")).stdout
         assert "never join orders to events" in hook or "never join orders to events" in served["text"]
+    head = team.git(team.rita, "rev-parse", "HEAD").stdout.strip()
+    then = team.json(team.rita, "recall", "refunds settle three days", "--as-of", head, "-k", "20")["results"]
+    assert set(reviewed) & {row["id"] for row in then}, then  # the store as it was: still what history attests
     plain = team.vmem(team.rita, "check", check=False)
     assert plain.returncode == 1
     errors = team.governance_errors(team.rita)

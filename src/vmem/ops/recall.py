@@ -353,6 +353,27 @@ def classify(results: list[dict]) -> str:
     return "uncovered"
 
 
+def _dropped(snapshot, state) -> list:
+    """Reviewed items a commit without a reviewer removed from SNAPSHOT's tree, as the versions history attests:
+    they are served still (SPEC 12)."""
+    from types import SimpleNamespace
+
+    from vmem.errors import SchemaError
+    from vmem.store import blobs
+    from vmem.store.parse import parse_blob
+
+    out = []
+    for path in sorted(state.dropped):
+        oid = state.serve(path, None)
+        kind = "claim" if path.startswith("claims/") else "knowledge"
+        try:
+            item = parse_blob(kind, path, oid, blobs.read(snapshot, oid)) if oid else None
+        except SchemaError:
+            item = None
+        out.append(SimpleNamespace(path=path, oid=oid, item=item))
+    return out
+
+
 def _recall_as_of(store: Store, query: str, who: Scope, when: str, include_stale: bool, k: int, embed) -> dict:
     """The store as it was: the tree at the last commit before WHEN, and the items valid at WHEN."""
     import numpy as np
@@ -363,16 +384,16 @@ def _recall_as_of(store: Store, query: str, who: Scope, when: str, include_stale
     who.check_entity(snapshot)
     state = store.attestation(snapshot)
     items, waiting = {}, []
-    for loaded in snapshot.items():
+    from vmem.store import blobs
+    from vmem.store.parse import parse_blob
+
+    for loaded in [*snapshot.items(), *_dropped(snapshot, state)]:
         if loaded.item is None or model.item_path(loaded.item["id"]) != loaded.path:
             continue
         if state.status_of(loaded.path) in model.AWAITING and _in_review(loaded.item, who):
             waiting.append(loaded.item)
         served = state.served_blob(loaded.path, loaded.oid)
         if served != loaded.oid:  # a hand edit of a reviewed text: the reviewed version is the one served
-            from vmem.store import blobs
-            from vmem.store.parse import parse_blob
-
             loaded = type(loaded)(loaded.path, served, parse_blob(loaded.item["kind"], loaded.path, served,
                                                                   blobs.read(snapshot, served)))
         item = {**state.as_served(loaded.path, loaded.item),

@@ -96,7 +96,11 @@ def build(store, *, quarantined_evidence: bool = False, map_claims: bool = False
                        for i in every if i["kind"] == "claim" and i["status"] in model.OPEN["claim"]
                        and i.get("expires_at") and now <= model.parse_ts(i["expires_at"]) <= soon),
                       key=lambda r: (r["expires_at"], r["id"]))
-    gates = [_gate_row(store, snapshot, i) for i in every if i["kind"] == "knowledge" and i["status"] != "merged"]
+    from vmem.gates.publish import GateInputs
+
+    counted = GateInputs({}, {}, counted=snapshot.counted_entities())  # what the support gates count
+    gates = [_gate_row(store, snapshot, i, counted) for i in every
+             if i["kind"] == "knowledge" and i["status"] != "merged"]
     gates.sort(key=lambda g: (["eligible", "candidate", "quarantined", "published"].index(g["status"])
                               if g["status"] in ("eligible", "candidate", "quarantined", "published") else 9, g["id"]))
     history = timelines(store, set(by_id))
@@ -131,7 +135,7 @@ def build(store, *, quarantined_evidence: bool = False, map_claims: bool = False
                        "expiring": len(expiring), "communities": len(graph["communities"])}}
 
 
-def _gate_row(store, snapshot, item: dict) -> dict:
+def _gate_row(store, snapshot, item: dict, inputs) -> dict:
     """One row of the gates page: support counted as the gates count it (the evidence history vouches for), the
     last gate result, and, when the evidence changed since that run (a customer forgotten, evidence merged in),
     what the support gates say now from the same counts, so the numbers and the reason never disagree."""
@@ -143,7 +147,7 @@ def _gate_row(store, snapshot, item: dict) -> dict:
     counted = support(store, snapshot, item)
     vouched = {**item, "evidence": store.attestation(snapshot).attested_evidence(model.item_path(item["id"]), item)}
     checks = dict(gate.get("checks") or {})
-    now = {g.name: g.check(vouched, None, store.policy["knowledge"], k_min(store.policy))
+    now = {g.name: g.check(vouched, inputs, store.policy["knowledge"], k_min(store.policy))
            for g in GATES if g.name in ("k_support", "writers")}  # these two read only the evidence
     recorded = gate.get("reason") or ""
     stale = bool(gate) and any((reason is None) != bool(checks.get(name, reason is None))
