@@ -379,3 +379,21 @@ def test_plain_check_fails_on_a_hand_committed_approval_and_points_at_the_full_r
     subprocess.run(["git", "-C", str(seeded.root), "revert", "--no-edit", forged], check=True, capture_output=True)
     vmem("approve", claim, who=RITA, store=seeded)
     assert vmem.json("check")["data"]["errors"] == []
+
+
+def test_hook_install_for_a_store_far_above_the_project_records_its_url_alone(seeded, tmp_path, vmem):
+    """A store two levels up: without a network origin, `hook install` refuses it (every reader would); with one,
+    the config it commits names the URL alone, never a path that climbs out."""
+    import subprocess
+
+    from vmem.ops.hook import project_config
+
+    project = tmp_path / "deep" / "down" / "project"
+    project.mkdir(parents=True)
+    subprocess.run(["git", "-C", str(project), "init", "-q"], check=True)
+    refused = vmem("hook", "install", "--store", str(seeded.root), "--project", str(project), code=2)
+    assert "climbs out" in refused.stderr
+    subprocess.run(["git", "-C", str(seeded.root), "remote", "add", "origin", "https://git.example.com/t/m.git"],
+                   check=True)
+    config = project_config(project, str(seeded.root), None, None)  # what install writes, before it syncs
+    assert config["store"] == {"url": "https://git.example.com/t/m.git", "path": None}, config

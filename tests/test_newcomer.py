@@ -69,7 +69,7 @@ def test_a_customer_and_an_episode_without_writing_yaml(vmem, store):
     assert episode["path"] == "episodes/acme-health/ep-kickoff.yaml"
     listed = vmem.json("entity", "list")["data"]
     assert listed == [{"id": "acme-health", "name": "Acme Health", "categories": ["industry:healthcare"],
-                       "aliases": 1, "people": 1, "episodes": 1}]
+                       "aliases": 1, "people": 1, "episodes": 1, "counted": True}]  # added by a reviewer
     shown = vmem.json("entity", "show", "acme-health")["data"]
     assert shown["episodes"][0]["quotes"] == ["We cannot sign until legal redlines the DPA."]
     # the lexicon holds the new customer at once: the next learning that names it is quarantined

@@ -118,9 +118,9 @@ def test_a_one_sided_link_on_a_revision_that_took_effect_is_still_an_error(seede
     with seeded.transaction("edit", items=[new]) as tx:  # approved by hand: the old claim was never retired
         tx.write({**tx.snapshot.item(new), "status": "approved",
                   "review": {"by": REVIEWER[1], "at": model.now(), "action": "approve", "reason": None}})
-    errors = vmem.json("check", code=1)["data"]["errors"]
+    errors = [e for e in vmem.json("check", code=1)["data"]["errors"] if e["path"] != "governance"]  # by hand
     assert [(e["path"], e["message"]) for e in errors] == [
         (model.item_path(new), f"supersedes: {old}, but {old} has superseded_by: None (one-sided link)")]
     with seeded.transaction("edit", items=[new]) as tx:  # and so is one that expired after its approval
         tx.write({**tx.snapshot.item(new), "status": "expired"})
-    assert len(vmem.json("check", code=1)["data"]["errors"]) == 1
+    assert len([e for e in vmem.json("check", code=1)["data"]["errors"] if e["path"] != "governance"]) == 1

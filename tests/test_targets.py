@@ -373,7 +373,9 @@ def test_copilot_instructions_keep_the_users_text_byte_for_byte(mixed, tmp_path)
     import subprocess
 
     subprocess.run(["git", "-C", str(store.root), "rm", "-q", "-r", "claims", "knowledge"], check=True)
-    subprocess.run(["git", "-C", str(store.root), "commit", "-q", "-m", "nothing left to serve"], check=True)
+    # removed in the reviewer's own commit (a teammate's removal would leave the reviewed rules served)
+    subprocess.run(["git", "-C", str(store.root), "-c", "user.name=Rita", "-c", "user.email=rita@example.com",
+                    "commit", "-q", "-m", "nothing left to serve"], check=True)
     _cli(project, store, "sync", "--target", "copilot")
     assert (github / "copilot-instructions.md").read_bytes() == mine.encode()
     assert sorted(p.name for p in (github / "instructions").iterdir()) == ["python.instructions.md"]

@@ -558,7 +558,7 @@ def test_a_merge_cannot_bring_back_the_roots_policy(tmp_path):
     from vmem.ops.demo import seed_store
 
     (tmp_path / "ritas").mkdir()
-    team = Team(seed_store(tmp_path / "ritas", ("Rita", REVIEWER[1]), [REVIEWER[1]]), tmp_path)
+    team = Team(seed_store(tmp_path / "ritas", ("Rita", REVIEWER[1]), [REVIEWER[1]], anchored=False), tmp_path)
     root = team.git(team.alice, "rev-list", "--max-parents=0", "HEAD").stdout.strip()
     team.git(team.alice, "checkout", "-q", root, "--", "vmem.yaml")
     tree = team.git(team.alice, "write-tree").stdout.strip()

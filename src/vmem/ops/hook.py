@@ -127,7 +127,7 @@ def project_config(project: Path, store: str, targets: list[str] | None, budget:
     config that it would then refuse.
     What EXISTING (the project's config, when vmem wrote it) holds and no option names is kept: a rerun of
     `hook install --store` must not silently drop targets (whose files would then go stale), scope or budget."""
-    from vmem.ops.project import _check
+    from vmem.ops.project import _check, climbs_out
     from vmem.store.remote import check_url, has_credentials, is_url, origin_url, without_credentials
 
     entry: dict = {}
@@ -141,10 +141,12 @@ def project_config(project: Path, store: str, targets: list[str] | None, budget:
         path = Path(store).expanduser().absolute()
         if not (path / "vmem.yaml").is_file():
             raise UsageError(f"no vmem store at {store}", "pass the store's path or its remote URL to --store")
-        entry["path"] = Path(os.path.relpath(path, project.absolute())).as_posix()
+        rel = Path(os.path.relpath(path, project.absolute())).as_posix()
         origin = origin_url(path)  # None for a local origin (a bare repository beside it): not a teammate's
         if origin:
             entry["url"] = without_credentials(origin)  # a clone's origin often carries a CI token
+        if not (origin and climbs_out(rel)):  # a store further up than beside the project: its URL alone
+            entry["path"] = rel
     keep = existing or {}
     from vmem.targets import DEFAULT
 

@@ -55,7 +55,7 @@ def _check(raw: dict, path, project: Path | None = None) -> dict:
         if not isinstance(rel, str) or Path(rel).is_absolute() or "\0" in rel or rel.startswith("~"):
             raise UsageError(f"{path}: store.path must be relative to the project (a committed config holds no "
                              "absolute path)", "e.g. store: {path: ../memory}")
-        if _climbs_out(rel):
+        if climbs_out(rel):
             raise UsageError(f"{path}: store.path {rel!r} climbs out of the project's parent directory; a committed "
                              "config names a store inside the project or beside it, never further up",
                              "put the store beside the project (store: {path: ../team-memory}) or name it by its "
@@ -78,7 +78,7 @@ def _check(raw: dict, path, project: Path | None = None) -> dict:
             "budget": budget, "scope": raw.get("scope"), "audience": raw.get("audience")}
 
 
-def _climbs_out(rel: str) -> bool:
+def climbs_out(rel: str) -> bool:
     """REL, normalised as text before anything resolves it (`src/../../x` is `../x`), leaves the project's parent
     directory or is that directory itself: more than one leading '..', or nothing after it. A sibling checkout
     (`../team-memory`) is the common layout; anything further up is another place on a colleague's machine."""
