@@ -19,9 +19,13 @@ import re
 import sys
 from pathlib import Path
 
+from vmem.lazyre import lazy
+
 ATTEMPTS = 6  # push, replay on the new remote head, push again: a busy remote gets this many tries
-PROPOSABLE = ("claims/", "knowledge/", "entities/", "episodes/")  # what a proposals branch may change
 PROPOSALS = "vmem/proposals/"  # refs/heads/vmem/proposals/<writer>: where proposals go when main is protected
+# what a proposals branch may bring in (SPEC 15): new or edited items still in review, each at its entry status
+ENTRY = {"claim": ("proposed",), "knowledge": ("candidate", "quarantined")}
+SHOWN = 3  # paths a one-line message names before it says "…"
 _OFFLINE = re.compile(r"could not resolve host|unable to access|could not read from remote|connection|timed out|"
                       r"network is unreachable|does not appear to be a git repository|no such file|"
                       r"repository exists|not found|git timeout", re.I)
@@ -56,7 +60,8 @@ class Delivery:
         return f"Delivery({self.state!r}, waiting={self.waiting}, branch={self.branch!r}, message={self.message!r})"
 
 
-def run_git(root: Path, *args: str, timeout_s: float = 10.0, network: bool = False):
+def run_git(root: Path, *args: str, timeout_s: float = 10.0, network: bool = False, input: bytes | None = None,
+            max_output: int = 1_000_000):
     import shutil
 
     from vmem.process import run_bounded
@@ -73,11 +78,15 @@ def run_git(root: Path, *args: str, timeout_s: float = 10.0, network: bool = Fal
 
         extra.update(GIT_ASKPASS="", SSH_ASKPASS="", GIT_ALLOW_PROTOCOL=ALLOWED_PROTOCOLS)
     return run_bounded([git, "-C", str(root), "-c", "protocol.ext.allow=never", "-c", "core.hooksPath=/dev/null",
-                        *args], timeout_s=timeout_s, env=scrubbed_env(extra), max_output=1_000_000)
+                        *args], input=input, timeout_s=timeout_s, env=scrubbed_env(extra), max_output=max_output)
 
 
 def stdout_of(done) -> str:
     return done.stdout.decode("utf-8", "replace").strip() if done is not None and done.outcome == "exited" else ""
+
+
+def _ok(done) -> bool:
+    return done is not None and done.outcome == "exited" and done.returncode == 0
 
 
 def _err(done) -> str:
@@ -218,8 +227,9 @@ def _to_writer_branch(root: Path, remote: str, branch: str, timeout_s: float, wh
 
 def integrate(root: Path, git_dir: Path, timeout_s: float = 10.0) -> list[dict]:
     """A reviewer's side of protected main: fetch every writer's proposals branch, merge each into HEAD's branch
-    (the writers' own commits, so every proposal stays its writer's), push, and retire the branches that were
-    merged unless their writer pushed more meanwhile. One dict per branch: {branch, merged, message}."""
+    (the writers' own commits, so every proposal stays its writer's) when it only adds or edits items still in
+    review (_beyond_proposals), push, and retire the branches that were merged unless their writer pushed more
+    meanwhile. One dict per branch: {branch, merged, message}."""
     from vmem.store.lock import StoreLock
 
     found = tracking(root)
@@ -243,15 +253,16 @@ def integrate(root: Path, git_dir: Path, timeout_s: float = 10.0) -> list[dict]:
         for line in listed.splitlines():
             ref, sha = line.split()
             name = ref[len(f"refs/remotes/{remote}/"):]
-            touched = [p for p in stdout_of(run_git(root, "diff", "--name-only", f"HEAD...{sha}")).splitlines()
-                       if not p.startswith(PROPOSABLE)]
             if run_git(root, "merge-base", "--is-ancestor", sha, "HEAD").returncode == 0:
                 results.append({"branch": name, "merged": True, "message": "already merged"})
-            elif touched:  # a proposal is items; CI, vmem.yaml or anything else waits for a person to look
+                continue
+            beyond, base = _beyond_proposals(root, sha)
+            if beyond:  # CI, vmem.yaml, a decision, a deletion or a rename waits for a person to look
                 results.append({"branch": name, "merged": False,
-                                "message": f"not merged: it also changes {', '.join(touched[:3])}"
-                                           f"{' …' if len(touched) > 3 else ''} (proposals change items only); "
-                                           f"look: git -C {root} diff HEAD...{sha[:12]}"})
+                                "message": f"not merged: it also changes {', '.join(beyond[:SHOWN])}"
+                                           f"{' …' if len(beyond) > SHOWN else ''}; a proposal only adds or edits "
+                                           f"items still in review; look: git -C {root} diff --no-renames "
+                                           f"--name-status {(base or 'HEAD')[:12]} {sha[:12]}"})
             else:
                 done = run_git(root, "merge", "--no-edit", "--quiet", "-m", f"vmem: merge proposals from {name}", sha,
                             timeout_s=timeout_s * 3)
@@ -270,6 +281,115 @@ def integrate(root: Path, git_dir: Path, timeout_s: float = 10.0) -> list[dict]:
                 run_git(root, "push", "--quiet", f"--force-with-lease=refs/heads/{row['branch']}:{sha}", remote,
                      f":refs/heads/{row['branch']}", timeout_s=timeout_s, network=True)
         return results
+
+
+# where each kind of file a proposal may add lives (compiled when a reviewer's review first asks)
+_PLACES = (("claim", lazy(r"claims/[0-9a-f]{2}/c-[0-9a-f]{12}\.yaml")),
+           ("knowledge", lazy(r"knowledge/[0-9a-f]{2}/k-[0-9a-f]{12}\.yaml")),
+           ("entity", lazy(r"entities/[a-z0-9][a-z0-9_-]{0,63}\.yaml")),
+           ("episode", lazy(r"episodes/[a-z0-9][a-z0-9_-]{0,63}/[a-z0-9][a-z0-9_-]{0,63}\.yaml")))
+
+
+def _beyond_proposals(root: Path, sha: str) -> tuple[list[str], str | None]:
+    """What the branch at SHA changes beyond a proposal, judged by the trees (the merge base's against SHA's, with
+    renames as the deletion and addition they are): each offending path with why; and the merge base. A proposal
+    adds or edits claims still `proposed` and knowledge still `candidate`/`quarantined` (before and after, on the
+    merge base and on HEAD), and adds customers and episodes; it deletes, renames and decides nothing."""
+    base = stdout_of(run_git(root, "merge-base", "HEAD", sha))
+    if not base:
+        return ["its history (it shares none with this branch)"], None
+    raw = run_git(root, "diff", "--raw", "-z", "--no-renames", "--no-abbrev", "--no-ext-diff", "--no-textconv",
+                  "--ignore-submodules=none", base, sha, timeout_s=30.0, max_output=32_000_000)
+    if not _ok(raw):
+        return [f"its tree (git diff: {_err(raw)})"], base
+    tokens = raw.stdout.split(b"\0")
+    beyond, wanted = [], []
+    for meta, name in zip(tokens[0::2], tokens[1::2]):
+        fields = meta.decode("ascii", "replace").lstrip(":").split()
+        path = name.decode("utf-8", "replace")
+        if len(fields) != 5:
+            beyond.append(f"{path} (unreadable in git's listing)")
+            continue
+        _, mode, old, new, status = fields
+        kind = next((k for k, place in _PLACES if place.fullmatch(path)), None)
+        if status == "D":
+            beyond.append(f"{path} (deleted)")
+        elif status not in ("A", "M"):
+            beyond.append(f"{path} (changed in kind)")
+        elif kind is None:
+            beyond.append(f"{path} (not an item)")
+        elif mode != "100644":
+            beyond.append(f"{path} (not a plain file)")
+        elif kind in ("entity", "episode") and status == "M":
+            beyond.append(f"{path} (edits an existing {'customer' if kind == 'entity' else 'episode'})")
+        else:
+            wanted.append((path, kind, old if status == "M" else None, new))
+    if wanted:
+        beyond += _judge_items(root, wanted)
+    return beyond, base
+
+
+def _judge_items(root: Path, wanted: list[tuple[str, str, str | None, str]]) -> list[str]:
+    """Each added or edited item file (PATH, KIND, blob on the merge base or None, blob on the branch) read: the
+    branch's version must be a valid item where its id places it, a claim or knowledge item at an entry status;
+    the merge base's and HEAD's versions, where there are any, open proposals (customers and episodes: new)."""
+    from vmem import model
+    from vmem.store.parse import parse_blob
+
+    asked = []
+    for path, _, old, new in wanted:
+        asked += [new, old or new, f"HEAD:{path}"]
+    done = run_git(root, "cat-file", "--batch", input="".join(f"{line}\n" for line in asked).encode(),
+                   timeout_s=30.0, max_output=64_000_000)
+    if not _ok(done):
+        return [f"{wanted[0][0]} (cannot be read: {_err(done)})"]
+    blobs, out, at = [], done.stdout, 0
+    for _ in asked:  # "<oid> <type> <size>\n<content>\n", or "<what was asked> missing\n"
+        end = out.find(b"\n", at)
+        header = out[at:end].split()
+        if len(header) == 3 and header[2].isdigit():
+            size = int(header[2])
+            blobs.append((header[0].decode(), out[end + 1:end + 1 + size] if header[1] == b"blob" else None))
+            at = end + 1 + size + 1
+        else:
+            blobs.append((None, None))
+            at = end + 1
+    beyond = []
+    for n, (path, kind, old, _) in enumerate(wanted):
+        (new_oid, new_data), (old_oid, old_data), (head_oid, head_data) = blobs[3 * n:3 * n + 3]
+        entry = ENTRY.get(kind)
+        try:  # a hostile file must never stop the review: anything that does not read is not merged
+            item = parse_blob(kind, path, new_oid, new_data)
+            if kind in ("claim", "knowledge"):
+                placed = item.get("kind") == kind and model.item_path(item["id"]) == path
+            elif kind == "entity":
+                placed = model.entity_path(item["id"]) == path
+            else:
+                placed = model.episode_path(item["entity"], item["id"]) == path
+        except Exception:  # noqa: BLE001 - SchemaError, InvalidId, or a blob that is not one
+            beyond.append(f"{path} (not a valid {kind})")
+            continue
+        if not placed:
+            beyond.append(f"{path} (not where its id places it)")
+            continue
+        if entry is None:  # a customer or an episode: new on the branch, and not on HEAD either
+            if head_oid is not None:
+                beyond.append(f"{path} (edits an existing {'customer' if kind == 'entity' else 'episode'})")
+            continue
+        if item.get("status") not in entry:
+            beyond.append(f"{path} (made {item.get('status')})")
+            continue
+        for prior_oid, prior_data in ((old_oid, old_data) if old else (None, None), (head_oid, head_data)):
+            if prior_oid is None or prior_oid == new_oid:
+                continue
+            try:
+                status = parse_blob(kind, path, prior_oid, prior_data).get("status")
+            except Exception:  # noqa: BLE001 - an earlier version that does not read is not an open proposal
+                status = "unreadable"
+            if status not in entry:
+                beyond.append(f"{path} (edits a {status} {kind})")
+                break
+    return beyond
 
 
 def catch_up(root: Path, git_dir: Path, timeout_s: float = 5.0) -> list[str]:
