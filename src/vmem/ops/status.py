@@ -5,14 +5,20 @@ from __future__ import annotations
 
 
 def status(store, via: str | None = None) -> dict:
-    from vmem.store.deliver import deliver
+    from vmem.store.deliver import check, deliver, dropped, on_remote
     from vmem.store.remote import status as remote_status
 
+    checked = check(store.root, store.git_dir)  # the remote asked first: a delivery is claimed only if it is there
     sent = deliver(store.root, store.git_dir)
     store.reread()  # a replay moves HEAD
     data = {"store": str(store.root), "via": via, "head": store.head().commit_id, **remote_status(store.root),
-            "delivery": sent.as_dict()}
+            "delivery": sent.as_dict(), "on_remote": on_remote(store.root, checked),
+            "dropped": dropped(store.git_dir), "dropped_note": sent.dropped}
     return data
+
+
+def _n(count: int, what: str) -> str:
+    return f"{count} {what}{'s' if count != 1 else ''}"
 
 
 def lines(data: dict) -> list[str]:
@@ -22,15 +28,23 @@ def lines(data: dict) -> list[str]:
     if not data["remote"]:
         out.append("remote: none (the store's branch tracks no remote; nothing is delivered)")
         return out
+    seen = data["on_remote"]
+    asked = "checked just now" if seen["checked"] else f"as last fetched; not checked now: {seen['message']}"
     out.append(f"remote: {data['remote']} {data.get('url') or ''} ({data['branch']}): "
-               f"{data['ahead']} ahead, {data['behind']} behind (as last fetched)")
-    delivery = data["delivery"]
+               f"{data['ahead']} ahead, {data['behind']} behind ({asked})")
+    delivery, remote = data["delivery"], data["remote"]
+    if seen["lost"]:
+        out.append(f"{_n(seen['lost'], 'proposal')} this clone delivered to {seen['branch']} had gone from {remote} "
+                   "(a teammate overwrote or deleted the branch); "
+                   + ("delivered again" if not data["waiting"] else "not delivered again yet"))
     if data["waiting"]:
-        out.append(f"waiting: {data['waiting']} commit{'s' if data['waiting'] != 1 else ''} not yet delivered"
+        out.append(f"waiting: {_n(data['waiting'], 'commit')} not on {remote}, not yet delivered"
                    + (f" ({delivery['message']}; {delivery['hint']})" if delivery.get("message") else ""))
-    elif delivery["state"] == "branch" or data["ahead"]:
-        out.append(f"{data['ahead']} commit{'s' if data['ahead'] != 1 else ''} on {data['proposals']} (main is "
-                   "protected): a reviewer merges them with vmem review")
-    else:
+    if seen["held"]:
+        out.append(f"{_n(seen['held'], 'proposal')} on {remote} ({seen['branch']}; main is protected): a reviewer "
+                   "merges them with vmem review")
+    elif not data["waiting"]:
         out.append("everything is delivered")
+    if data.get("dropped_note"):
+        out.append(data["dropped_note"])
     return out
