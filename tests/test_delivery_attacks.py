@@ -49,12 +49,14 @@ def _propose(person, where: Path, text: str) -> str:
 # -- a force-push past a reviewer's decision ---------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("how", ["rewound", "rewritten", "rewritten-while-a-proposal-waits"])
+@pytest.mark.parametrize("how", ["rewound", "rewritten", "rewritten-while-a-proposal-waits",
+                                 "rewritten-and-fetched-by-hand"])
 def test_a_force_push_that_drops_a_reviewers_revoke_is_reported_and_never_redelivered_by_the_analyst(crew, how):
     """Rita approves, then revokes; Alice's clone takes the revoke in; Bob force-pushes main to the approval (or to
     a commit of his own on it). Alice's next session start neither replays the revoke as her commit nor pushes it
     back: her clone follows the remote, delivers only her own commits, and every status names what was dropped
-    until a reviewer restores it."""
+    until a reviewer restores it. (Not covered: main rewound and then fetched by plain git before vmem looks; the
+    revoke then goes back unchanged, still Rita's commit, as it would after Rita merged it back herself.)"""
     remote, rita, clone, alice, project, bob, _ = crew
     base = remote.parent
     claim = _propose(alice, project, "Refund exports include every test transaction.")
@@ -77,6 +79,8 @@ def test_a_force_push_that_drops_a_reviewers_revoke_is_reported_and_never_redeli
     waiting_text = "Chargebacks are filed within thirty days."
     if how.endswith("waits"):
         _propose(alice, project, waiting_text)
+    if how.endswith("by-hand"):  # a plain `git fetch` takes the new head in before vmem sees it (the reflog tells)
+        alice.git(_managed(alice), "fetch", "-q", "origin")
     pulled = alice.vmem(project, "sync", "--pull")
 
     log = [line.split("\t") for line in _remote_git(remote, "log", "--format=%H\t%ce\t%s", "main").stdout.splitlines()]
