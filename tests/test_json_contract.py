@@ -484,6 +484,16 @@ def _(c):
     return Call(["entity", "list", "--store", MISSING], 1, expect="no vmem store")
 
 
+@ok("entity approve")
+def _(c):
+    return Call(["entity", "approve", "corvane"], who=REVIEW_AS)
+
+
+@fail("entity approve")
+def _(c):
+    return Call(["entity", "approve", "corvane"], 1, expect="not a reviewer")
+
+
 @ok("entity show")
 def _(c):
     return Call(["entity", "show", "corvane"])
@@ -783,7 +793,7 @@ def test_failure_envelope_and_exit_code(command, ctx):
 
 # A placeholder for each required argument or option, by its parameter name: enough for a command to reach its
 # store. A new command with a required parameter not named here fails the sweep with a KeyError: name it here.
-PLACEHOLDERS = {"item_id": UNKNOWN, "entity_id": "acme", "text": "a fact", "query": "a question", "name": "Acme",
+PLACEHOLDERS = {"item_id": UNKNOWN, "entity_id": "acme", "entity_ids": "acme", "text": "a fact", "query": "a question", "name": "Acme",
                 "cases": "cases.jsonl", "pairs": "pairs.tsv", "queries": "queries.yaml", "other_id": "k-ffffffffffff"}
 SWEEP_ARGS = {"review": ["--list"], "eval merge": ["--from-history"]}  # what gets a command to its store
 STORE_IS_USAGE = {"hook install"}  # its --store is the store to record in .vmem.yaml: a wrong one is a usage error

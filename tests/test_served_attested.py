@@ -310,3 +310,20 @@ def test_a_teammates_change_to_the_stores_ci_or_merge_settings_fails_the_check_o
     assert {".github/workflows/vmem.yml", ".gitattributes"} <= flagged, errors
     team.git(team.rita, *AS_RITA, "revert", "--no-edit", change)
     assert team.json(team.rita, "check", "--governance")["errors"] == []
+
+
+def test_a_teammates_edit_of_anothers_proposal_is_shown_as_theirs_on_the_card(team):
+    """Bob rewrites Alice's proposal by hand and pushes: Rita's card does not show Bob's words as Alice's."""
+    claim = team.propose(team.alice, "refunds settle three days after payment")
+    team.git(team.alice, "push", "-q", "origin", "main")
+    path = team.alice / model.item_path(claim)
+    path.write_text(path.read_text().replace("three days", "thirty days"))
+    team.git(team.alice, "-c", "user.name=Bob", "-c", "user.email=bob@example.com", "commit", "-qam", "typo")
+    edit = team.git(team.alice, "rev-parse", "HEAD").stdout.strip()
+    team.git(team.alice, "push", "-q", "origin", "main")
+    team.pull(team.rita)
+    [card] = [c for c in team.json(team.rita, "review", "--list") if c["id"] == claim]
+    assert card["proposer"] == "alice@example.com"
+    assert card["edited_by"] == {"commit": edit, "by": "bob@example.com"}, card
+    shown = team.vmem(team.rita, "review", "--list").stdout
+    assert "edited by bob@example.com" in shown, shown

@@ -175,6 +175,8 @@ def card(store, item: dict, *, snapshot=None, viewer: str | None = None, reviewe
         "source": source.get("user") if not knowledge else None,
         "verifications": [dict(v) for v in item.get("verifications") or []],
         "review": dict(item["review"]) if item.get("review") else None,
+        # the last change of its words by someone other than its writer: {commit, by}, or None
+        "edited_by": _edited(store, snapshot, item),
     }
     if knowledge:
         shown = quarantined_evidence or item["status"] != "quarantined"
@@ -225,6 +227,11 @@ def support(store, snapshot, item: dict) -> dict:
     return {"support_tier": confidence.support_tier({**item, "evidence": vouched}, store.policy["knowledge"]["tiers"]),
             "distinct_entities": len({e["entity"] for e in vouched}),
             "writers": len({e["writer"].casefold() for e in vouched})}
+
+
+def _edited(store, snapshot, item: dict) -> dict | None:
+    found = store.attestation(snapshot).edited.get(model.item_path(item["id"]))
+    return {"commit": found[0], "by": found[1]} if found else None
 
 
 def _gate(gate: dict | None) -> dict | None:

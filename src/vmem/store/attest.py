@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 
 # 4: who decided each row, whose reviewers each line has (merges); 3: evidence lineage; 2: served content (the
 # blob a reviewer attested) and content changes made without one
-FORMAT = 8  # 8: customers a reviewer counted; 7: an eligible learning edited after its count is a candidate; 6: reviewed items removed without a reviewer (dropped); 5: lexicon versions kept
+FORMAT = 9  # 9: who edited an open item's words; 8: customers a reviewer counted; 7: an eligible learning edited after its count is a candidate; 6: reviewed items removed without a reviewer (dropped); 5: lexicon versions kept
 TOPS = ("claims", "knowledge", "entities", "episodes", POLICY_FILE)
 from vmem.model import SERVABLE  # noqa: E402 - the one family of reviewed, served statuses
 ENTRY = {"claim": ("proposed",), "knowledge": ("candidate", "quarantined")}
@@ -78,7 +78,7 @@ NET_STEPS = {("knowledge", "eligible", "quarantined"), ("knowledge", "candidate"
 
 _GONE = object()
 _UNSET = object()
-ROW = ("status", "unattested", "published", "served", "altered", "evidence", "forged", "decider")  # per item
+ROW = ("status", "unattested", "published", "served", "altered", "evidence", "forged", "decider", "edited")
 
 
 class Overlay:
@@ -138,6 +138,9 @@ class State:
         # path -> [commit, committer e-mail, time] of the reviewer's decision the row rests on (None: none needed);
         # what a merge checks before it carries the row over, and where served provenance comes from
         self.decider = Overlay("decider", base)
+        # path -> [commit, committer]: the last change of an open item's words by someone other than its writer
+        # (the card says so, rather than show the edit as the proposer's)
+        self.edited = Overlay("edited", base)
         self.broken: dict[str, list] = data.get("broken", {})  # lexicon path -> [seq it broke at, problem]
         # lexicon path -> [[blob, commit, committer], ...]: versions a commit without a reviewer removed or replaced;
         # the de-id gate still reads them (SPEC 12: the lexicon fails closed on deletion too)
@@ -1122,6 +1125,12 @@ def _content_step(repo, state: State, path: str, change: Change, item: dict, mes
     (a hand-edited `review.by`, confidence or verification is not served: the version before it is)."""
     mark = fingerprint(item)
     served = state.served.get(path)
+    if served is not None and served[1] != mark and item["status"] not in SERVABLE[item["kind"]]:
+        source = item.get("source") or {}
+        evidence = item.get("evidence") or [{}]
+        writer = source.get("user") if item["kind"] == "claim" else evidence[0].get("writer")
+        if commit.committer.email.casefold() != (writer or "").casefold():
+            state.edited[path] = [str(commit.id), commit.committer.email]
     if item["status"] not in SERVABLE[item["kind"]] or served is None or (
             served[1] == mark and _provenance_kept(repo, state, path, change, item, message, commit)):
         state.served[path] = [change.oid, mark]  # not served, or the same content (a verification, evidence)
