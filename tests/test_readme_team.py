@@ -170,7 +170,7 @@ def test_what_the_section_says_of_offline_protected_main_and_delivery_by_hand(te
     config.write_text(mapped.replace(remote.as_uri(), "https://git.example.invalid/team/memory.git"))
     done = alice.run('cd billing && vmem propose "Credit notes are numbered per legal entity."')
     assert done.returncode == 0 and offline_line in done.stderr, done.stderr
-    assert "waiting: 1 commit not yet delivered" in alice.run("cd billing && vmem status").stdout
+    assert "waiting: 1 commit not on origin, not yet delivered" in alice.run("cd billing && vmem status").stdout
     config.write_text(mapped)
     done = alice.run("cd billing && vmem sync")  # the next session start delivers it
     assert done.returncode == 0, done.stderr

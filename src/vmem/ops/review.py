@@ -141,8 +141,9 @@ def edit_statement(store: Store, item_id: str, *, editor: str | None = None, tim
 
 
 def take_in_proposals(store: Store) -> list[str]:
-    """A reviewer's `vmem review` on a clone of a protected main (SPEC 15): the writers' proposals branches
-    (vmem/proposals/<writer>) are fetched and merged into main, and main is pushed, before the queue is read. For
+    """A reviewer's `vmem review` on a clone of a protected main (SPEC 15): every clone's proposals branch
+    (vmem/proposals/<writer>/<clone>) is fetched, and each that only adds or edits items still in review is merged
+    into main, and main is pushed, before the queue is read. For
     anyone else, and for a clone that tracks no remote, nothing. The lines to show."""
     from vmem.ops.card import is_reviewer, viewer_of
     from vmem.store.deliver import integrate

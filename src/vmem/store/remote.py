@@ -184,7 +184,8 @@ def origin_url(root: Path) -> str | None:
 
 
 def status(root: Path) -> dict:
-    """Store, remote, ahead/behind (against the remote as last fetched) and what waits for delivery."""
+    """Store, remote, ahead/behind (against the remote-tracking refs, which `vmem status` fetches first) and what
+    waits for delivery."""
     from vmem.store.deliver import run_git, stdout_of, tracking, waiting, writer_branch
 
     found = tracking(root)
