@@ -640,3 +640,31 @@ def test_merges_keep_what_each_side_attested_and_nothing_a_side_forged(seeded, t
     assert ids["x"] in synced["items"] and ids["y"] not in synced["items"]
     errors = json.loads(vmem_cli(b, "check", "--governance", "--json", check=False).stdout)["data"]["errors"]
     assert [e["path"] for e in errors] == [model.item_path(ids["y"])]
+
+
+def test_the_action_table_gives_the_attestation_and_the_card_what_they_had():
+    """One table (model.ACTIONS) for who may take which action: the attestation's governed and routine tables and
+    the review card's actions are read off it; pinned here as they were written by hand before."""
+    from vmem.ops.card import legal_actions
+    from vmem.store import attest
+
+    assert {k: set(v) for k, v in attest.GOVERNED.items()} == {
+        "approved": {"approve", "mandate", "supersede", "import"}, "mandatory": {"mandate", "supersede", "import"},
+        "revoked": {"revoke"}, "rejected": {"reject"}, "published": {"publish", "import"}}
+    routine = {k: set(v) - {"import"} for k, v in attest.ROUTINE.items()}  # import: a reviewer's, checked first
+    assert routine == {
+        "superseded": {"supersede", "approve", "mandate"}, "expired": {"expire", "consolidate"},
+        "quarantined": {"propose", "consolidate", "merge"}, "eligible": {"consolidate", "merge"},
+        "candidate": {"consolidate", "edit", "forget", "unmerge"}, "merged": {"consolidate", "merge"},
+        "invalidated": {"forget", "unmerge"}, "proposed": {"propose", "supersede"}}
+    assert set(attest.GOVERNED_ACTIONS) == {"approve", "mandate", "publish", "revoke", "reject", "merge", "unmerge",
+                                            "distinct", "import"}
+    assert set(attest.CONTENT_ACTIONS) == {"approve", "mandate", "publish", "import"}
+    cases = {("claim", "proposed", True): ["approve", "mandate", "reject", "edit"],
+             ("claim", "approved", True): ["mandate"], ("claim", "mandatory", True): ["approve"],
+             ("claim", "proposed", False): ["edit"], ("claim", "approved", False): [],
+             ("knowledge", "eligible", True): ["publish", "reject", "edit"],
+             ("knowledge", "candidate", True): ["reject", "edit"], ("knowledge", "quarantined", True): ["edit"],
+             ("knowledge", "published", True): []}
+    for (kind, status, reviewer), actions in cases.items():
+        assert legal_actions({"kind": kind, "status": status}, reviewer) == actions + ["skip", "quit"]

@@ -178,6 +178,61 @@ STALE = ("superseded", "expired")  # replaced or past their time: served only to
 ENDS_VALIDITY = ("revoked", "superseded", "invalidated")  # a belief withdrawn: its valid time ends (valid_to)
 
 
+# -- who may take which action: the one table ------------------------------------------------------------------
+
+
+class Action(namedtuple("Action", "name sets who changes key")):
+    """One vmem action (its commits' Vmem-Action). SETS: the statuses it may give an item (within TRANSITIONS);
+    WHO: "reviewer" (only a reviewer takes it), "anyone", or "reviewer-for-reviewed" (anyone, but a reviewer when
+    it sets a served status: a supersession in place); CHANGES: "content" when it may change what agents are
+    served (statement, scope, audience, ...) of a reviewed item, "status" when only the status and its records;
+    KEY: the review card's action for it (None: not taken from a card)."""
+
+    __slots__ = ()
+
+
+_ROUTINE_STATUSES = ("superseded", "expired", "quarantined", "eligible", "candidate", "merged", "invalidated",
+                     "proposed")
+ACTIONS: dict[str, Action] = {a.name: a for a in (
+    Action("propose", ("proposed", "quarantined"), "anyone", "status", None),
+    Action("supersede", ("proposed", "superseded", "approved", "mandatory"), "reviewer-for-reviewed", "status",
+           None),
+    Action("approve", ("approved", "superseded"), "reviewer", "content", "approve"),
+    Action("mandate", ("mandatory", "approved", "superseded"), "reviewer", "content", "mandate"),
+    Action("publish", ("published",), "reviewer", "content", "publish"),
+    Action("reject", ("rejected",), "reviewer", "status", "reject"),
+    Action("revoke", ("revoked",), "reviewer", "status", None),
+    Action("import", ("approved", "mandatory", "published") + _ROUTINE_STATUSES, "reviewer", "content", None),
+    Action("merge", ("quarantined", "eligible", "merged"), "reviewer", "status", None),
+    Action("unmerge", ("candidate", "invalidated"), "reviewer", "status", None),
+    Action("distinct", (), "reviewer", "status", None),
+    Action("consolidate", ("expired", "quarantined", "eligible", "candidate", "merged"), "anyone", "status", None),
+    Action("edit", ("candidate",), "anyone", "status", "edit"),
+    Action("forget", ("candidate", "invalidated"), "anyone", "status", None),
+    Action("expire", ("expired",), "anyone", "status", None),
+)}
+GOVERNED_STATUSES = ("approved", "mandatory", "revoked", "rejected", "published")  # set only by a reviewer
+REVIEWER_ACTIONS = tuple(a.name for a in ACTIONS.values() if a.who == "reviewer")
+
+
+def setters(status: str, reviewer: bool | None = None) -> tuple[str, ...]:
+    """The actions that may set STATUS; REVIEWER: only those a reviewer takes for it (True)."""
+    return tuple(a.name for a in ACTIONS.values() if status in a.sets
+                 and (reviewer is None or (a.who != "anyone") == reviewer))
+
+
+def card_actions(item: dict, reviewer: bool) -> list[str]:
+    """What the review card offers for ITEM: the governance actions its lifecycle allows (for a reviewer) and an
+    edit while it is still in review, from ACTIONS and TRANSITIONS."""
+    moves = TRANSITIONS[item["kind"]].get(item["status"], frozenset())
+    out = []
+    if reviewer:
+        out += [a.key for a in ACTIONS.values() if a.key and a.who == "reviewer" and a.sets[0] in moves]
+    if item["status"] in IN_REVIEW[item["kind"]]:
+        out += [a.key for a in ACTIONS.values() if a.key and a.who == "anyone"]
+    return out
+
+
 def check_transition(item: dict, target: str) -> None:
     """Refuse a status change that the lifecycle table does not allow."""
     kind, current = item["kind"], item["status"]

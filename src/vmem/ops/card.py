@@ -50,19 +50,8 @@ def diff_text(runs: list[list[str]]) -> str:
 
 
 def legal_actions(item: dict, reviewer: bool) -> list[str]:
-    """Only the actions this item's lifecycle allows (and governance only for a reviewer)."""
-    moves = model.TRANSITIONS[item["kind"]].get(item["status"], frozenset())
-    out = []
-    if reviewer:
-        if item["kind"] == "claim":
-            out += [a for a, t in (("approve", "approved"), ("mandate", "mandatory")) if t in moves]
-        elif "published" in moves:
-            out.append("publish")
-        if "rejected" in moves:
-            out.append("reject")
-    if item["status"] in model.IN_REVIEW[item["kind"]]:
-        out.append("edit")
-    return out + ["skip", "quit"]
+    """Only the actions this item's lifecycle allows (and governance only for a reviewer): model.ACTIONS'."""
+    return model.card_actions(item, reviewer) + ["skip", "quit"]
 
 
 def _quotes(snapshot, item: dict) -> list[dict]:

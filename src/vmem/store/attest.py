@@ -43,31 +43,16 @@ FORMAT = 9  # 9: who edited an open item's words; 8: customers a reviewer counte
 TOPS = ("claims", "knowledge", "entities", "episodes", POLICY_FILE)
 from vmem.model import SERVABLE  # noqa: E402 - the one family of reviewed, served statuses
 ENTRY = {"claim": ("proposed",), "knowledge": ("candidate", "quarantined")}
-# governance targets, and the vmem actions that may set each (a reviewer's)
-GOVERNED = {
-    "approved": ("approve", "mandate", "supersede", "import"),
-    "mandatory": ("mandate", "supersede", "import"),
-    "revoked": ("revoke",),
-    "rejected": ("reject",),
-    "published": ("publish", "import"),
-}
-GOVERNED_ACTIONS = ("approve", "mandate", "publish", "revoke", "reject", "merge", "unmerge", "distinct")
-# the other targets, and the vmem actions that set them (anyone's, within the lifecycle)
-ROUTINE = {
-    "superseded": ("supersede", "approve", "mandate"),
-    "expired": ("expire", "consolidate"),
-    "quarantined": ("propose", "consolidate", "merge"),
-    "eligible": ("consolidate", "merge"),
-    "candidate": ("consolidate", "edit", "forget", "unmerge"),
-    "merged": ("consolidate", "merge"),
-    "invalidated": ("forget", "unmerge"),
-    "proposed": ("propose", "supersede"),
-}
+# governance targets, and the vmem actions that may set each (a reviewer's); the other targets, and the actions that
+# set them (anyone's, within the lifecycle): both read off model.ACTIONS, the one table of who may do what
+GOVERNED = {status: model.setters(status, reviewer=True) for status in model.GOVERNED_STATUSES}
+GOVERNED_ACTIONS = model.REVIEWER_ACTIONS
+ROUTINE = {status: model.setters(status) for status in model._ROUTINE_STATUSES}
 # what an agent is served of an item: a change to any of these needs a reviewer too, like a status change
 CONTENT = {"claim": ("statement", "title", "scope", "audience", "personal", "paths", "expires_at", "valid_from",
                      "valid_to"),
            "knowledge": ("statement", "audience", "valid_from", "valid_to")}
-CONTENT_ACTIONS = ("approve", "mandate", "publish", "import")
+CONTENT_ACTIONS = tuple(a.name for a in model.ACTIONS.values() if a.changes == "content")
 # how sure an agent is told to be, and on whose word: changed only by the commands that set the status
 PROVENANCE = {"claim": ("review", "confidence", "source", "created_at"), "knowledge": ("published",)}
 # two lawful steps that one consolidate commit takes at once
