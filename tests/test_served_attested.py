@@ -236,6 +236,9 @@ def test_init_solo_says_anyone_may_review(tmp_path):
     made = vmem_cli(tmp_path, "init", str(tmp_path / "solo"), "--solo")
     assert "solo store" in made.stdout and "anyone" in made.stdout
     assert "reviewers: []" in (tmp_path / "solo" / "vmem.yaml").read_text()
+    assert "solo store" in vmem_cli(tmp_path / "solo", "status").stdout
+    assert "solo store" not in vmem_cli(tmp_path, "init", str(tmp_path / "anchored")).stdout
+    assert "solo store" not in vmem_cli(tmp_path / "anchored", "status").stdout
     both = vmem_cli(tmp_path, "init", str(tmp_path / "both"), "--solo", "--reviewer", "a@example.com", check=False)
     assert both.returncode == 2 and not (tmp_path / "both").exists()
 

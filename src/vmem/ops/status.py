@@ -13,7 +13,8 @@ def status(store, via: str | None = None) -> dict:
     store.reread()  # a replay moves HEAD
     data = {"store": str(store.root), "via": via, "head": store.head().commit_id, **remote_status(store.root),
             "delivery": sent.as_dict(), "on_remote": on_remote(store.root, checked),
-            "dropped": dropped(store.git_dir), "dropped_note": sent.dropped}
+            "dropped": dropped(store.git_dir), "dropped_note": sent.dropped,
+            "reviewers": list(store.attestation().policy["reviewers"])}  # none: a solo store (SPEC 12)
     return data
 
 
@@ -25,6 +26,9 @@ def lines(data: dict) -> list[str]:
     """The answer for people."""
     head = (data["head"] or "no commits")[:10]
     out = [f"store: {data['store']} at {head}" + (f" (from {data['via']})" if data["via"] else "")]
+    if not data.get("reviewers"):
+        out.append("solo store: no reviewers, so anyone who can push may approve and publish (name them in "
+                   "vmem.yaml's reviewers:)")
     if not data["remote"]:
         out.append("remote: none (the store's branch tracks no remote; nothing is delivered)")
         return out
