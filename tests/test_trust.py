@@ -658,7 +658,7 @@ def test_the_action_table_gives_the_attestation_and_the_card_what_they_had():
         "candidate": {"consolidate", "edit", "forget", "unmerge"}, "merged": {"consolidate", "merge"},
         "invalidated": {"forget", "unmerge"}, "proposed": {"propose", "supersede"}}
     assert set(attest.GOVERNED_ACTIONS) == {"approve", "mandate", "publish", "revoke", "reject", "merge", "unmerge",
-                                            "distinct", "import"}
+                                            "distinct"}
     assert set(attest.CONTENT_ACTIONS) == {"approve", "mandate", "publish", "import"}
     cases = {("claim", "proposed", True): ["approve", "mandate", "reject", "edit"],
              ("claim", "approved", True): ["mandate"], ("claim", "mandatory", True): ["approve"],

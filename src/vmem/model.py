@@ -151,8 +151,9 @@ TRANSITIONS: dict[str, dict[str, frozenset[str]]] = {
         "expired": frozenset(),
     },
     "knowledge": {
-        "candidate": frozenset({"quarantined", "eligible", "merged", "rejected"}),
-        "quarantined": frozenset({"candidate"}),
+        # superseded: reworded by `vmem supersede` (the new words carry its evidence, every gate run again)
+        "candidate": frozenset({"quarantined", "eligible", "merged", "rejected", "superseded"}),
+        "quarantined": frozenset({"candidate", "superseded"}),
         "eligible": frozenset({"published", "rejected", "candidate"}),
         "published": frozenset({"invalidated", "superseded"}),
         "merged": frozenset({"candidate"}),  # a reviewer's unmerge: the pair was not the same after all
@@ -212,7 +213,9 @@ ACTIONS: dict[str, Action] = {a.name: a for a in (
     Action("expire", ("expired",), "anyone", "status", None),
 )}
 GOVERNED_STATUSES = ("approved", "mandatory", "revoked", "rejected", "published")  # set only by a reviewer
-REVIEWER_ACTIONS = tuple(a.name for a in ACTIONS.values() if a.who == "reviewer")
+# a reviewer's decisions: one by anyone else is reported as refused (an import grants nothing unless a reviewer's,
+# but it also adds customers and episodes, which anyone may: not reported)
+REVIEWER_ACTIONS = tuple(a.name for a in ACTIONS.values() if a.who == "reviewer" and a.name != "import")
 
 
 def setters(status: str, reviewer: bool | None = None) -> tuple[str, ...]:
