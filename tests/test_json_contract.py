@@ -484,6 +484,16 @@ def _(c):
     return Call(["entity", "list", "--store", MISSING], 1, expect="no vmem store")
 
 
+@ok("diff")
+def _(c):
+    return Call(["diff"])
+
+
+@fail("diff")
+def _(c):
+    return Call(["diff", "no-such-revision"], 2, expect="neither a date nor a revision")
+
+
 @ok("entity approve")
 def _(c):
     return Call(["entity", "approve", "corvane"], who=REVIEW_AS)

@@ -7,8 +7,9 @@ from typing import Annotated, Optional
 import typer
 
 from vmem import __version__
-from vmem.cli import (blame, check, contradictions, demo, entity, eval, govern, hook, import_rules, init, knowledge,
-                      log, mcp, propose, recall, report, review, show, status, supersede, sync, targets, team)
+from vmem.cli import (blame, check, contradictions, demo, diff, entity, eval, govern, hook, import_rules, init,
+                      knowledge, log, mcp, propose, recall, report, review, show, status, supersede, sync, targets,
+                      team)
 from vmem.cli.common import Globals
 
 app = typer.Typer(
@@ -50,6 +51,7 @@ app.command("show")(show.show)
 app.command("list")(show.list_)
 app.command("blame")(blame.blame)
 app.command("log")(log.log)
+app.command("diff")(diff.diff)
 app.command("check")(check.check)
 app.command("review")(review.review)
 app.command("contradictions")(contradictions.contradictions)

@@ -129,10 +129,17 @@ def build(store, *, quarantined_evidence: bool = False, map_claims: bool = False
                              "b_statement": by_id[b]["statement"]} for (a, b), score in suggestions[:PAGE_LIMIT]],
             "suggestions_total": len(suggestions),
             "contradictions": pairs[:PAGE_LIMIT], "contradictions_total": len(pairs), "timelines": lines,
-            "timelines_total": len(history), "gates": gates, "expiring": expiring, "expiring_days": EXPIRING_DAYS,
+            "timelines_total": len(history), "week": _week(store, viewer), "gates": gates, "expiring": expiring, "expiring_days": EXPIRING_DAYS,
             "map": graph, "map_svg": svg(graph),
             "counts": {"items": len(every), "queue": queue_total, "contradictions": len(pairs),
                        "expiring": len(expiring), "communities": len(graph["communities"])}}
+
+
+def _week(store, viewer) -> list[dict]:
+    """What the team started and stopped believing in the last seven days (the belief diff)."""
+    from vmem.ops.diff import diff
+
+    return diff(store, viewer=viewer)["changes"]
 
 
 def _gate_row(store, snapshot, item: dict, inputs) -> dict:

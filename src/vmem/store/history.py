@@ -46,3 +46,11 @@ def snapshot_named(store: Store, rev: str) -> Snapshot | None:
     except (KeyError, ValueError, pygit2.GitError):
         return None
     return Snapshot(repo, commit)
+
+
+def message_of(store: Store, commit_id: str) -> str | None:
+    """The message of the commit COMMIT_ID names (None: no such commit here)."""
+    try:
+        return _walker(store)[commit_id].message
+    except (KeyError, ValueError):
+        return None
