@@ -19,6 +19,10 @@ from vmem.targets.text import marker
 
 BUNDLE_TTL_S = 3600  # ranking decays with age: recompute at least hourly even if nothing changed
 HOOK_LIMIT = 10_000  # Claude Code's limit on a hook's additionalContext
+# A file changed this long before the hook started may still be newer than the session running it (Claude Code
+# starts the hook after the session, and two sessions opened together run their hooks at once): its rules are
+# given in the hook's context too. A rule repeated once costs less than a mandatory rule a session never sees.
+SESSION_LAG_S = 10.0
 
 
 class SyncResult:
@@ -75,6 +79,7 @@ def sync(root: Path, *, target: Path | None = None, targets: list[str] | None = 
 
     from vmem import targets as registry
 
+    started = time.time()
     warnings = []
     if do_pull:  # session start: deliver what waits, then catch up with the remote (SPEC 15: never frozen)
         from vmem.store.deliver import catch_up
@@ -121,8 +126,10 @@ def sync(root: Path, *, target: Path | None = None, targets: list[str] | None = 
         rendered[t.name] = entries[name]
     if entries != (cache or {}).get("entries") or not fresh:
         write_cache(_bundle_file(root), {"commit": commit, "policy": policy, "store": about, "entries": entries})
-    result = _write(chosen, rendered, bundle, root, about, project, target, settings["dir"], budget, skipped)
-    result.context = hook_context(bundle, result)
+    reader = registry.read_by_claude_code([t.name for t in chosen], project, skipped)
+    result, before = _write(chosen, rendered, bundle, root, about, project, target, settings["dir"], budget,
+                            skipped, reader, started - SESSION_LAG_S)
+    result.context = hook_context(bundle, reader and registry.get(reader), before)
     if bundle.dropped:
         warnings.append(f"{len(bundle.dropped)} items did not fit the {budget}-token budget")
     if about.get("lexicon"):
@@ -132,8 +139,12 @@ def sync(root: Path, *, target: Path | None = None, targets: list[str] | None = 
 
 
 def _write(chosen, rendered: dict, bundle: Bundle, root: Path, about: dict, project: Path, override,
-           configured_dir: str, budget: int, skipped: dict) -> SyncResult:
-    """Plan every target's files first (a refusal anywhere changes nothing anywhere), then write them."""
+           configured_dir: str, budget: int, skipped: dict, reader: str | None = None,
+           session: float = 0.0) -> tuple[SyncResult, dict[str, bytes | None]]:
+    """Plan every target's files first (a refusal anywhere changes nothing anywhere), then write them. Also
+    returns what READER's files (the target Claude Code reads) held when the session started (SESSION, at the
+    earliest): name -> bytes, None for a file that is new, or changed since then; files this sync leaves as
+    they were and that are older than SESSION are not in it."""
     from vmem.ops import writer
     from vmem.targets import placed
 
@@ -151,6 +162,15 @@ def _write(chosen, rendered: dict, bundle: Bundle, root: Path, about: dict, proj
         plans.append((t, directory, [(where, writer.plan_dir(where, files, owner, project, part.prunable,
                                                              part.merge if part.section else None))
                                      for where, part, files in placed(t, rendered[t.name], directory)]))
+    before: dict[str, bytes | None] = {}
+    for t, directory, planned in plans:
+        for _, (writes, unchanged, _) in planned if t.name == reader else ():
+            for path in [*writes, *map(Path, unchanged)]:
+                found = writer.lstat(path)
+                if found is None or found.st_mtime >= session:
+                    before[str(path.relative_to(directory))] = None  # the session may not have read it
+                elif path in writes:
+                    before[str(path.relative_to(directory))] = writer.read_regular(path, whole=False)
     result = SyncResult(str(plans[0][1]), bundle.commit, budget, bundle.items)
     parts = []
     for t, directory, planned in plans:
@@ -174,31 +194,53 @@ def _write(chosen, rendered: dict, bundle: Bundle, root: Path, about: dict, proj
         where = directory / next(iter(files)) if t.section else directory
         parts.append(f"{where} ({len(shown)} file{'s' * (len(shown) != 1)}, ~{tokens} tokens)")
     result.summary = f"vmem: {len(bundle.items)} trusted items synced into " + "; ".join(parts)
-    return result
+    return result, before
 
 
-def hook_context(bundle: Bundle, result: SyncResult) -> str:
-    """What rules files cannot deliver to the session that is starting (SPEC 13): the mandatory items that
-    apply everywhere, each once, within Claude Code's 10,000-character limit; never path-scoped items."""
-    from vmem.targets.text import entry
+def hook_context(bundle: Bundle, reader, before: dict[str, bytes | None]) -> str:
+    """What the rules files cannot give the session that is starting (SPEC 13), within Claude Code's
+    10,000-character limit. Claude Code may read its rules before this hook finishes, so the mandatory rules that
+    apply everywhere and that this sync added to or changed in the files it reads (READER, a target; BEFORE: what
+    those files held) are given here, each once; the ones those files already held are named, never repeated.
+    Where Claude Code reads none of the files (READER None), every such rule is given. Never path-scoped items."""
+    from vmem.targets.text import entry, one_line
 
     rules = [r for r in bundle.mandatory if not r["paths"]]
-    where = "this project's rules files"
-    if result.targets.get("claude", {}).get("skipped"):  # where AGENTS.md serves Claude Code; named, in case not
-        where = "vmem's section of AGENTS.md"
-    head = (f"vmem: {len(bundle.items)} reviewed items are in {where}; "
-            f"{len(rules)} mandatory team rule{'s' * (len(rules) != 1)} for this session:\n\n")
-    if not rules:
-        return head.split(";")[0] + "."
+    had = {r["id"] for r in rules if reader is not None and reader.held(r, before)}
+    held, new = [r for r in rules if r["id"] in had], [r for r in rules if r["id"] not in had]
+    where = ("vmem's section of AGENTS.md" if reader is not None and reader.name == "agents-md" else
+             "this project's rules files" if reader is not None else
+             "this project's rules files for other agents (this session reads none of them)")
+    head = f"vmem: {len(bundle.items)} reviewed items are in {where}"
+    if held:
+        names, room = [], 1500
+        for n, rule in enumerate(held):
+            name = rule["id"] + (f" ({one_line(rule['title'])[:60]})" if rule.get("title") else "")
+            if len(name) > room:
+                names.append(f"and {len(held) - n} more (vmem list --status mandatory)")
+                break
+            names.append(name)
+            room -= len(name) + 2
+        head += f"; {_rules(len(held))} there, which this session already has: " + ", ".join(names)
+    if not new:
+        return head + "."
+    if reader is not None:
+        head += f"; {_rules(len(new))} added or changed there by this sync, after this session started:\n\n"
+    else:
+        head += f"; {_rules(len(new))} for this session:\n\n"
     out, room = [head], HOOK_LIMIT - len(head) - 120
-    for n, rule in enumerate(rules):
+    for n, rule in enumerate(new):
         text = entry(rule)
         if len(text) > room:
-            out.append(f"\n… {len(rules) - n} more mandatory rules in the rules files (vmem list --status mandatory)")
+            out.append(f"\n… {len(new) - n} more mandatory rules in the rules files (vmem list --status mandatory)")
             break
         out.append(text)
         room -= len(text)
     return "".join(out)
+
+
+def _rules(count: int) -> str:
+    return f"{count} mandatory team rule{'s' * (count != 1)}"
 
 
 def _scope(value: str | None, entities: list[str]) -> str | None:

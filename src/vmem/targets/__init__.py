@@ -57,6 +57,17 @@ def served_elsewhere(names: list[str], project: Path) -> dict[str, str]:
     return out
 
 
+def read_by_claude_code(names: list[str], project: Path, skipped: dict[str, str]) -> str | None:
+    """Which of the targets NAMES the Claude Code session that runs the hook reads its rules from: the claude
+    target's files; else vmem's section of AGENTS.md, where Claude Code reads AGENTS.md; else none (SKIPPED:
+    served_elsewhere's answer for NAMES)."""
+    if "claude" in names and "claude" not in skipped:
+        return "claude"
+    if "agents-md" in names and ("claude" in skipped or _claude_reads_agents_md(project)):
+        return "agents-md"
+    return None
+
+
 def _claude_reads_agents_md(project: Path) -> str | None:
     import re
 
@@ -108,6 +119,14 @@ class Target:
     def render_empty(self) -> list[str]:
         """A section target's files, for removing its sections (uninstall)."""
         return []
+
+    def held(self, rule: dict, before: dict[str, bytes | None]) -> bool:
+        """Whether the session of an agent reading this target's files had mandatory RULE from them when it
+        started. BEFORE: file name (as in `render`) -> the bytes it held then (None: nothing the session can
+        have read); a file not in it was there, as it is now, before the session started. A rule counts as held
+        when its text was there as a mandatory rule: new provenance alone (a confidence that decayed, a second
+        reviewer) does not make it new to the agent."""
+        return False
 
     def merge(self, old: bytes | None, section: str | None, owner, path: Path) -> bytes | None:
         raise NotImplementedError

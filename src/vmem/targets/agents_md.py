@@ -9,6 +9,7 @@ from vmem.targets import END, START, Section  # noqa: F401 - START/END: the mark
 from vmem.targets.text import entry
 
 FILE = "AGENTS.md"
+MANDATORY = "### Mandatory: always follow these\n\n"
 # an agent with its own vmem files that also reads AGENTS.md is told the two are one set of rules (Copilot in
 # VS Code; where vmem can tell, sync writes only one of the two for an agent: vmem.targets.served_elsewhere)
 SAME_RULES = ("_The same reviewed rules as vmem's files for Claude Code (`.claude/rules/vmem/`), Cursor "
@@ -35,8 +36,7 @@ class AgentsMd(Section):
             return {FILE: None}
         body = "## What the team knows (vmem)\n\n" + SAME_RULES
         if bundle.mandatory:
-            body += "### Mandatory: always follow these\n\n" + "".join(entry(_for_files(r)) for r in bundle.mandatory) \
-                + "\n"
+            body += MANDATORY + "".join(entry(_for_files(r)) for r in bundle.mandatory) + "\n"
         general = [r for r in bundle.ranked if not r["paths"]]
         scoped = [r for r in bundle.ranked if r["paths"]]
         if general:
@@ -45,6 +45,17 @@ class AgentsMd(Section):
         if scoped:
             body += "### Only when working on matching files\n\n" + "".join(entry(_for_files(r)) for r in scoped) + "\n"
         return {FILE: self.wrap(marker, body)}
+
+    def held(self, rule: dict, before: dict[str, bytes | None]) -> bool:
+        if FILE not in before:
+            return True  # the file was there, as it is, when the session started
+        old = (before[FILE] or b"").decode("utf-8", "replace")
+        section = old[old.find(START):old.find(END)] if START in old and END in old else ""
+        if MANDATORY not in section:
+            return False
+        part = section[section.index(MANDATORY) + len(MANDATORY):].split("\n### ", 1)[0]
+        line = entry(_for_files(rule)).split("\n", 1)[0]  # its text; the provenance line below may change
+        return f"\n{line}\n" in "\n" + part
 
 
 TARGET = AgentsMd()

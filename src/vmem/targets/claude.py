@@ -19,6 +19,11 @@ def _frontmatter(paths: list[str]) -> str:
     return f"---\npaths: [{', '.join(json.dumps(p, ensure_ascii=False) for p in paths)}]\n---\n"
 
 
+def _rule_text(rule: dict) -> str:
+    """A mandatory rule's file without its marker and provenance: what the agent is told to do."""
+    return f"# {heading(rule, 'Mandatory team rule')}\n\n{one_line(rule['statement'])}\n\n"
+
+
 class Claude(Target):
     name = "claude"
     version = 2
@@ -30,8 +35,7 @@ class Claude(Target):
         head = marker + "\n"
         for rule in bundle.mandatory:
             top = _frontmatter(rule["paths"]) + head if rule["paths"] else head
-            files[f"km_{rule['id']}.md"] = (f"{top}# {heading(rule, 'Mandatory team rule')}\n\n"
-                                            f"{one_line(rule['statement'])}\n\n{provenance(rule)}\n")
+            files[f"km_{rule['id']}.md"] = f"{top}{_rule_text(rule)}{provenance(rule)}\n"
         lines = []
         for rule in bundle.ranked:
             if rule["paths"]:
@@ -46,6 +50,13 @@ class Claude(Target):
 
     def prunable(self, name: str) -> bool:
         return bool(_OWNED.match(name))
+
+    def held(self, rule: dict, before: dict[str, bytes | None]) -> bool:
+        name = f"km_{rule['id']}.md"
+        if name not in before:
+            return True  # its file was there, as it is, when the session started
+        old = before[name]
+        return old is not None and _rule_text(rule) in old.decode("utf-8", "replace")
 
 
 TARGET = Claude()
