@@ -83,10 +83,15 @@ def test_propose_supersedes_keeps_the_old_claim_live(store, vmem):
     assert "no item c-000000000000" in vmem("propose", "x", "--supersedes", "c-000000000000", code=1).stderr
 
 
-def test_supersede_refuses_knowledge_until_its_gates_rerun(seeded, vmem):
+def test_supersede_rewords_a_learning_nobody_has_decided_on_yet(seeded, vmem):
+    # issue 40: a candidate (or quarantined) learning is reworded with its evidence, every gate run again
+    # (tests/test_quarantine_exit.py); a superseded one is final
     item = vmem.json("propose", "Fintech buyers want SOC 2 first", "--from", "meridale",
                      "-c", "industry:financial_services", store=seeded)["data"]["item"]
-    assert "knowledge item" in vmem("supersede", item["id"], "x", code=1, store=seeded).stderr
+    new = vmem.json("supersede", item["id"], "Fintech buyers want a SOC 2 report first", store=seeded)["data"]["item"]
+    assert new["status"] == "candidate" and new["supersedes"] == item["id"] and new["evidence"] == item["evidence"]
+    refused = vmem("supersede", item["id"], "x", code=1, store=seeded).stderr
+    assert f"{item['id']} is superseded; only a quarantined or candidate learning" in refused and new["id"] in refused
 
 
 def _acting(store, who) -> None:

@@ -14,10 +14,16 @@ def execute(out, store, item_id: str, text: str, *, reason: str | None = None, t
 
     refuse_as(as_, "supersede")
     result = run(store(), item_id, text, reason=reason, title=title)
-    out.result({"action": "superseded", "item": result.item, "previous": result.previous, "commit": result.commit})
-    out.line(one_line(f"supersedes {result.previous['id']}", result.item, result.commit))
+    out.result({"action": result.action, "item": result.item, "previous": result.previous, "commit": result.commit})
+    headline = f"supersedes {result.previous['id']}"
+    if result.action == "quarantined":  # as propose says it: the new words still identify a customer
+        headline += ", quarantined (it identifies a customer)"
+    out.line(one_line(headline, result.item, result.commit))
+    for note in result.notes:
+        out.note(note)
     if not out.as_json:
-        out.note(f"{result.previous['id']} is now superseded; history: vmem blame {result.item['id']}")
+        out.note(f"{result.previous['id']} is now superseded; history: vmem blame {result.item['id']}"
+                 if not result.notes else f"history: vmem blame {result.item['id']}")
     return 0
 
 

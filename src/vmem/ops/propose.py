@@ -242,7 +242,8 @@ def _learning(tx, statement, canonical, entity, categories, episodes, tier, writ
     if not screened.passed:
         tx.message.reason = screened.reason
         tx.write(item)
-        return Proposed("quarantined", item, notes=[screened.reason, screened.advice])
+        way_out = f'then reword it, keeping its evidence: vmem supersede {item["id"]} "..."'
+        return Proposed("quarantined", item, notes=[screened.reason, screened.advice, way_out])
     tx.write(item)
     return Proposed("created", item)
 

@@ -4,19 +4,26 @@ from __future__ import annotations
 
 
 from vmem import model
-from vmem.errors import IllegalTransition
+from vmem.errors import IllegalTransition, UsageError
 from vmem.ops.common import expires_at, require_attested, require_own_if_personal, require_reviewer
 from vmem.ops.propose import _statement
 from vmem.store.repo import Store
 
 GOVERNED = model.SERVABLE["claim"]  # a reviewed claim: only a reviewer replaces it in place
+REWORDABLE = ("quarantined", "candidate")  # learnings an analyst rewords: nobody has decided on them yet
 
 
 class Superseded:
-    __slots__ = ("item", "previous", "commit")
+    """What a supersession did. ACTION: "superseded", or "quarantined" when the new words of a learning still fail
+    a gate that quarantines (as `vmem propose` says of a quarantined learning); NOTES: what the faces print."""
 
-    def __init__(self, item: dict, previous: dict, commit: str | None) -> None:
+    __slots__ = ("item", "previous", "commit", "action", "notes")
+
+    def __init__(self, item: dict, previous: dict, commit: str | None, action: str = "superseded",
+                 notes: list[str] | None = None) -> None:
         self.item, self.previous, self.commit = item, previous, commit
+        self.action = action
+        self.notes: list[str] = [] if notes is None else notes
 
     def __repr__(self) -> str:
         return f"Superseded({self.item.get('id')!r}, previous={self.previous.get('id')!r}, commit={self.commit!r})"
@@ -30,39 +37,113 @@ def supersede(store: Store, item_id: str, statement: str, *, reason: str | None 
     with store.transaction("supersede", reason=reason) as tx:
         tx.author = author
         old = require_own_if_personal(tx.snapshot.item(item_id), author.email, item_id)
-        if old["kind"] == "knowledge":
-            raise IllegalTransition(
-                f"{item_id} is a knowledge item; superseding knowledge re-runs the publish gates",
-                "propose the new learning with: vmem propose TEXT --from ENTITY -c CATEGORY",
-            )
         require_attested(store, tx.snapshot, old)
-        model.check_transition(old, "superseded")
-        if old["status"] in GOVERNED:
-            require_reviewer(store, author.email, f"supersede an {old['status']} claim",
-                             f"propose a revision instead: vmem propose TEXT --supersedes {item_id}")
-        now = model.now()
-        new = dict(old)
-        new.update({
-            "id": model.new_id("claim"),
-            "title": " ".join(title.split()) if title else old["title"],
-            "statement": statement,
-            "status": old["status"] if old["status"] in GOVERNED else "proposed",
-            "source": {"type": "analyst", "user": author.email, "episode": None},
-            "verifications": [],
-            "created_at": now,
-            "valid_from": now,
-            "valid_to": None,
-            "expires_at": expires_at(store.policy, old["class"], now),
-            "supersedes": item_id,
-            "superseded_by": None,
-            "review": ({"by": author.email, "at": now, "action": "supersede", "reason": reason}
-                       if old["status"] in GOVERNED else None),
-        })
-        model.transition(old, "superseded", at=now, superseded_by=new["id"])
+        if old["kind"] == "knowledge":
+            if title:
+                raise UsageError("--title applies to facts, not learnings", "a learning is its statement alone")
+            new, action, notes = _reword(store, tx, old, statement)
+        else:
+            new, action, notes = _revise(store, old, statement, reason, title, author.email), "superseded", []
         tx.message.items = [new["id"], item_id]
         tx.message.subject_item = new["id"]
         tx.message.summary = statement
         tx.message.supersedes = item_id
         tx.write(new)
         tx.write(old)
-    return Superseded(model.normalize_item(new), model.normalize_item(old), tx.commit_id)
+    return Superseded(model.normalize_item(new), model.normalize_item(old), tx.commit_id, action, notes)
+
+
+def _revise(store: Store, old: dict, statement: str, reason: str | None, title: str | None, author: str) -> dict:
+    """A claim's new version (OLD superseded in place): a proposal revised, or a reviewed claim replaced by a
+    reviewer, the new one inheriting its status so that agents never lose the belief in between (SPEC 5)."""
+    item_id = old["id"]
+    model.check_transition(old, "superseded")
+    if old["status"] in GOVERNED:
+        require_reviewer(store, author, f"supersede an {old['status']} claim",
+                         f"propose a revision instead: vmem propose TEXT --supersedes {item_id}")
+    now = model.now()
+    new = dict(old)
+    new.update({
+        "id": model.new_id("claim"),
+        "title": " ".join(title.split()) if title else old["title"],
+        "statement": statement,
+        "status": old["status"] if old["status"] in GOVERNED else "proposed",
+        "source": {"type": "analyst", "user": author, "episode": None},
+        "verifications": [],
+        "created_at": now,
+        "valid_from": now,
+        "valid_to": None,
+        "expires_at": expires_at(store.policy, old["class"], now),
+        "supersedes": item_id,
+        "superseded_by": None,
+        "review": ({"by": author, "at": now, "action": "supersede", "reason": reason}
+                   if old["status"] in GOVERNED else None),
+    })
+    model.transition(old, "superseded", at=now, superseded_by=new["id"])
+    return new
+
+
+def _reword(store: Store, tx, old: dict, statement: str) -> tuple[dict, str, list[str]]:
+    """SPEC 6: a quarantined or candidate learning reworded: a new learning with the new words and OLD's categories
+    and evidence, every publish gate run at once (de-id on the new words with the screening lexicon, as propose
+    does; support, writers and the category floor over the evidence history vouches for, as consolidate counts
+    it), and OLD superseded. Anyone may: nobody has decided on either yet. (new item, action, notes)"""
+    from vmem.gates.publish import GateInputs, run_gates, screen, status_after_gates
+    from vmem.text import canonicalize
+
+    item_id = old["id"]
+    if old["status"] not in REWORDABLE:
+        later = old.get("superseded_by") or old.get("merged_into")
+        raise IllegalTransition(f"{item_id} is {old['status']}; only a quarantined or candidate learning is "
+                                "reworded with supersede", f"its words live on in {later}: vmem show {later}"
+                                if later else _NOT_REWORDABLE.get(old["status"], _FINAL))
+    now = model.now()
+    new = model.validate("knowledge", {
+        "id": model.new_id("knowledge"),
+        "kind": "knowledge",
+        "statement": statement,
+        "canonical": canonicalize(statement),
+        "categories": list(old["categories"]),
+        "status": "candidate",
+        "evidence": [dict(e) for e in old["evidence"]],  # the same observations, in other words
+        "first_seen": old["first_seen"],
+        "last_reinforced": old["last_reinforced"],
+        "valid_from": now,
+        "supersedes": item_id,
+    }, "the reworded learning")
+    # what the gates count: the evidence history vouches for on OLD, which this commit moves (SPEC 12)
+    vouched = store.attestation(tx.snapshot).attested_evidence(model.item_path(item_id), old)
+    screened = screen(statement, tx.snapshot)
+    # the other gates read only the customers a reviewer counted (the lexicon is the screening one, above)
+    gate = run_gates({**new, "evidence": vouched}, GateInputs({}, {}, counted=tx.snapshot.counted_entities()),
+                     store.policy)
+    if not screened.passed:
+        gate.update(passed=False, checks={**gate["checks"], "deid": False},
+                    reason="; ".join(r for r in (screened.reason, gate["reason"]) if r))
+    target = status_after_gates(gate)
+    # a new learning enters as a candidate (or quarantined): eligibility is consolidate's, once the merge cascade
+    # has seen the new words (they may be another learning's, whose support they then join)
+    new.update(gate=gate, status="quarantined" if target == "quarantined" else "candidate")
+    model.transition(old, "superseded", at=now, superseded_by=new["id"])
+    if target == "quarantined" and not tx.message.reason:
+        tx.message.reason = gate["reason"]  # as propose records a quarantine
+    moved = len(new["evidence"])
+    notes = [f"{item_id} is now superseded; its evidence ({moved} entr{'y' if moved == 1 else 'ies'}) moved with "
+             "the new words"]
+    if target == "quarantined" and not screened.passed:
+        return new, "quarantined", notes + [gate["reason"], screened.advice,
+                                            f'rephrase it: vmem supersede {new["id"]} "..."']
+    if target == "quarantined":  # the category floor: other words cannot help, more customers in it can
+        return new, "quarantined", notes + [gate["reason"], "it waits until more customers hold its categories; "
+                                            "vmem consolidate releases it then"]
+    if target == "eligible":
+        return new, "superseded", notes + ["every gate passes; the next vmem consolidate makes it eligible for review"]
+    return new, "superseded", notes + [f"a candidate until support grows: {gate['reason']}"]
+
+
+_FINAL = "propose the learning anew: vmem propose TEXT --from ENTITY -c CATEGORY"
+_NOT_REWORDABLE = {
+    "eligible": "it awaits a reviewer's decision; its words can still be edited there: vmem review",
+    "published": "a published learning is replaced through review: propose the new wording (vmem propose TEXT "
+                 "--from ENTITY -c CATEGORY), and a reviewer publishes it",
+}

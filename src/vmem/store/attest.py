@@ -1067,6 +1067,9 @@ def _evidence_step(repo, state: State, others: list, path: str, change: Change, 
         vouched = {k for k in added if k[1] == commit.committer.email.casefold()}
     elif (action == "consolidate" or (action == "merge" and reviewer())) and item["id"] in message.items:
         vouched = added & pool  # moved from an item that had it: by the cascade, or by a reviewer's merge
+    elif action == "supersede" and item["id"] in message.items and model.ITEM_ID.fullmatch(message.supersedes or ""):
+        # a learning reworded: its evidence moved from the item it supersedes, which had it (and this commit changed)
+        vouched = added & pool & {tuple(k) for k in state.evidence.get(model.item_path(message.supersedes)) or []}
     elif action == "import" and reviewer():
         vouched = added
     for _, other in others:
