@@ -3,7 +3,8 @@
 A mandatory rule reaches Claude Code once: the SessionStart hook's context gives only the rules this sync added
 to or changed in the files the session reads (it may have read them before the hook finished); a rule those
 files already held is named there, never repeated, whether Claude Code reads vmem's rules directory or vmem's
-section of AGENTS.md (SPEC 13)."""
+section of AGENTS.md (SPEC 13). And publishing a learning checks it against what is live, as approving a claim
+does: `vmem publish` names every open item the new learning contradicts (SPEC 14)."""
 
 from __future__ import annotations
 
@@ -139,3 +140,41 @@ def test_a_session_starting_just_before_the_files_were_written_gets_the_rule(mix
     project.mkdir()
     assert session(seeded.root, project).count(OLD_RULE) == 1
     assert session(seeded.root, project).count(OLD_RULE) == 1
+
+
+# -- publish checks the new learning against what is live ------------------------------------------------------
+
+WEEKS = "Healthcare buyers finish their security review within three weeks."
+# three weeks vs three MONTHS is not found today: the detectors compare numbers, not the unit after them
+MONTHS = "Healthcare buyers finish their security review within eight weeks."
+WRITERS = (("tidewell", "Alice Analyst <alice@example.com>"), ("corvane", "Bob Analyst <bob@example.com>"),
+           ("larkspur-health", "Alice Analyst <alice@example.com>"))  # three customers, two writers
+
+
+def _learning(store: Path, text: str) -> str:
+    for entity, writer in WRITERS:
+        found = json.loads(vmem("propose", text, "--from", entity, "-c", "industry:healthcare", "--json",
+                                store=store, who=writer).stdout)["data"]["item"]["id"]
+    return found
+
+
+def test_publish_names_the_learning_the_new_one_contradicts_in_json_and_in_words(seeded):
+    """Issue: contradictions were checked after approve and after publishing from review, never after publish."""
+    from vmem.cli.render import contradiction_warning
+
+    store = seeded.root
+    weeks, months = _learning(store, WEEKS), _learning(store, MONTHS)
+    vmem("consolidate", store=store, who=RITA)
+    listed = json.loads(vmem("list", "--status", "eligible", "--json", store=store).stdout)["data"]
+    assert {weeks, months} <= {i["id"] for i in listed}
+
+    first = vmem("publish", weeks, store=store, who=RITA)  # the human face
+    assert "published, support tier" in first.stdout
+    assert contradiction_warning({"id": months, "status": "eligible", "statement": MONTHS,
+                                  "reason": "different numbers 3 weeks vs 8 weeks"}) in first.stderr
+
+    second = vmem("publish", months, "--json", store=store, who=RITA)
+    found = json.loads(second.stdout)["data"]["contradictions"]
+    assert [(c["id"], c["status"], c["rules"]) for c in found] == [(weeks, "published", ["number"])]
+    assert found[0]["statement"] == WEEKS and found[0]["reason"] == "different numbers 8 weeks vs 3 weeks"
+    assert contradiction_warning(found[0]) in second.stderr  # the one wording approve uses, also under --json

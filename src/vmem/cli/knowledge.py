@@ -82,14 +82,17 @@ def publish(
 ) -> None:
     """Publish an eligible knowledge item after re-running every gate (k is clamped to at least 3)."""
     with session(ctx, json_, store) as s:
+        from vmem.cli.render import contradiction_warning
         from vmem.confidence import support_tier
         from vmem.ops.publish import publish as run
 
         refuse_as(as_, "publish")
         result = run(s.store, item_id, audience=audience, k_min=k_min)
         tier = support_tier(result.item, s.store.policy["knowledge"]["tiers"])
-        s.out.result({"action": "published", "item": result.item, "commit": result.commit},
+        s.out.result(result.data(),
                      lambda console: item_panel(console, result.item, f"published, support tier {tier}"))
+        for clash in result.contradictions or []:  # a warning: the reviewer decides which belief stands
+            s.out.note(contradiction_warning(clash))
 
 
 def reject(

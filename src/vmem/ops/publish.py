@@ -18,6 +18,14 @@ class Reviewed:
     action: str
     item: dict
     commit: str | None
+    contradictions: list[dict] | None = None  # after publish: the open items it contradicts now
+
+    def data(self) -> dict:
+        """What `vmem publish --json` reports."""
+        data = {"action": self.action, "item": self.item, "commit": self.commit}
+        if self.contradictions is not None:
+            data["contradictions"] = self.contradictions
+        return data
 
 
 def publish(store: Store, item_id: str, *, audience: str | None = None, k_min: int | None = None) -> Reviewed:
@@ -48,7 +56,11 @@ def publish(store: Store, item_id: str, *, audience: str | None = None, k_min: i
         tx.message.summary = item["statement"]
         tx.message.extra = {"Audience": item["audience"], "Support-Tier": tier}
         tx.write(item)
-    return Reviewed("published", model.normalize_item(item), tx.commit_id)
+    from vmem.ops.card import viewer_of
+    from vmem.ops.contradictions import open_with
+
+    item = model.normalize_item(item)  # checked again now that it is live, as approve does (SPEC 14)
+    return Reviewed("published", item, tx.commit_id, open_with(store, item, viewer_of(store)))
 
 
 def reject(store: Store, item_id: str, *, reason: str) -> Reviewed:
