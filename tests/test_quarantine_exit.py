@@ -84,6 +84,11 @@ def test_a_quarantined_learning_is_reworded_with_its_evidence_and_joins_the_supp
     assert (card["distinct_entities"], card["writers"]) == (3, 3)  # Alice's evidence, carried over, counts
     assert governance_errors(vmem) == []
     assert vmem.json("show", old["id"])["data"]["status"] == "superseded"
+    # the reviewer's card links the revision without quoting the words that named the customer
+    listed = vmem("review", "--list", "--json", who=RITA)
+    assert "Tidewell asks" not in listed.stdout
+    revision = next(c for c in json.loads(listed.stdout)["data"] if c["id"] == new["id"])["supersedes"]
+    assert revision["id"] == old["id"] and revision["statement"] is None
 
 
 def test_every_evidence_entry_moves_with_the_new_words_and_counts_toward_the_gates(seeded, vmem):
@@ -144,3 +149,25 @@ def test_a_published_learning_is_still_not_reworded_by_an_analyst(seeded, vmem, 
     assert commit_count(seeded) == before
     assert vmem.json("show", item["id"])["data"]["status"] == "published"
 
+
+def test_review_lists_quarantined_learnings_without_the_customer_they_name(seeded, vmem):
+    old = vmem.json("propose", NAMING, "--from", "corvane", *CATS, store=seeded)["data"]["item"]
+    vmem("propose", CLEAN, "--from", "larkspur-health", *CATS, who=BOB, store=seeded)
+    for who in (ALICE, RITA):
+        listed = vmem("review", "--list", "--status", "quarantined", "--json", who=who)
+        assert "tidewell" not in listed.stdout.lower() and "corvane" not in listed.stdout.lower()
+        cards = json.loads(listed.stdout)["data"]
+        assert [c["id"] for c in cards] == [old["id"]]  # the clean candidate is not quarantined
+        card = cards[0]
+        assert card["status"] == "quarantined" and card["statement"] != NAMING
+        assert card["gate"]["passed"] is False and card["gate"]["reason"] == "names a customer"
+        assert card["evidence"] == [] and card["evidence_hidden"] is True
+        assert card["categories"] == ["industry:healthcare", "stage:security_review"]
+        assert f'vmem supersede {old["id"]} "' in card["hint"]
+        human = vmem("review", "--list", "--status", "quarantined", who=who)
+        assert "tidewell" not in (human.stdout + human.stderr).lower()
+        assert "names a customer" in human.stdout and f"vmem supersede {old['id']}" in human.stdout
+    # the default queue still holds what a reviewer decides on, not what waits to be reworded
+    assert old["id"] not in [c["id"] for c in vmem.json("review", "--list")["data"]]
+    vmem("supersede", old["id"], CLEAN.replace("buyers", "customers"), store=seeded)
+    assert vmem.json("review", "--list", "--status", "quarantined")["data"] == []

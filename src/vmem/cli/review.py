@@ -18,8 +18,10 @@ from vmem.output import plain, safe
 def review(
     ctx: typer.Context,
     list_: Annotated[bool, typer.Option("--list", help="Print the queue and exit (no TTY needed).")] = False,
-    status: Annotated[Optional[str], typer.Option("--status", help="proposed, eligible, or candidate (learnings "
-                                                                  "with merge suggestions); default all three.")] = None,
+    status: Annotated[Optional[str], typer.Option("--status", help="proposed, eligible, candidate (learnings "
+                                                                  "with merge suggestions) or quarantined (learnings "
+                                                                  "to reword, their words hidden); default the first "
+                                                                  "three.")] = None,
     yes: Annotated[bool, typer.Option("--yes", help="Apply --action to every queued item without asking.")] = False,
     action: Annotated[Optional[str], typer.Option("--action", help="With --yes: approve | reject.")] = None,
     reason: Annotated[Optional[str], typer.Option("--reason", help="Reason for --action reject.")] = None,
@@ -35,9 +37,9 @@ def review(
         from vmem.ops.card import queue_cards, viewer_of
 
         refuse_as(as_, "review")
-        if status is not None and status not in (*QUEUED, "candidate"):
-            raise UsageError(f"unknown queue status {status!r}",
-                             "use --status proposed, --status eligible or --status candidate")
+        if status is not None and status not in (*QUEUED, "candidate", "quarantined"):
+            raise UsageError(f"unknown queue status {status!r}", "use --status proposed, --status eligible, "
+                             "--status candidate or --status quarantined")
         if yes and action not in ("approve", "reject"):
             raise UsageError("--yes needs --action approve or --action reject", "or review interactively in a terminal")
         interactive = not list_ and not yes
@@ -216,6 +218,8 @@ def _interactive(s, cards: list[dict]) -> None:
 
 
 def _print_suggestions(console, entry: dict) -> None:
+    if entry.get("hint"):  # a quarantined learning's way out
+        console.print(f"  {safe(entry['hint'])}", soft_wrap=True)
     for other in entry.get("suggestions") or []:
         console.print(f"  may be the same as {other['id']} ({other['status']}, score {other['score']:.2f}): "
                       f"{safe(other['statement'])}", soft_wrap=True)
@@ -283,7 +287,12 @@ def _fresh(store, entry: dict, viewer: str | None) -> dict | None:
     attested = store.attestation(snapshot).status_of(model.item_path(item["id"]))
     if attested != entry["status"] or item["status"] != entry["status"]:
         return None
-    return card(store, item, snapshot=snapshot, viewer=viewer, reviewer=is_reviewer(store, viewer))
+    fresh = card(store, item, snapshot=snapshot, viewer=viewer, reviewer=is_reviewer(store, viewer))
+    if fresh["status"] == "quarantined":
+        from vmem.ops.card import withheld
+
+        return withheld(fresh)  # as the queue listed it: its words may name a customer
+    return fresh
 
 
 def _confirm(console, what: str, entry: dict, commit: str | None) -> None:

@@ -177,6 +177,8 @@ def card(store, item: dict, *, snapshot=None, viewer: str | None = None, reviewe
             old = snapshot.item(item["supersedes"])
             out["supersedes"] = {"id": old["id"], "status": old["status"], "statement": old["statement"],
                                  "diff": word_diff(old["statement"], item["statement"])}
+            if _named_a_customer(old):  # a quarantined learning reworded: its words are not quoted on the new card
+                out["supersedes"].update(statement=None, diff=[["=", HIDDEN_WORDING]])
         except VmemError:
             out["supersedes"] = {"id": item["supersedes"], "status": None, "statement": None, "diff": []}
     out["superseded_by"] = item.get("superseded_by")
@@ -262,8 +264,55 @@ def queue_cards(store, status: str | None = None, *, viewer: str | None = None) 
     queued.sort(key=lambda i: (i.get("created_at") or i.get("first_seen") or "", i["id"]))
     pairs = by_item(scan(every, viewer)) if queued else {}
     reviewer = is_reviewer(store, viewer)
-    return [card(store, item, snapshot=snapshot, viewer=viewer, reviewer=reviewer, contradictions=pairs,
-                 suggestions=found[item["id"]]) for item in queued]
+    cards = [card(store, item, snapshot=snapshot, viewer=viewer, reviewer=reviewer, contradictions=pairs,
+                  suggestions=found[item["id"]]) for item in queued]
+    return [withheld(c) if c["status"] == "quarantined" else c for c in cards]
+
+
+# What stands in for a quarantined learning's words on a listed card: the report's wording (ops/report.py)
+HIDDEN_STATEMENT = "(statement hidden: it may name a customer)"
+HIDDEN_REASON = "(details hidden: they may name a customer)"
+HIDDEN_WORDING = "(the wording is hidden: it may name a customer)"
+
+
+def _named_a_customer(item: dict) -> bool:
+    """Did a learning's words fail de-identification (quarantined, or superseded or rejected after that)?"""
+    checks = (item.get("gate") or {}).get("checks") or {}
+    return item["kind"] == "knowledge" and (item["status"] == "quarantined" or checks.get("deid") is False)
+_GATE_FAILED = {"k_support": "too few customers", "writers": "too few writers",
+                "category_floor": "a category below the floor"}
+
+
+def withheld(card: dict) -> dict:
+    """A quarantined learning's CARD as a list shows it (`vmem review --status quarantined`): nothing of its words
+    or of what they may quote (statement, title, evidence and its customers, merge, rejection and contradiction
+    reasons, a revision's diff); the gate says which checks failed in kinds ("names a customer"), never the words
+    they found, and the hint gives the way out that keeps its evidence."""
+    out = dict(card)
+    gate = card.get("gate") or {}
+    checks = gate.get("checks") or {}
+    found = []
+    if checks.get("deid") is False:
+        reason = gate.get("reason") or ""
+        found.append(next((kind for kind in ("names a customer", "lexicon incomplete") if reason.startswith(kind)),
+                          "fails de-identification"))
+    found += [label for name, label in _GATE_FAILED.items() if checks.get(name) is False]
+    out.update(statement=HIDDEN_STATEMENT, title=None, evidence=[], evidence_hidden=True,
+               merges=[{**m, "reason": HIDDEN_REASON} for m in card.get("merges") or []],
+               prior_rejections=[{**r, "reason": HIDDEN_REASON, **({"statement": None} if "statement" in r else {})}
+                                 for r in card.get("prior_rejections") or []],
+               contradictions=[{**o, "statement": HIDDEN_STATEMENT, "reason": HIDDEN_REASON}
+                               for o in card.get("contradictions") or []])
+    if gate:
+        out["gate"] = {**gate, "reason": "; ".join(found) or (HIDDEN_REASON if gate.get("reason") else None)}
+    if card.get("review") and card["review"].get("reason"):
+        out["review"] = {**card["review"], "reason": HIDDEN_REASON}
+    if card.get("supersedes"):
+        out["supersedes"] = {**card["supersedes"], "statement": None, "diff": [["=", HIDDEN_WORDING]]}
+    out["hint"] = (f'rephrase it: vmem supersede {card["id"]} "..." (the new words keep its evidence; every gate '
+                   "runs again)" if checks.get("deid") is not True else
+                   "it waits until more customers hold its categories; vmem consolidate releases it then")
+    return out
 
 
 def show_card(store, item_id: str) -> dict:
