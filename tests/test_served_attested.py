@@ -330,3 +330,26 @@ def test_a_teammates_edit_of_anothers_proposal_is_shown_as_theirs_on_the_card(te
     assert card["edited_by"] == {"commit": edit, "by": "bob@example.com"}, card
     shown = team.vmem(team.rita, "review", "--list").stdout
     assert "edited by bob@example.com" in shown, shown
+
+
+# -- one gate, always current ------------------------------------------------------------------------------------
+
+
+def test_a_learning_is_eligible_the_moment_its_evidence_meets_every_gate(team):
+    """Three analysts propose the same learning from three customers: the third proposal makes it eligible at once
+    (no consolidation run needed); card, JSON, publish and the attestation agree."""
+    statement = "Healthcare buyers ask for audit logs before security review."
+    for entity, writer in (("tidewell", ALICE), ("corvane", BOB)):
+        learning = team.propose(team.rita, statement, "--from", entity, "-c", "industry:healthcare", who=writer)
+    assert team.json(team.rita, "show", learning)["status"] == "candidate"
+    done = team.vmem(team.rita, "propose", statement, "--from", "larkspur-health", "-c", "industry:healthcare",
+                     who=CHEN)
+    assert "meets every gate now" in done.stderr + done.stdout
+    shown = team.json(team.rita, "show", learning)
+    assert shown["status"] == "eligible" and shown["computed"]["attested_status"] == "eligible"
+    assert shown["gate"]["passed"] is True and all(shown["gate"]["checks"].values()), shown["gate"]
+    [card] = [c for c in team.json(team.rita, "review", "--list") if c["id"] == learning]
+    assert card["distinct_entities"] == 3 and card["gate"]["passed"] is True
+    team.vmem(team.rita, "publish", learning)
+    assert learning in team.served(team.rita, "audit logs")["items"]
+    assert team.json(team.rita, "check", "--governance")["errors"] == []

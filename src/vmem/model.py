@@ -208,6 +208,7 @@ ACTIONS: dict[str, Action] = {a.name: a for a in (
     Action("unmerge", ("candidate", "invalidated"), "reviewer", "status", None),
     Action("distinct", (), "reviewer", "status", None),
     Action("consolidate", ("expired", "quarantined", "eligible", "candidate", "merged"), "anyone", "status", None),
+    Action("reinforce", ("eligible", "candidate"), "anyone", "status", None),  # evidence added: gates re-run
     Action("edit", ("candidate",), "anyone", "status", "edit"),
     Action("forget", ("candidate", "invalidated"), "anyone", "status", None),
     Action("expire", ("expired",), "anyone", "status", None),

@@ -183,10 +183,12 @@ GATES = (  # run in this order; the record's checks and the reasons keep it
 )
 
 
-def run_gates(item: dict, inputs: GateInputs, policy: dict, k_min: int | None = None) -> dict:
-    """The gate record stored on the item: {passed, checks, reason, at}; k is clamped to at least 3."""
+def run_gates(item: dict, inputs: GateInputs, policy: dict, k_min: int | None = None, screened=None) -> dict:
+    """The gate record stored on the item: {passed, checks, reason, at}; k is clamped to at least 3. SCREENED: the
+    de-id verdict already taken from the store's cached lexicon (screen), instead of building it from INPUTS."""
     k = max(policy_k_min(policy), k_min or 0)
-    failures = {gate.name: gate.check(item, inputs, policy["knowledge"], k) for gate in GATES}
+    failures = {gate.name: gate.check(item, inputs, policy["knowledge"], k) if gate.name != "deid" or screened is None
+                else (None if screened.passed else screened.reason) for gate in GATES}
     checks = {name: reason is None for name, reason in failures.items()}
     reasons = [reason for reason in failures.values() if reason is not None]
     return {"passed": all(checks.values()), "checks": checks, "reason": "; ".join(reasons) or None,

@@ -133,6 +133,9 @@ def consolidate(store: Store, *, dry_run: bool = False, progress: Progress | Non
             elif target == "quarantined":
                 result.quarantined.append({"id": item["id"], "reason": gate["reason"]})
         result.candidates = sum(1 for i in pool.values() if i["status"] == "candidate")
+        # and those a reinforcement made eligible already (its gates run at once): every learning awaiting publish
+        result.eligible += [i for i, item in sorted(pool.items())
+                            if item["status"] == "eligible" and i not in result.eligible]
 
         # 5. merge suggestions for a reviewer: what the judge left open, recorded on each learning still awaiting
         #    a decision that has none yet (new) or that a merge changed

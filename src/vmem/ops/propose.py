@@ -215,11 +215,12 @@ def _learning(tx, statement, canonical, entity, categories, episodes, tier, writ
         match["evidence"] += fresh
         match["categories"] += [c for c in categories if c not in match["categories"]]
         match["last_reinforced"] = now
+        notes = _regate(tx, match, fresh)
         tx.message.action = "reinforce"
         tx.message.items = [match["id"]]
         tx.message.summary = match["statement"]
         tx.write(match)
-        return Proposed("reinforced", match)
+        return Proposed("reinforced", match, notes=notes)
     from vmem.gates.publish import screen
 
     screened = screen(statement, tx.snapshot)
@@ -246,6 +247,33 @@ def _learning(tx, statement, canonical, entity, categories, episodes, tier, writ
         return Proposed("quarantined", item, notes=[screened.reason, screened.advice, way_out])
     tx.write(item)
     return Proposed("created", item)
+
+
+def _regate(tx, match: dict, fresh: list[dict]) -> list[str]:
+    """A reinforced learning still awaiting a decision is gated again at once (SPEC 7.2), counting the evidence
+    history vouches for plus this writer's own: eligible the moment its evidence meets every gate, so its card, its
+    JSON and `publish` agree. A merge by judgment stays the consolidation's."""
+    if match["status"] not in ("candidate", "eligible"):
+        return []
+    from vmem.gates.publish import GateInputs, run_gates, screen, status_after_gates
+
+    state = tx.store.attestation(tx.snapshot)
+    vouched = state.attested_evidence(model.item_path(match["id"]), match)
+    vouched += [e for e in fresh if e not in vouched]  # this commit's own: its writer is the committer
+    gate = run_gates({**match, "evidence": vouched}, GateInputs({}, {}, counted=tx.snapshot.counted_entities()),
+                     tx.store.policy, screened=screen(match["statement"], tx.snapshot))
+    target = status_after_gates(gate)
+    if target == "quarantined":
+        target = "candidate"  # a category below the floor: the consolidation quarantines it, with its reason
+    was = match["status"]
+    if target != was:
+        model.transition(match, target)
+    match["gate"] = gate
+    if target == "eligible" and was != "eligible":
+        return [f"{match['id']} meets every gate now: a reviewer may publish it (vmem publish {match['id']})"]
+    if target == "candidate" and was == "eligible":
+        return [f"{match['id']} no longer meets every gate ({gate['reason']}); it is a candidate again"]
+    return []
 
 
 def find_canonical(snapshot: Snapshot, canonical: str) -> dict | None:
