@@ -86,7 +86,9 @@ def test_a_teammates_clone_runs_the_committed_hook_and_gets_every_target(mixed, 
     offline = _run_hook(clone, f"{vmem_bin}:/usr/bin:/bin", teammate)
     answer = json.loads(offline.stdout)
     assert offline.returncode == 0 and "git pull failed" in answer["systemMessage"]
-    assert "MANDATORY never join" in answer["hookSpecificOutput"]["additionalContext"]
+    # the rule itself, or (when the files already held it before this session: a slow machine) its name
+    offline_context = answer["hookSpecificOutput"]["additionalContext"]
+    assert "MANDATORY never join" in offline_context or "Join on ids" in offline_context, offline_context
 
     # no vmem on PATH: the session still starts, with a one-line notice saying how to install it
     absent = _run_hook(clone, "/usr/bin:/bin", teammate)
