@@ -93,11 +93,12 @@ def test_a_quarantined_learning_is_reworded_with_its_evidence_and_joins_the_supp
 
 def test_every_evidence_entry_moves_with_the_new_words_and_counts_toward_the_gates(seeded, vmem):
     # a learning three analysts supported at three customers is quarantined later: a reviewer adds the customer
-    # its words name. Rewording it keeps all three entries, and they count: no other proposal is needed.
+    # its words name while it waits. Rewording it keeps all three entries, and they count: no other proposal needed.
     text = "Clinics moving off Harrowgate ask for audit-log exports before security review."
-    for entity, who in (("corvane", ALICE), ("tidewell", BOB), ("larkspur-health", CHEN)):
-        item = vmem.json("propose", text, "--from", entity, *CATS, who=who, store=seeded)["data"]["item"]
+    for entity, who in (("corvane", ALICE), ("tidewell", BOB)):
+        vmem("propose", text, "--from", entity, *CATS, who=who, store=seeded)
     vmem("entity", "add", "harrowgate", "--name", "Harrowgate Systems", "--alias", "Harrowgate", who=RITA, store=seeded)
+    item = vmem.json("propose", text, "--from", "larkspur-health", *CATS, who=CHEN, store=seeded)["data"]["item"]
     assert vmem.json("consolidate", store=seeded)["data"]["quarantined"][0]["id"] == item["id"]
     old = vmem.json("show", item["id"])["data"]
     assert old["status"] == "quarantined" and len(old["evidence"]) == 3
@@ -107,15 +108,41 @@ def test_every_evidence_entry_moves_with_the_new_words_and_counts_toward_the_gat
     new = result["item"]
     assert [(e["entity"], e["writer"], e["episode"], e["at"], e["tier"]) for e in new["evidence"]] == [
         (e["entity"], e["writer"], e["episode"], e["at"], e["tier"]) for e in old["evidence"]]
-    assert new["gate"]["passed"] is True and new["gate"]["reason"] is None
-    # a new learning enters as a candidate: consolidate makes it eligible, after the merge cascade
-    assert new["status"] == "candidate"
-    card = vmem.json("show", new["id"])["data"]["card"]
+    # every gate passes at once: eligible in the supersede's own commit, and history attests it
+    assert new["gate"]["passed"] is True and new["gate"]["reason"] is None and new["status"] == "eligible"
+    shown = vmem.json("show", new["id"])["data"]
+    assert shown["computed"]["attested_status"] == "eligible"
+    card = shown["card"]
     assert (card["distinct_entities"], card["writers"]) == (3, 3)  # history vouches for what the supersede moved
     assert governance_errors(vmem) == []
     assert vmem.json("consolidate", store=seeded)["data"]["eligible"] == [new["id"]]
-    assert vmem.json("show", new["id"])["data"]["computed"]["attested_status"] == "eligible"
+    vmem("publish", new["id"], "--audience", "all", who=RITA, store=seeded)  # publish's own gates agree
     assert governance_errors(vmem) == []
+
+
+def test_new_words_another_learning_holds_join_it_and_rejected_ones_are_refused(seeded, vmem):
+    # Bob and Chen said it cleanly at two customers; Alice's quarantined learning at a third, reworded into the same
+    # words, waits as a candidate for consolidate's canonical merge, which joins the support of all three
+    clean = vmem.json("propose", CLEAN, "--from", "tidewell", *CATS, who=BOB, store=seeded)["data"]["item"]
+    vmem("propose", CLEAN, "--from", "larkspur-health", *CATS, who=CHEN, store=seeded)
+    old = vmem.json("propose", NAMING, "--from", "corvane", *CATS, store=seeded)["data"]["item"]
+    done = vmem("supersede", old["id"], CLEAN.lower(), "--json", store=seeded)
+    new = json.loads(done.stdout)["data"]["item"]
+    assert new["status"] == "candidate" and f"{clean['id']} (candidate) says the same" in done.stderr
+    consolidated = vmem.json("consolidate", store=seeded)["data"]
+    assert {(m["from"], m["into"]) for m in consolidated["merged"]} & {(new["id"], clean["id"]),
+                                                                        (clean["id"], new["id"])}
+    survivor = consolidated["eligible"][0]
+    card = vmem.json("show", survivor)["data"]["card"]
+    assert (card["distinct_entities"], card["writers"]) == (3, 3)
+    assert governance_errors(vmem) == []
+    # words a reviewer rejected are not written again, as propose refuses them
+    vmem("reject", survivor, "--reason", "too vague", who=RITA, store=seeded)
+    again = vmem.json("propose", NAMING.replace("asks", "wants"), "--from", "corvane", *CATS, store=seeded)
+    before = commit_count(seeded)
+    refused = vmem("supersede", again["data"]["item"]["id"], CLEAN, code=1, store=seeded)
+    assert f"{survivor} says this and was rejected: too vague" in refused.stderr
+    assert commit_count(seeded) == before
 
 
 def test_a_rewording_that_still_names_the_customer_comes_back_quarantined(seeded, vmem):

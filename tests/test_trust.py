@@ -654,7 +654,8 @@ def test_the_action_table_gives_the_attestation_and_the_card_what_they_had():
     routine = {k: set(v) - {"import"} for k, v in attest.ROUTINE.items()}  # import: a reviewer's, checked first
     assert routine == {
         "superseded": {"supersede", "approve", "mandate"}, "expired": {"expire", "consolidate"},
-        "quarantined": {"propose", "consolidate", "merge"}, "eligible": {"consolidate", "merge", "reinforce"},
+        "quarantined": {"propose", "consolidate", "merge"},
+        "eligible": {"consolidate", "merge", "reinforce", "supersede"},  # supersede: a learning reworded, gates passed
         "candidate": {"consolidate", "edit", "forget", "unmerge", "reinforce"}, "merged": {"consolidate", "merge"},
         "invalidated": {"forget", "unmerge"}, "proposed": {"propose", "supersede"}}
     assert set(attest.GOVERNED_ACTIONS) == {"approve", "mandate", "publish", "revoke", "reject", "merge", "unmerge",

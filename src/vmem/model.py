@@ -196,8 +196,9 @@ _ROUTINE_STATUSES = ("superseded", "expired", "quarantined", "eligible", "candid
                      "proposed")
 ACTIONS: dict[str, Action] = {a.name: a for a in (
     Action("propose", ("proposed", "quarantined"), "anyone", "status", None),
-    Action("supersede", ("proposed", "superseded", "approved", "mandatory"), "reviewer-for-reviewed", "status",
-           None),
+    # eligible: a learning reworded enters eligible when every gate passes at once
+    Action("supersede", ("proposed", "superseded", "approved", "mandatory", "eligible"), "reviewer-for-reviewed",
+           "status", None),
     Action("approve", ("approved", "superseded"), "reviewer", "content", "approve"),
     Action("mandate", ("mandatory", "approved", "superseded"), "reviewer", "content", "mandate"),
     Action("publish", ("published",), "reviewer", "content", "publish"),

@@ -89,6 +89,7 @@ def _reword(store: Store, tx, old: dict, statement: str) -> tuple[dict, str, lis
     does; support, writers and the category floor over the evidence history vouches for, as consolidate counts
     it), and OLD superseded. Anyone may: nobody has decided on either yet. (new item, action, notes)"""
     from vmem.gates.publish import GateInputs, run_gates, screen, status_after_gates
+    from vmem.ops.propose import find_canonical
     from vmem.text import canonicalize
 
     item_id = old["id"]
@@ -97,12 +98,20 @@ def _reword(store: Store, tx, old: dict, statement: str) -> tuple[dict, str, lis
         raise IllegalTransition(f"{item_id} is {old['status']}; only a quarantined or candidate learning is "
                                 "reworded with supersede", f"its words live on in {later}: vmem show {later}"
                                 if later else _NOT_REWORDABLE.get(old["status"], _FINAL))
+    canonical = canonicalize(statement)
+    twin = find_canonical(tx.snapshot, canonical)  # another learning that says this already
+    if twin is not None and twin["id"] == item_id:
+        twin = None
+    if twin is not None and twin["status"] == "rejected":  # as propose refuses it
+        why = (twin.get("review") or {}).get("reason") or "no reason recorded"
+        raise IllegalTransition(f"{twin['id']} says this and was rejected: {why}; nothing written",
+                                f"reword it otherwise: vmem supersede {item_id} \"...\"")
     now = model.now()
     new = model.validate("knowledge", {
         "id": model.new_id("knowledge"),
         "kind": "knowledge",
         "statement": statement,
-        "canonical": canonicalize(statement),
+        "canonical": canonical,
         "categories": list(old["categories"]),
         "status": "candidate",
         "evidence": [dict(e) for e in old["evidence"]],  # the same observations, in other words
@@ -111,19 +120,16 @@ def _reword(store: Store, tx, old: dict, statement: str) -> tuple[dict, str, lis
         "valid_from": now,
         "supersedes": item_id,
     }, "the reworded learning")
-    # what the gates count: the evidence history vouches for on OLD, which this commit moves (SPEC 12)
+    # what the gates count: the evidence history vouches for on OLD, which this commit moves (SPEC 12), and the
+    # customers a reviewer counted; the de-id verdict comes from the store's cached lexicon
     vouched = store.attestation(tx.snapshot).attested_evidence(model.item_path(item_id), old)
     screened = screen(statement, tx.snapshot)
-    # the other gates read only the customers a reviewer counted (the lexicon is the screening one, above)
     gate = run_gates({**new, "evidence": vouched}, GateInputs({}, {}, counted=tx.snapshot.counted_entities()),
-                     store.policy)
-    if not screened.passed:
-        gate.update(passed=False, checks={**gate["checks"], "deid": False},
-                    reason="; ".join(r for r in (screened.reason, gate["reason"]) if r))
+                     store.policy, screened=screened)
     target = status_after_gates(gate)
-    # a new learning enters as a candidate (or quarantined): eligibility is consolidate's, once the merge cascade
-    # has seen the new words (they may be another learning's, whose support they then join)
-    new.update(gate=gate, status="quarantined" if target == "quarantined" else "candidate")
+    if target == "eligible" and twin is not None:
+        target = "candidate"  # the words are TWIN's: consolidate's canonical merge joins their support first
+    new.update(gate=gate, status=target)
     model.transition(old, "superseded", at=now, superseded_by=new["id"])
     if target == "quarantined" and not tx.message.reason:
         tx.message.reason = gate["reason"]  # as propose records a quarantine
@@ -136,9 +142,13 @@ def _reword(store: Store, tx, old: dict, statement: str) -> tuple[dict, str, lis
     if target == "quarantined":  # the category floor: other words cannot help, more customers in it can
         return new, "quarantined", notes + [gate["reason"], "it waits until more customers hold its categories; "
                                             "vmem consolidate releases it then"]
-    if target == "eligible":
-        return new, "superseded", notes + ["every gate passes; the next vmem consolidate makes it eligible for review"]
-    return new, "superseded", notes + [f"a candidate until support grows: {gate['reason']}"]
+    if twin is not None:
+        notes.append(f"{twin['id']} ({twin['status']}) says the same: the next vmem consolidate merges them")
+    elif target == "eligible":
+        notes.append(f"it meets every gate: a reviewer may publish it (vmem publish {new['id']})")
+    if gate["reason"]:
+        notes.append(f"a candidate until support grows: {gate['reason']}")
+    return new, "superseded", notes
 
 
 _FINAL = "propose the learning anew: vmem propose TEXT --from ENTITY -c CATEGORY"

@@ -1145,6 +1145,8 @@ def allowed(item: dict, prev: str | None, message, commit: pygit2.Commit, review
             return True
         if action == "import":
             return reviewer()
+        if kind == "knowledge" and action == "supersede":
+            return new in model.ACTIONS[action].sets  # a learning reworded, its gates run at once: eligible if passed
         return kind == "claim" and action == "supersede" and new in SERVABLE["claim"] and reviewer()
     if new not in model.TRANSITIONS[kind].get(prev, ()) and not (
             (kind, prev, new) in NET_STEPS and action in ("consolidate", "merge")):
