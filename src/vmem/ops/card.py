@@ -279,6 +279,8 @@ def _named_a_customer(item: dict) -> bool:
     """Did a learning's words fail de-identification (quarantined, or superseded or rejected after that)?"""
     checks = (item.get("gate") or {}).get("checks") or {}
     return item["kind"] == "knowledge" and (item["status"] == "quarantined" or checks.get("deid") is False)
+
+
 _GATE_FAILED = {"k_support": "too few customers", "writers": "too few writers",
                 "category_floor": "a category below the floor"}
 
