@@ -60,7 +60,8 @@ def test_diff_names_what_became_live_what_stopped_and_why_by_whom(seeded):
 
     data = _json(seeded, "diff", since)
     by_id = {row["id"]: row for row in data["changes"]}
-    assert set(data["changes"][0]) == {"id", "kind", "change", "from_status", "to_status", "statement", "by", "at", "reason"}
+    assert set(data["changes"][0]) == {"id", "kind", "change", "from_status", "to_status", "statement", "by", "at",
+                                       "reason"}
     assert by_id[retired]["change"] == "revoked" and by_id[retired]["by"] == REVIEWER[1]
     assert by_id[retired]["reason"] == "finance changed the definition"
     assert by_id[kept]["change"] == "superseded" and newer in by_id[kept]["reason"]

@@ -179,7 +179,8 @@ def test_a_publish_commit_that_changes_the_statement_publishes_nothing(team):
     text = re.sub(r"(?m)^status: \S+$", "status: published", text)
     text = text.replace("audience: null", "audience: all")
     path.write_text(text)
-    team.git(team.rita, *AS_RITA, "commit", "-qam", f"vmem: publish {learning}\n\nVmem-Action: publish\nVmem-Item: {learning}\n")
+    message = f"vmem: publish {learning}\n\nVmem-Action: publish\nVmem-Item: {learning}\n"
+    team.git(team.rita, *AS_RITA, "commit", "-qam", message)
     served = team.served(team.rita, "SSO admin credentials")
     assert learning not in served["items"] and "admin credentials" not in served["text"]
 

@@ -22,21 +22,13 @@ from pathlib import Path
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from test_team import run
+from test_team_flow import PROTECT  # only the reviewer's commits may land on main
 
 from vmem import model
 
 RITA = "Rita <rita@example.com>"
 ANALYSTS = {"alice": "Alice Analyst <alice@example.com>", "bob": "Bob <bob@example.com>"}
 GOVERNANCE = ("approve", "mandate", "revoke", "reject", "publish")
-PROTECT = """#!/bin/sh
-# only the reviewer's commits may land on main (what a git host's protected branch does)
-while read old new ref; do
-  [ "$ref" = refs/heads/main ] || continue
-  for c in $(git rev-list "$new" --not --branches); do
-    [ "$(git log -1 --format=%ce "$c")" = rita@example.com ] || { echo "main is protected" >&2; exit 1; }
-  done
-done
-"""
 
 
 class Crew:

@@ -39,7 +39,9 @@ if TYPE_CHECKING:
 
 # 4: who decided each row, whose reviewers each line has (merges); 3: evidence lineage; 2: served content (the
 # blob a reviewer attested) and content changes made without one
-FORMAT = 9  # 9: who edited an open item's words; 8: customers a reviewer counted; 7: an eligible learning edited after its count is a candidate; 6: reviewed items removed without a reviewer (dropped); 5: lexicon versions kept
+# 9: who edited an open item's words; 8: customers a reviewer counted; 7: an eligible learning edited after its
+# count is a candidate; 6: reviewed items removed without a reviewer (dropped); 5: lexicon versions kept
+FORMAT = 9
 TOPS = ("claims", "knowledge", "entities", "episodes", POLICY_FILE)
 from vmem.model import SERVABLE  # noqa: E402 - the one family of reviewed, served statuses
 ENTRY = {"claim": ("proposed",), "knowledge": ("candidate", "quarantined")}

@@ -224,7 +224,8 @@ class Snapshot:
         datas = dict(zip(missing, self.blob_data([oid for _, oid in missing]))) if missing else {}
         for path, oid in wanted:
             try:
-                entity = current[path] if (path, oid) not in datas else parse_blob("entity", path, oid, datas[(path, oid)])
+                wanted_data = (path, oid) in datas  # another version than HEAD's: read the one counted
+                entity = parse_blob("entity", path, oid, datas[(path, oid)]) if wanted_data else current[path]
             except (KeyError, SchemaError, TypeError):
                 continue  # unreadable or pruned: it counts for nothing
             out[entity["id"]] = entity

@@ -13,7 +13,9 @@ from pathlib import Path
 from vmem.store.cache import cache_file, read_cache, write_cache
 from vmem.visibility import held_back
 
-FORMAT = 3  # 3: a reviewed item deleted without a reviewer is served as reviewed; 2: provenance (reviewer, date, evidence) as history attests it
+# 3: a reviewed item deleted without a reviewer is served as reviewed; 2: provenance (reviewer, date, evidence) as
+# history attests it
+FORMAT = 3
 
 
 def head_commit(root: Path) -> str | None:
