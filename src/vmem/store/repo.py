@@ -214,6 +214,9 @@ class Snapshot:
         reviewer (`vmem entity approve`); the lexicon reads every file at once."""
         if self.commit is None:
             return {}
+        known = getattr(self, "_counted", None)
+        if known is not None:  # a snapshot is one commit: the review queue asks once per card
+            return {entity_id: dict(entity) for entity_id, entity in known.items()}
         from vmem.store.attest import attestation
 
         state = attestation(self.repo, Path(self.repo.workdir), self.commit_id)
@@ -229,7 +232,8 @@ class Snapshot:
             except (KeyError, SchemaError, TypeError):
                 continue  # unreadable or pruned: it counts for nothing
             out[entity["id"]] = entity
-        return out
+        self._counted = out
+        return {entity_id: dict(entity) for entity_id, entity in out.items()}
 
     def entity(self, entity_id: str) -> dict:
         path = model.entity_path(entity_id)
