@@ -247,6 +247,15 @@ def test_init_solo_says_anyone_may_review(tmp_path):
 # -- customers are governed --------------------------------------------------------------------------------------
 
 
+def _retail_learning(team: Team, *support: tuple[str, str]) -> tuple[str, dict]:
+    """One retail learning proposed in Rita's clone from each (customer, writer), then consolidated: (id, shown)."""
+    for entity, writer in support:
+        learning = team.propose(team.rita, "Retail buyers ask for a price lock before the holiday freeze.",
+                                "--from", entity, "-c", "industry:retail", who=writer)
+    team.json(team.rita, "consolidate")
+    return learning, team.json(team.rita, "show", learning)
+
+
 def test_an_analysts_near_duplicate_customers_count_for_nothing_until_a_reviewer_approves(team):
     """Retail has two customers, below the floor of three. Alice adds `quintara-eu`, a second file for Quintara,
     pushes, and she and Bob propose a retail learning from Pellucid, Quintara and 'Quintara EU'. Rita consolidates:
@@ -256,11 +265,7 @@ def test_an_analysts_near_duplicate_customers_count_for_nothing_until_a_reviewer
               "-c", "segment:mid_market", "-c", "region:emea")
     team.git(team.alice, "push", "-q", "origin", "main")
     team.pull(team.rita)
-    statement = "Retail buyers ask for a price lock before the holiday freeze."
-    for entity, writer in (("pellucid-home", ALICE), ("quintara", BOB), ("quintara-eu", ALICE)):
-        learning = team.propose(team.rita, statement, "--from", entity, "-c", "industry:retail", who=writer)
-    team.json(team.rita, "consolidate")
-    shown = team.json(team.rita, "show", learning)
+    learning, shown = _retail_learning(team, ("pellucid-home", ALICE), ("quintara", BOB), ("quintara-eu", ALICE))
     assert shown["status"] != "eligible", shown
     assert "await a reviewer" in (shown["gate"] or {}).get("reason", ""), shown["gate"]
     listed = {row["id"]: row for row in team.json(team.rita, "entity", "list")}
@@ -285,11 +290,7 @@ def test_an_analysts_edit_of_a_customers_categories_does_not_move_the_floor(team
     team.git(team.alice, "commit", "-qam", "tidewell sells retail too")
     team.git(team.alice, "push", "-q", "origin", "main")
     team.pull(team.rita)
-    statement = "Retail buyers ask for a price lock before the holiday freeze."
-    for entity, writer in (("pellucid-home", ALICE), ("quintara", BOB), ("tidewell", CHEN)):
-        learning = team.propose(team.rita, statement, "--from", entity, "-c", "industry:retail", who=writer)
-    team.json(team.rita, "consolidate")
-    shown = team.json(team.rita, "show", learning)
+    _, shown = _retail_learning(team, ("pellucid-home", ALICE), ("quintara", BOB), ("tidewell", CHEN))
     assert shown["status"] == "quarantined" and "industry:retail (2)" in shown["gate"]["reason"], shown["gate"]
 
 
