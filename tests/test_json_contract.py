@@ -494,6 +494,31 @@ def _(c):
     return Call(["diff", "no-such-revision"], 2, expect="neither a date nor a revision")
 
 
+def _transcript(c) -> str:
+    """A Claude Code session in which the person corrects the assistant (the harvest cases read it)."""
+    path = c.tmp / "session.jsonl"
+    lines = [{"type": "user", "sessionId": "s1", "uuid": "u1", "timestamp": "2026-11-02T10:00:00Z",
+              "message": {"role": "user", "content": "chart orders by day"}},
+             {"type": "assistant", "sessionId": "s1", "uuid": "a1", "timestamp": "2026-11-02T10:00:05Z",
+              "message": {"id": "m1", "role": "assistant",
+                          "content": [{"type": "text", "text": "I'll use `orders.completed_at` as the order time."}]}},
+             {"type": "user", "sessionId": "s1", "uuid": "u2", "timestamp": "2026-11-02T10:01:00Z",
+              "message": {"role": "user", "content": "no, `completed_at` is settlement time, not placement"}}]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return str(path)
+
+
+@ok("harvest")
+def _(c):
+    return Call(["harvest", _transcript(c), "--list", "--store", c.root], env={"XDG_DATA_HOME": str(c.tmp / "data")})
+
+
+@fail("harvest")
+def _(c):
+    return Call(["harvest", "--accept", "h-0000000000", "--store", c.root], 2, expect="no harvest candidate",
+                env={"XDG_DATA_HOME": str(c.tmp / "data")})
+
+
 @ok("entity approve")
 def _(c):
     return Call(["entity", "approve", "corvane"], who=REVIEW_AS)
@@ -840,13 +865,14 @@ def test_the_global_json_before_the_command_is_the_same_contract(command, ctx):
     args = {"propose": ["propose", "invoices go out from the billing system"], "recall": ["recall", "order lag"],
             "sync": ["sync", "--dir", str(ctx.tmp / "rules")]}.get(command, [command])
     shapes = []
-    for argv in ([*args, "--json"], ["--json", *args]):
+    for before in (False, True):
+        argv = ["--json", *args] if before else [*args, "--json"]
         done = run(Call(argv), ctx.tmp / "work", json_flag=False)
         payload = document(done)
         assert done.returncode == 0 and set(payload) == {"schema_version", "data"}, (argv, payload)
         shapes.append(skeleton(payload["data"], str(ctx.tmp)))
         if command == "propose":
-            args = ["propose", "refunds on annual plans are credit notes"]
+            args = ["propose", "partner payouts run on the fifth business day"]  # not a repeat of a seeded claim
         if command == "sync":
             shutil.rmtree(ctx.tmp / "rules")  # the second run writes its files again, not "unchanged"
     assert shapes[0] == shapes[1]

@@ -19,9 +19,14 @@ HALF_LIFE_MONTHS = 12.0
 DAYS_PER_MONTH = 365.25 / 12
 
 
+HARVESTED_BASE = {"correction": 0.90, "definition": 0.90, "confirmation": 0.60}  # vmem harvest's finds (SPEC 9, 16)
+
+
 def base_confidence(source_type: str, verification_kind: str | None = None) -> float:
     if source_type == "user_verification":
         return VERIFICATION_BASE.get(verification_kind or "confirmation", 0.60)
+    if source_type == "session_transcript" and verification_kind in HARVESTED_BASE:
+        return HARVESTED_BASE[verification_kind]
     return SOURCE_BASE.get(source_type, 0.50)
 
 

@@ -387,6 +387,10 @@ SOURCE = (
           default="analyst"),
     Field("user", _opt(_str)),
     Field("episode", _opt(_name)),
+    # a harvested claim (session_transcript): what kind of find it was, the session and the person's words
+    Field("kind", _opt(_one_of("correction", "definition", "confirmation"))),
+    Field("session", _opt(_str)),
+    Field("quote", _opt(_str)),
 )
 VERIFICATION = (
     Field("user", _nonempty, required=True),

@@ -8,6 +8,7 @@ from vmem.cli.fast import run_fast, spec_of
 
 HEADLINES = {
     "created": "proposed",
+    "repeated": "repeats an open claim (recorded as your confirmation, not a second claim)",
     "reinforced": "reinforced (same canonical statement; evidence added)",
     "unchanged": "unchanged (this evidence is already recorded)",
     "previously_rejected": "previously rejected (nothing written)",

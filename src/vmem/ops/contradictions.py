@@ -547,10 +547,16 @@ def _indexed_texts(snapshot, new: dict, mine: list[str],
 
 
 def at_propose(snapshot, new: dict, viewer: str | None, notes: list[str] | None = None) -> list[dict]:
-    """Open items of NEW's kind that contradict it: candidates are the files whose statement holds most of its
-    words (from the local search index on a big store, else from the statement cache), and only those are parsed.
-    On a big store without a current index the check is skipped, with a note in NOTES, rather than reading every
-    file: a proposal's cost does not grow with the store (`vmem contradictions` still scans everything)."""
+    """Open items of NEW's kind that contradict it (among near_open's)."""
+    return against(new, near_open(snapshot, new, notes), viewer)
+
+
+def near_open(snapshot, new: dict, notes: list[str] | None = None) -> list[dict]:
+    """The items of NEW's kind whose statements hold most of its words, parsed (at most MAX_CANDIDATES, the closest
+    first): what a proposal may contradict or repeat. Candidates are found from the local search index on a big
+    store, else from the statement cache, and only those are parsed. On a big store without a current index
+    nothing is returned, with a note in NOTES, rather than reading every file: a proposal's cost does not grow with
+    the store (`vmem contradictions` still scans everything)."""
     from vmem.store.parse import parse_blob
 
     # the quorum is counted on the words any comparison keeps of NEW (a clause of its own may be set aside); the
@@ -605,9 +611,9 @@ def at_propose(snapshot, new: dict, viewer: str | None, notes: list[str] | None 
                 item = snapshot.load_file(new["kind"], name)
         except VmemError:
             continue
-        if item is not None:
+        if item is not None and item["id"] != new.get("id"):
             others.append(item)
-    return against(new, others, viewer)
+    return others
 
 
 def other_side(pair: dict, item_id: str) -> dict:

@@ -19,15 +19,16 @@ REINFORCEABLE = model.OPEN["knowledge"]  # candidate, eligible or published: evi
 class Proposed:
     """What a proposal did. (A plain class: `dataclasses` imports `inspect`, ~10 ms of every write.)"""
 
-    __slots__ = ("action", "item", "commit", "notes", "contradictions", "prior_rejections")
+    __slots__ = ("action", "item", "commit", "notes", "contradictions", "prior_rejections", "close")
 
     def __init__(self, action: str, item: dict, commit: str | None = None, notes: list[str] | None = None) -> None:
-        self.action = action  # created | reinforced | unchanged | previously_rejected | quarantined
+        self.action = action  # created | repeated | reinforced | unchanged | previously_rejected | quarantined
         self.item, self.commit = item, commit
         self.notes: list[str] = [] if notes is None else notes
         self.contradictions: list[dict] = []  # open items of its kind it contradicts: {id, reason, rules, statement}
         # rejected claims it restates (rejected_near): {id, statement, reason, by, at, match, why}
         self.prior_rejections: list[dict] = []
+        self.close: list[dict] = []  # open claims close to it that it does not repeat: {id, status, statement}
 
     @property
     def exit_code(self) -> int:
@@ -46,7 +47,8 @@ class Proposed:
 def propose(store: Store, text: str, *, from_: str | None = None, categories: list[str] | None = None,
             episodes: list[str] | None = None, about: str | None = None, domain: str | None = None,
             title: str | None = None, klass: str | None = None, audience: str = "all", personal: bool = False,
-            paths: list[str] | None = None, supersedes: str | None = None, as_: str | None = None) -> Proposed:
+            paths: list[str] | None = None, supersedes: str | None = None, as_: str | None = None,
+            harvest: dict | None = None) -> Proposed:
     """`vmem propose` for every face: a fact, or with FROM_ (an entity) and CATEGORIES a learning; then the open
     items it contradicts (a warning for the reviewer, never a refusal: SPEC 14). Flags that belong to the other
     kind are usage errors, found before anything is read."""
@@ -64,9 +66,12 @@ def propose(store: Store, text: str, *, from_: str | None = None, categories: li
             raise UsageError("--episode needs --from ENTITY", "learnings cite episodes; facts do not")
         result = propose_claim(store, text, about=about, domain=domain, title=title, klass=klass,
                                audience=audience, personal=personal, paths=paths, categories=categories,
-                               supersedes=supersedes, as_=as_)
-    if result.action not in ("previously_rejected", "unchanged"):
+                               supersedes=supersedes, as_=as_, harvest=harvest)
+    if result.action not in ("previously_rejected", "unchanged", "repeated"):
         result.contradictions = contradicted_by(store, result.item, result.notes)
+    clashing = {c["id"] for c in result.contradictions}
+    result.notes += [f"note: close to {c['id']} ({c['status']}), not merged: {c['statement'][:160]}"
+                     for c in result.close if c["id"] not in clashing]  # a contradiction is worded once, below
     return result
 
 
@@ -94,7 +99,10 @@ def propose_claim(
     categories: list[str] | None = None,
     supersedes: str | None = None,
     as_: str | None = None,
+    harvest: dict | None = None,
 ) -> Proposed:
+    """A proposed claim; HARVEST ({kind, session, quote}) when it comes from an agent session (vmem harvest). A
+    statement that repeats an open claim in the same scope is not a second claim: see repeated_claim."""
     statement = _statement(statement)
     klass = klass or store.policy["claims"]["default_class"]
     if klass not in model.CLASSES:
@@ -112,6 +120,20 @@ def propose_claim(
 
     near = rejected_near(store.head(), statement, scope, categories, viewer=author.email,
                          judge=store.policy["knowledge"]["judge"])
+    if not supersedes and not personal:
+        same, close = repeated_claim(store, statement, scope, categories or [], author.email)
+        if same is not None:
+            repeated = _confirm_repeat(store, same, author.email, as_)
+            if repeated is not None:
+                return repeated
+    else:
+        close = []
+    source = {"type": "analyst", "user": author.email, "episode": None}
+    confidence = base_confidence("analyst")
+    if harvest is not None:
+        source = {**source, "type": "session_transcript", "kind": harvest["kind"], "session": harvest.get("session"),
+                  "quote": harvest.get("quote")}
+        confidence = base_confidence("session_transcript", harvest["kind"])
     with store.transaction("propose") as tx:
         _on_behalf_of(tx, as_)
         if about:
@@ -137,8 +159,8 @@ def propose_claim(
             "status": "proposed",
             "audience": audience,
             "personal": personal,
-            "source": {"type": "analyst", "user": author.email, "episode": None},
-            "confidence": base_confidence("analyst"),
+            "source": source,
+            "confidence": confidence,
             "created_at": now,
             "valid_from": now,
             "expires_at": expires_at(store.policy, klass, now),
@@ -156,7 +178,72 @@ def propose_claim(
               "rejection on its card)" for r in near]
     created = Proposed("created", item, tx.commit_id, notes)
     created.prior_rejections = near
+    created.close = [{"id": c["id"], "status": c["status"], "statement": c["statement"]} for c in close]
     return created
+
+
+def repeated_claim(store: Store, statement: str, scope: str, categories: list[str],
+                   viewer: str | None, ask_judge: bool = True) -> tuple[dict | None, list[dict]]:
+    """(the open claim in SCOPE that STATEMENT repeats, the close ones it does not): the same canonical statement
+    (numbers and number words read as the merge cascade reads them) or every content word aligned with no decisive
+    difference (the deterministic merge judge), else the policy's judge (asked about at most NEAR_JUDGED pairs the
+    floor leaves open) says the same. Close: at least half the words shared, no merge. Another person's personal
+    claim is never named."""
+    from vmem.knowledge.judge import floor, judge_command
+    from vmem.ops.contradictions import near_open, words
+    from vmem.ops.rejections import NEAR_JUDGED
+
+    snapshot = store.head()
+    if snapshot.commit is None:
+        return None, []
+    probe = {"kind": "claim", "statement": statement, "scope": scope, "categories": categories}
+    mine = words(statement)
+    judge = store.policy["knowledge"]["judge"] or {}
+    command = judge.get("command") if ask_judge else None
+    if isinstance(command, str):
+        import shlex
+
+        command = shlex.split(command)
+    asked, close = 0, []
+    for other in near_open(snapshot, probe):
+        if other["status"] not in LIVE_FOR_SUPERSEDE or other["scope"] != scope:
+            continue
+        if other.get("personal") and (other.get("source") or {}).get("user") != viewer:
+            continue
+        verdict, _ = floor(statement, other["statement"], categories, list(other.get("categories") or []), 1.0)
+        if verdict is None and command and asked < NEAR_JUDGED:
+            asked += 1
+            verdict = judge_command(command, {"statement": statement, "categories": categories},
+                                    {"statement": other["statement"], "categories": other.get("categories") or []},
+                                    judge.get("timeout_s", 30))
+        if verdict is not None and verdict.same:
+            return other, []
+        theirs = words(other["statement"])
+        if mine and len(mine & theirs) * 2 >= max(len(mine), len(theirs)):
+            close.append(other)
+    return None, close[:3]
+
+
+def _confirm_repeat(store: Store, same: dict, writer: str, as_: str | None) -> Proposed | None:
+    """A proposal that repeats SAME: the writer's confirmation of it (a `verify` commit), or nothing when the
+    writer proposed it or has confirmed it already. None when SAME is no longer open (then propose as new)."""
+    proposer = (same.get("source") or {}).get("user") or ""
+    said = f"repeats {same['id']} ({same['status']})"
+    if proposer.casefold() == writer.casefold() or any(
+            v["user"].casefold() == writer.casefold() for v in same.get("verifications") or []):
+        whose = "you proposed it" if proposer.casefold() == writer.casefold() else "your confirmation is recorded"
+        return Proposed("unchanged", same, notes=[f"{said}: nothing written ({whose})"])
+    with store.transaction("verify") as tx:
+        _on_behalf_of(tx, as_)
+        item = tx.snapshot.load_file("claim", model.item_path(same["id"]))
+        if item is None or item["status"] not in LIVE_FOR_SUPERSEDE:
+            return None
+        item["verifications"].append({"user": writer, "kind": "confirmation", "at": model.now()})
+        tx.message.items = [item["id"]]
+        tx.message.summary = f"confirmation: {item['statement']}"
+        tx.write(item)
+    return Proposed("repeated", model.normalize_item(item), tx.commit_id,
+                    [f"{said}: recorded as your confirmation of it, not a second claim"])
 
 
 def propose_learning(
