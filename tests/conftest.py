@@ -35,7 +35,8 @@ def isolated(tmp_path, monkeypatch):
     monkeypatch.setenv("NO_COLOR", "1")
     monkeypatch.setenv("VMEM_WIDTH", "200")
     monkeypatch.setenv("VMEM_LOCK_TIMEOUT", "5")
-    for name in ("VMEM_STORE", "VMEM_DEBUG", "VMEM_TEST_KILL_AT", "GIT_DIR", "GIT_WORK_TREE"):
+    for name in ("VMEM_STORE", "VMEM_DEBUG", "VMEM_TEST_KILL_AT", "GIT_DIR", "GIT_WORK_TREE", "XDG_DATA_HOME",
+                 "CLAUDE_CONFIG_DIR", "CODEX_HOME"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.chdir(tmp_path)
     yield

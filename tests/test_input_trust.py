@@ -152,7 +152,7 @@ def test_an_unknown_mcp_argument_is_refused_and_nothing_is_written(seeded, tmp_p
         f"unknown argument 'titel' for propose (known: {PROPOSE_ARGS})",
         "unknown argument 'scope' for recall (known: query, k)",
         "unknown argument 'ID' for show (known: id)",
-        "unknown tool 'remember' (known: recall, show, blame, list, changes, propose, verify)",
+        "unknown tool 'remember' (known: recall, show, blame, list, changes, propose, verify, harvest)",
     ]
     assert commit_count(seeded) == before
 

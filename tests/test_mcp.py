@@ -46,7 +46,7 @@ def test_every_tool_over_stdio_serves_only_the_trusted_set(mixed, tmp_path):  # 
     init, tools, results = _run(store, tmp_path, calls)
     assert init.server_info.name == "vmem"
     by_name = {t.name: t for t in tools.tools}
-    assert sorted(by_name) == ["blame", "changes", "list", "propose", "recall", "show", "verify"]  # no delete
+    assert sorted(by_name) == ["blame", "changes", "harvest", "list", "propose", "recall", "show", "verify"]  # no delete
     assert all(t.output_schema for t in by_name.values())  # structured output, typed
     assert by_name["recall"].input_schema["properties"]["query"]["type"] == "string"
     recalled, listed, shown, blamed, proposed, after = (r.structured_content for r in results[:6])

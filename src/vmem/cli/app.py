@@ -7,8 +7,8 @@ from typing import Annotated, Optional
 import typer
 
 from vmem import __version__
-from vmem.cli import (blame, check, contradictions, demo, diff, entity, eval, govern, hook, import_rules, init,
-                      knowledge, log, mcp, propose, recall, report, review, show, status, supersede, sync, targets,
+from vmem.cli import (blame, check, contradictions, demo, diff, entity, eval, govern, harvest, hook, import_rules,
+                      init, knowledge, log, mcp, propose, recall, report, review, show, status, supersede, sync, targets,
                       team)
 from vmem.cli.common import Globals
 
@@ -45,6 +45,7 @@ def main_callback(
 app.command("init")(init.init)
 app.command("propose")(propose.propose)
 app.command("import")(import_rules.import_)
+app.command("harvest")(harvest.harvest)
 app.command("supersede")(supersede.supersede)
 app.command("status")(status.status)
 app.command("show")(show.show)

@@ -67,6 +67,14 @@ def main() -> None:
         gc.enable()  # the typer command reads ARGV
     import os
 
+    if args == ["harvest", "--hook"]:  # Claude Code's SessionEnd: bounded, never fails, no typer (~0.15 s less)
+        from vmem.ops.harvest import session_end
+
+        notice = session_end(sys.stdin.buffer.read())
+        if notice:
+            sys.stderr.write(notice + "\n")
+        sys.stderr.flush()
+        end(0)
     if args[:1] in (["recall"], ["index"]) and "_VMEM_COMPLETE" not in os.environ:
         _fast(args, store)  # one-shot: an up-to-date index answers without typer, rich or pygit2
     if args[:1] in (["propose"], ["supersede"]) and "_VMEM_COMPLETE" not in os.environ:  # writes, without typer

@@ -181,3 +181,46 @@ def deid(
             console.print(table)
 
         s.out.result(report, human)
+
+
+@app.command("harvest")
+def harvest(
+    ctx: typer.Context,
+    files: Annotated[Optional[list[Path]], typer.Argument(metavar="[FILE.yaml]...", help="Labeled sessions "
+                                                          "(default: the bundled fit and report halves).",
+                                                          show_default=False)] = None,
+    errors: Annotated[bool, typer.Option("--errors", help="List every false positive and miss.")] = False,
+    json_: JsonOpt = False,
+) -> None:
+    """Precision and recall of vmem harvest's detector on labeled sessions, rendered as real Claude Code and Codex
+    transcripts (the bundled set: a half it was tuned on, fit, and a half it never was, report)."""
+    with session(ctx, json_, None) as s:
+        from vmem.ops.eval_harvest import SPLITS, bundled, evaluate
+
+        paths = files or [bundled(split) for split in SPLITS]
+        reports = [evaluate(path) for path in paths]
+
+        def human(console) -> None:
+            from rich.table import Table
+
+            table = Table("file", "sessions", "labeled", "found", "precision", "recall", "F1", "kind acc.",
+                          "keeps words", box=None)
+            for r in reports:
+                table.add_row(Path(r["file"]).name, str(r["sessions"]), str(r["labeled"]), str(r["found"]),
+                              *(f"{r[k]:.3f}" if r[k] is not None else "-" for k in
+                                ("precision", "recall", "f1", "kind_accuracy", "statement_keeps_words")))
+            console.print(table)
+            for r in reports:
+                recall = ", ".join(f"{kind} {v['recall']:.2f} of {v['labeled']}" for kind, v in r["by_kind"].items()
+                                   if v["recall"] is not None)
+                console.print(f"  {Path(r['file']).name}: recall by kind: {recall}; credentials left: "
+                              f"{len(r['secret_leaks'])}")
+                if errors:
+                    for fp in r["false_positives"]:
+                        console.print(f"    [dim]false {fp['kind']:<12}[/] {fp['turn']}", soft_wrap=True,
+                                      highlight=False, markup=False)
+                    for miss in r["misses"]:
+                        console.print(f"    [dim]missed {miss['kind']:<11}[/] {miss['turn']}", soft_wrap=True,
+                                      highlight=False, markup=False)
+
+        s.out.result({"files": reports}, human)

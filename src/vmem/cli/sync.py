@@ -49,9 +49,12 @@ def run(*, store: str | None, directory: str | None, scope: str | None, audience
     for warning in warnings:
         sys.stderr.write(f"warning: {plain(warning)}\n")
     if hook:
+        from vmem.ops.harvest import waiting_notice
+
         answer: dict = {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": result.context}}
-        if warnings:  # e.g. offline: the user sees that the rules are the last good state
-            answer["systemMessage"] = "vmem: " + "; ".join(plain(w) for w in warnings)
+        waiting = waiting_notice(project)  # what your last sessions taught, waiting for your accept
+        if warnings or waiting:  # e.g. offline: the user sees that the rules are the last good state
+            answer["systemMessage"] = "vmem: " + "; ".join([plain(w) for w in warnings] + ([waiting] if waiting else []))
         print(json.dumps(answer))
     elif as_json:
         print(json.dumps({"schema_version": 1, "data": result.as_dict()}, indent=2))

@@ -87,6 +87,14 @@ class Proposal(_Open):
     prior_rejections: list[dict] = []
 
 
+class Offered(_Open):
+    id: str
+    kind: str
+    statement: str
+    queued: bool
+    state: Optional[str] = None
+
+
 class Verified(_Open):
     action: str
     item: dict
@@ -301,6 +309,16 @@ def build(view) -> MCPServer:
         """Feedback on a served claim you checked: a confirmation raises its confidence, a correction lowers it
         and may propose the corrected text (`vmem verify ID --kind K --json`); never a status change."""
         return reply(view.verify, id, kind, corrected)
+
+    @server.tool(annotations=WRITE)
+    def harvest(statement: str = _text("statement", "What the person told you that teammates' agents should "
+                                       "know, standing alone (names the table, column or metric)."),
+                kind: Literal["correction", "definition", "confirmation"] = "correction",
+                quote: Optional[str] = _text("quote", "The person's own words.", None)) -> Annotated[
+            CallToolResult, Offered]:
+        """Offer a correction, definition or confirmation the person gave you for their review: it waits in
+        their harvest queue (`vmem harvest`) and is proposed only if they accept it. Never proposes anything."""
+        return reply(view.harvest, statement, kind, quote)
 
     @server.resource("vmem://rules/mandatory", name="mandatory-rules", mime_type="text/markdown",
                      description="The mandatory team rules sync delivers to this scope (always apply them).")

@@ -22,7 +22,7 @@ from vmem.errors import ItemNotFound, UsageError
 # The largest value each argument may carry (characters; for a list, how many entries and each entry's length).
 # A question is a sentence or two; a statement's limit is `vmem propose`'s (4,000 characters, checked by its body).
 LIMITS = {"query": 2_000, "text": 4_000, "corrected": 4_000, "title": 200, "id": 20, "since": 64, "domain": 64,
-          "about": 64, "learning_from": 64, "kind": 16, "status": 16}
+          "about": 64, "learning_from": 64, "kind": 16, "status": 16, "statement": 4_000, "quote": 4_000}
 LIST_LIMITS = {"paths": (50, 256), "categories": (20, 128)}
 
 
@@ -300,6 +300,18 @@ class AgentView:
         data = verify(store, item_id, kind, corrected).data("corrected")
         note = deliver(store)
         return data, [note] if note else []
+
+    def harvest(self, statement: str, kind: str = "correction", quote: str | None = None) -> tuple[dict, list]:
+        """`vmem harvest` for an agent that wants to offer what the person just told it: the statement is queued
+        in the analyst's harvest queue (credentials redacted), never proposed: they accept or dismiss it with
+        `vmem harvest`."""
+        from vmem.ops.harvest import offer, project_root
+
+        check_sizes(statement=statement, kind=kind, quote=quote)
+        data = offer(project_root(), statement, kind, quote, session="mcp")
+        note = (f"queued as {data['id']} for the analyst's accept (vmem harvest)" if data["queued"] else
+                f"already offered as {data['id']} ({data['state']})")
+        return data, [note]
 
     # -- the narrowing ---------------------------------------------------------------------------------------
 

@@ -64,30 +64,43 @@ def _write_file(path: Path, text: str) -> None:
     commit(path.parent, None, {path: text.encode("utf-8")}, [], [])
 
 
+# Claude Code's SessionEnd hook: the ended session's candidates are queued for `vmem harvest` (never committed; a
+# missing vmem is silent: the session is over, nobody reads a notice)
+HARVEST_COMMAND = "if command -v vmem >/dev/null 2>&1; then vmem harvest --hook; fi"
+# each event vmem hooks, its command and how long Claude Code may wait for it (seconds)
+EVENTS = (("SessionStart", HOOK_COMMAND, 30), ("SessionEnd", HARVEST_COMMAND, 5))
+
+
 def _ours(hook: object, command: str) -> bool:
     return isinstance(hook, dict) and hook.get("command") in (command, *LEGACY_COMMANDS)
 
 
 def install_claude(project: Path, command: str = HOOK_COMMAND) -> tuple[Path, bool]:
-    """Add the SessionStart hook to PROJECT/.claude/settings.json, keeping every other setting; idempotent.
-    An older vmem's bare `vmem sync --hook` entry is replaced, not doubled."""
+    """Add the SessionStart hook (COMMAND) and the SessionEnd harvest hook to PROJECT/.claude/settings.json,
+    keeping every other setting; idempotent. An older vmem's bare `vmem sync --hook` entry is replaced, not
+    doubled."""
     path = _settings_path(project)
     settings = _read_settings(path)
     hooks = settings.setdefault("hooks", {})
-    if not isinstance(hooks, dict) or not isinstance(hooks.setdefault("SessionStart", []), list):
-        raise UsageError(f"{path}: hooks.SessionStart is not a list", "fix it by hand; vmem will not overwrite it")
-    groups = hooks["SessionStart"]
-    mine = [h for g in groups if isinstance(g, dict) for h in g.get("hooks") or [] if _ours(h, command)]
-    if [h.get("command") for h in mine] == [command]:
-        return path, False
-    _drop(groups, command)
-    groups.append({"hooks": [{"type": "command", "command": command, "timeout": 30}]})
-    _write_file(path, json.dumps(settings, indent=2) + "\n")
-    return path, True
+    changed = False
+    for event, wanted, timeout in EVENTS:
+        wanted = command if event == "SessionStart" else wanted
+        if not isinstance(hooks, dict) or not isinstance(hooks.setdefault(event, []), list):
+            raise UsageError(f"{path}: hooks.{event} is not a list", "fix it by hand; vmem will not overwrite it")
+        groups = hooks[event]
+        mine = [h for g in groups if isinstance(g, dict) for h in g.get("hooks") or [] if _ours(h, wanted)]
+        if [h.get("command") for h in mine] == [wanted]:
+            continue
+        _drop(groups, wanted)
+        groups.append({"hooks": [{"type": "command", "command": wanted, "timeout": timeout}]})
+        changed = True
+    if changed:
+        _write_file(path, json.dumps(settings, indent=2) + "\n")
+    return path, changed
 
 
 def _drop(groups: list, command: str) -> bool:
-    """Remove vmem's hook entries (and the groups left empty by that) from a SessionStart list, in place."""
+    """Remove vmem's hook entries (and the groups left empty by that) from an event's list, in place."""
     found = False
     for group in list(groups):
         if not isinstance(group, dict) or not isinstance(group.get("hooks"), list):
@@ -106,11 +119,17 @@ def uninstall_claude(project: Path, command: str = HOOK_COMMAND) -> tuple[Path, 
     path = _settings_path(project)
     settings = _read_settings(path)
     hooks = settings.get("hooks")
-    groups = hooks.get("SessionStart") if isinstance(hooks, dict) else None
-    if not isinstance(groups, list) or not _drop(groups, command):
+    found = False
+    for event, wanted, _ in EVENTS:
+        wanted = command if event == "SessionStart" else wanted
+        groups = hooks.get(event) if isinstance(hooks, dict) else None
+        if not isinstance(groups, list) or not _drop(groups, wanted):
+            continue
+        found = True
+        if not groups:
+            del hooks[event]
+    if not found:
         return path, False
-    if not groups:
-        del hooks["SessionStart"]
     if not hooks:
         del settings["hooks"]
     if settings:

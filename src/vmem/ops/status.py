@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 
 def status(store, via: str | None = None) -> dict:
     from vmem.store.deliver import check, deliver, dropped, on_remote
@@ -15,6 +17,10 @@ def status(store, via: str | None = None) -> dict:
             "delivery": sent.as_dict(), "on_remote": on_remote(store.root, checked),
             "dropped": dropped(store.git_dir), "dropped_note": sent.dropped,
             "reviewers": list(store.attestation().policy["reviewers"])}  # none: a solo store (SPEC 12)
+    from vmem.ops.harvest import pending_count, waiting_notice
+
+    data["harvest_waiting"] = pending_count()
+    data["harvest_note"] = waiting_notice(Path.cwd())
     return data
 
 
@@ -26,6 +32,8 @@ def lines(data: dict) -> list[str]:
     """The answer for people."""
     head = (data["head"] or "no commits")[:10]
     out = [f"store: {data['store']} at {head}" + (f" (from {data['via']})" if data["via"] else "")]
+    if data.get("harvest_note"):
+        out.append(data["harvest_note"])
     if not data.get("reviewers"):
         out.append("solo store: no reviewers, so anyone who can push may approve and publish (name them in "
                    "vmem.yaml's reviewers:)")

@@ -1,0 +1,104 @@
+"""Credentials out of harvested text before anything is shown, stored or committed (SPEC 16).
+
+Yelp's detect-secrets finds them: its provider detectors (AWS, GitHub, GitLab, Slack, Stripe, OpenAI, npm, PyPI,
+JWTs, private keys, ...), basic-auth credentials in URLs (connection strings), its keyword detector (read as a
+YAML file, the mode that also catches `password=…` outside quotes) and its high-entropy string detectors at their
+default limits. Its keyword detector is written for source code; people write credentials in prose too ("the
+staging password is hunter2", "api key: …"), so one rule more reads a credential word followed by "is", ":" or
+"=" and a value. Every finding redacts the whole word it sits in (a detector may report only a prefix, as the
+GitHub one reports "ghp"), so nothing of the credential is left.
+"""
+
+from __future__ import annotations
+
+import re
+
+REDACTED = "[redacted {}]"
+_PROSE = re.compile(
+    r"\b(?P<word>pass(?:word|wd|phrase)?|pwd|secret|client[ _-]?secret|token|api[ _-]?key|apikey|access[ _-]?key|"
+    r"secret[ _-]?key|private[ _-]?key|auth(?:orization)?|bearer|credentials?|login)s?\b"
+    r"(?:\s+(?:for|of|on|to)\s+[\w.@/-]+)?(?:\s+(?:is|was|are|=|:)|\s*[:=])\s*(?:now\s+)?"
+    r"(?P<value>['\"]?[^\s'\"]{4,}['\"]?)", re.I)
+_WORD_EDGE = " \t\n\r'\"`<>()[]{},;"
+_ORDINARY_VALUE = re.compile(r"[a-z]+[.,;:!?]?", re.I)  # "the password is stored in vault": a word, not a secret
+
+
+def _detections(line: str) -> list[tuple[str, str]]:
+    from detect_secrets.core.scan import _is_filtered_out, _scan_line
+    from detect_secrets.settings import default_settings, get_plugins
+    from detect_secrets.util.code_snippet import get_code_snippet
+
+    found: list[tuple[str, str]] = []
+    with default_settings():
+        context = get_code_snippet(lines=[line], line_number=1)
+        for plugin in get_plugins():
+            for secret in _scan_line(plugin=plugin, filename="harvested.yaml", line=line, line_number=0,
+                                     enable_eager_search=False, context=context):
+                value = secret.secret_value
+                if value and not _is_filtered_out(required_filter_parameters=["context"], filename=secret.filename,
+                                                  secret=value, plugin=plugin, line=line, context=context):
+                    found.append((secret.type, value))
+    return found
+
+
+def _word_around(text: str, start: int, end: int) -> tuple[int, int]:
+    while start > 0 and text[start - 1] not in _WORD_EDGE:
+        start -= 1
+    while end < len(text) and text[end] not in _WORD_EDGE:
+        end += 1
+    return start, end
+
+
+def redact(text: str) -> tuple[str, list[str]]:
+    """(TEXT with every credential replaced by "[redacted KIND]", the kinds found)."""
+    if not text:
+        return text, []
+    spans: list[tuple[int, int, str]] = []
+    for line_start, line in _lines(text):
+        for kind, value in _detections(line):
+            at = line.find(value)
+            while at >= 0:
+                start, end = _word_around(text, line_start + at, line_start + at + len(value))
+                spans.append((start, end, kind))
+                at = line.find(value, at + len(value))
+    for match in _PROSE.finditer(text):
+        value = match.group("value")
+        if _ORDINARY_VALUE.fullmatch(value.strip("'\"")) and not any(c.isdigit() for c in value):
+            continue
+        start, end = _word_around(text, match.start("value"), match.end("value"))
+        spans.append((start, end, f"{match.group('word').lower()} value"))
+    if not spans:
+        return text, []
+    spans.sort()
+    merged: list[list] = []
+    for start, end, kind in spans:
+        if merged and start <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end, kind])
+    out, last = [], 0
+    for start, end, kind in merged:
+        out.append(text[last:start])
+        out.append(REDACTED.format(kind.lower()))
+        last = end
+    out.append(text[last:])
+    return "".join(out), sorted({kind for _, _, kind in merged})
+
+
+def _lines(text: str):
+    start = 0
+    for line in text.split("\n"):
+        yield start, line
+        start += len(line) + 1
+
+
+def clean_statement(statement: str) -> tuple[str | None, list[str]]:
+    """(STATEMENT without the sentences that held a credential, the kinds found): a credential is nobody's team
+    fact, so its sentence is dropped, not kept with a hole in it; None when fewer than three words are left."""
+    from vmem.harvest.detect import sentences
+
+    text, kinds = redact(statement)
+    if not kinds:
+        return text, []
+    kept = " ".join(p for p in sentences(text) if "[redacted " not in p)
+    return (kept if len(kept.split()) >= 3 else None), kinds
