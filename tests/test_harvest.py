@@ -329,3 +329,46 @@ def test_interactive_keys_propose_edit_dismiss(project, seeded, tmp_path):
     statements = {i["statement"] for i in (listed.get("items") if isinstance(listed, dict) else listed)}
     assert "The `events` table stores timestamps in UTC." in statements
     assert harvested(project)["candidates"] == []
+
+
+# -- a model drafts the statement, fail-closed to the deterministic draft -------------------------------------------
+
+FAKE_TOOL = """#!{python}
+import json, sys
+prompt = sys.stdin.read()
+mode = {mode!r}
+assert "The person said (correction)" in prompt and "chart by completed_at" in prompt, prompt
+if mode == "good":
+    print("Sure! " + json.dumps({{"statement": "orders.completed_at is the settlement time; placed_at is when the order was made."}}))
+elif mode == "secret":
+    print(json.dumps({{"statement": "Use the key sk_live_4eC39HqLyjWDarjtT1zdp7dc for orders."}}))
+elif mode == "garbage":
+    print("I think it is about settlement")
+else:
+    sys.stderr.write("model not found\\n")
+    sys.exit(3)
+"""
+
+
+@pytest.mark.parametrize("mode", ["good", "secret", "garbage", "fails"])
+def test_a_configured_model_drafts_the_statement_and_any_failure_keeps_ours(project, seeded, tmp_path, mode):
+    from conftest import REVIEWER
+
+    from vmem.store import codec
+
+    tool = tmp_path / "fake-llm"
+    tool.write_text(FAKE_TOOL.format(python=sys.executable, mode=mode))
+    tool.chmod(0o755)
+    with seeded.acting_as(f"{REVIEWER[0]} <{REVIEWER[1]}>"), seeded.transaction("policy", summary="drafting") as tx:
+        raw = codec.load((seeded.root / "vmem.yaml").read_text(), "vmem.yaml")
+        raw["harvest"] = {"adapter": "llm", "command": [str(tool)], "timeout_s": 20}
+        tx.write_file("vmem.yaml", raw)
+    (candidate,) = harvested(project)["candidates"]
+    if mode == "good":
+        assert candidate["statement"] == ("orders.completed_at is the settlement time; placed_at is when the order "
+                                          "was made.") and candidate["drafted_by"] == "llm"
+    else:
+        assert candidate["statement"].startswith("`completed_at` is settlement time")  # ours, kept
+        assert candidate["drafted_by"].startswith("kept ours: llm")
+        assert "sk_live" not in json.dumps(candidate)
+    assert harvested(project)["candidates"] == [candidate]  # asked once, remembered

@@ -519,6 +519,18 @@ def _(c):
                 env={"XDG_DATA_HOME": str(c.tmp / "data")})
 
 
+@ok("eval harvest")
+def _(c):
+    from vmem.ops.eval_harvest import bundled
+
+    return Call(["eval", "harvest", str(bundled("fit"))])
+
+
+@fail("eval harvest")
+def _(c):
+    return Call(["eval", "harvest", str(c.tmp / "missing.yaml")], 2, expect="cannot be read")
+
+
 @ok("entity approve")
 def _(c):
     return Call(["entity", "approve", "corvane"], who=REVIEW_AS)

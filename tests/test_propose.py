@@ -15,7 +15,8 @@ def test_fact_is_a_proposed_claim_in_one_commit(store, vmem):
     item = data["item"]
     assert data["action"] == "created"
     assert item["status"] == "proposed" and item["kind"] == "claim" and item["scope"] == "org"
-    assert item["source"] == {"type": "analyst", "user": "alice@example.com", "episode": None}
+    assert item["source"] == {"type": "analyst", "user": "alice@example.com", "episode": None, "kind": None,
+                              "session": None, "quote": None}
     assert item["categories"] == ["table:orders"]
     assert model.parse_ts(item["expires_at"]) > model.parse_ts(item["created_at"])  # factual TTL: 90 days
     assert (store.root / model.item_path(item["id"])).is_file()
@@ -236,7 +237,8 @@ def test_rejected_claims_are_found_through_hand_edits_and_a_lost_cache(seeded, v
         for n, expected in ((0, "previously_rejected"), (1, "previously_rejected")):
             result = vmem.json("propose", f"invoices close on day {n} of the month", code=1, store=seeded)["data"]
             assert (result["action"], result["item"]["id"]) == (expected, ids[n])
-    assert vmem.json("propose", "Invoices close on day 2 of the month", store=seeded)["data"]["action"] == "created"
+    again = vmem.json("propose", "Invoices close on day 2 of the month", store=seeded)["data"]
+    assert (again["action"], again["item"]["id"]) == ("unchanged", ids[2])  # not rejected: the open claim it repeats
 
 
 @pytest.mark.parametrize("text, skipped", [

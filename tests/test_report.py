@@ -290,7 +290,8 @@ def test_a_proposal_judges_only_its_nearest_twins(seeded, vmem, monkeypatch):
     monkeypatch.setattr(contradictions, "against", spy)
     found = vmem.json("propose", "Refunds for plan 5 settle in 4 business days after approval.", store=seeded)
     assert len(parsed) == 2 and twin["data"]["item"]["id"] in parsed
-    assert [c["id"] for c in found["data"]["contradictions"]] == [twin["data"]["item"]["id"]]
+    clashes = [c["id"] for c in found["data"]["contradictions"]]
+    assert twin["data"]["item"]["id"] in clashes and set(clashes) <= set(parsed)
 
 
 def test_a_proposal_finds_the_same_contradiction_through_the_search_index(seeded, vmem, monkeypatch):

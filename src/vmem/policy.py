@@ -37,6 +37,8 @@ DEFAULTS: dict[str, Any] = {
     },
     "sync": {"dir": ".claude/rules/vmem", "budget": 6000, "scope": None, "audience": "all"},
     "index": {"model": None},
+    # vmem harvest: an LLM tool (a judge adapter) that drafts a candidate's statement from the exchange
+    "harvest": {"adapter": None, "model": None, "command": None, "timeout_s": 60},
 }
 
 _TYPES: dict[str, tuple[type, ...]] = {
@@ -68,6 +70,10 @@ _TYPES: dict[str, tuple[type, ...]] = {
     "sync.scope": (str, type(None)),
     "sync.audience": (str,),
     "index.model": (str, type(None)),
+    "harvest.adapter": (str, type(None)),
+    "harvest.model": (str, type(None)),
+    "harvest.command": (list, str, type(None)),
+    "harvest.timeout_s": (int, float),
 }
 
 

@@ -32,6 +32,7 @@ class Found(NamedTuple):
     ref: str
     at: str | None
     why: str  # which signals fired, for --json and the tests
+    context: str = ""  # the assistant's reply the turn answered (what a drafting model reads with it)
 
 
 def _words(*alternatives: str) -> str:
@@ -274,8 +275,10 @@ def durable(r: Reading) -> bool:
 # -- the detector ----------------------------------------------------------------------------------------------
 
 
-def find(session: Session) -> list[Found]:
-    """The candidates in SESSION: at most one per user turn."""
+def find(session: Session, clean=None) -> list[Found]:
+    """The candidates in SESSION: at most one per user turn. CLEAN (text -> text, e.g. the credential redaction)
+    is applied to a turn that holds a candidate, and to the reply before it, and the turn is read again from the
+    cleaned words: a statement is only ever built from cleaned text."""
     found: list[Found] = []
     previous: Turn | None = None  # the assistant's last reply in the main conversation
     for turn in session.turns:
@@ -285,10 +288,16 @@ def find(session: Session) -> list[Found]:
         if turn.role == "assistant":
             previous = turn
             continue
-        hit = judge_turn(turn.text, previous.text if previous is not None and session.agent != "notes" else None)
+        before = previous.text if previous is not None and session.agent != "notes" else None
+        hit = judge_turn(turn.text, before)
+        if hit is not None and clean is not None:
+            before = clean(before) if before is not None else None
+            hit = judge_turn(clean(turn.text), before)
+            previous = previous._replace(text=before) if previous is not None and before is not None else previous
         if hit is not None:
             kind, statement, quote, why = hit
-            found.append(Found(kind, statement, quote, turn.ref, turn.at, why))
+            context = previous.text[-1500:] if previous is not None and session.agent != "notes" else ""
+            found.append(Found(kind, statement, quote, turn.ref, turn.at, why, context))
         previous = None  # a reply answers the turn just before it, not an older one
     return found
 
@@ -425,7 +434,9 @@ def _finish(text: str) -> str:
     text = " ".join(text.split()).strip(" ,;:—–-")
     if not text:
         return text
-    text = text[0].upper() + text[1:] if text[0].islower() and not text.startswith(("`", "e.g")) else text
+    first = text.split(" ", 1)[0]
+    if text[0].islower() and not text.startswith(("`", "e.g")) and first.isalpha():  # never an identifier's case
+        text = text[0].upper() + text[1:]
     if text[-1] not in ".!?":
         text += "."
     return text.rstrip("?") if text.endswith("?") else text

@@ -19,8 +19,16 @@ _PROSE = re.compile(
     r"secret[ _-]?key|private[ _-]?key|auth(?:orization)?|bearer|credentials?|login)s?\b"
     r"(?:\s+(?:for|of|on|to)\s+[\w.@/-]+)?(?:\s+(?:is|was|are|=|:)|\s*[:=])\s*(?:now\s+)?"
     r"(?P<value>['\"]?[^\s'\"]{4,}['\"]?)", re.I)
+# a URL's userinfo (RFC 3986: scheme://user:password@host): detect-secrets' basic-auth pattern leaves out some of
+# the characters a password may hold
+_USERINFO = re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s:/@]+:(?P<value>[^\s@/]+)@", re.I)
 _WORD_EDGE = " \t\n\r'\"`<>()[]{},;"
-_ORDINARY_VALUE = re.compile(r"[a-z]+[.,;:!?]?", re.I)  # "the password is stored in vault": a word, not a secret
+# after "password is" / "keys are": grammar, not a credential ("the password is stored in vault", "keys are
+# rotated every 90 days"); after ":" or "=" every value is redacted
+_GRAMMAR = re.compile(r"(?:[a-z]+(?:ed|ing|ly)|a|an|the|in|on|at|by|for|from|to|of|not|never|always|only|also|now|"
+                      r"still|set|kept|shared|held|required|needed|available|valid|invalid|missing|wrong|correct|"
+                      r"different|same|empty|blank|null|none|there|here|per|every|each|our|their|your|its|this|"
+                      r"that|these|those|one|two|three|case|sensitive)[.,;:!?]?", re.I)
 
 
 def _detections(line: str) -> list[tuple[str, str]]:
@@ -61,9 +69,13 @@ def redact(text: str) -> tuple[str, list[str]]:
                 start, end = _word_around(text, line_start + at, line_start + at + len(value))
                 spans.append((start, end, kind))
                 at = line.find(value, at + len(value))
+    for match in _USERINFO.finditer(text):
+        start, end = _word_around(text, match.start("value"), match.end("value"))
+        spans.append((start, end, "url credentials"))
     for match in _PROSE.finditer(text):
         value = match.group("value")
-        if _ORDINARY_VALUE.fullmatch(value.strip("'\"")) and not any(c.isdigit() for c in value):
+        said = text[match.end("word"):match.start("value")]
+        if ":" not in said and "=" not in said and _GRAMMAR.fullmatch(value.strip("'\"")):
             continue
         start, end = _word_around(text, match.start("value"), match.end("value"))
         spans.append((start, end, f"{match.group('word').lower()} value"))
@@ -98,7 +110,7 @@ def clean_statement(statement: str) -> tuple[str | None, list[str]]:
     from vmem.harvest.detect import sentences
 
     text, kinds = redact(statement)
-    if not kinds:
+    if not kinds and "[redacted " not in text:  # (a statement built from redacted words holds the marker)
         return text, []
     kept = " ".join(p for p in sentences(text) if "[redacted " not in p)
     return (kept if len(kept.split()) >= 3 else None), kinds

@@ -173,7 +173,8 @@ def evaluate(path: Path) -> dict:
             file, agent, refs = render(session, Path(tmp))
             read = READERS[agent](file)
             problems += read.problems
-            found = {f.ref: f for f in find(read) if clean_statement(f.statement)[0] is not None}
+            found = {f.ref: f for f in find(read, clean=lambda text: redact(text)[0])
+                     if clean_statement(f.statement)[0] is not None}
             for ref, turn in refs.items():
                 label = turn.get("label")
                 hit = found.get(ref)

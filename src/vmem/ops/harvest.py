@@ -179,7 +179,7 @@ def collect(queue: Queue, sources: list[tuple[str, Path]], since=None, named: bo
             continue
         out.read += 1
         out.problems += session.problems
-        for found in find(session):
+        for found in find(session, clean=lambda text: _redacted(text)[0]):
             if since_text is not None and (found.at or "") < since_text:
                 continue
             ident = candidate_id(agent, session.id, found.ref)
@@ -194,7 +194,8 @@ def collect(queue: Queue, sources: list[tuple[str, Path]], since=None, named: bo
                 continue
             known.add(canonical)
             out.redacted += bool(kinds or more)
-            candidate = {"id": ident, "kind": found.kind, "statement": statement, "quote": quote,
+            context, _ = _redacted(found.context)
+            candidate = {"id": ident, "kind": found.kind, "statement": statement, "quote": quote, "context": context,
                          "session": session.id, "agent": agent, "source": str(path), "at": found.at,
                          "ref": found.ref, "why": found.why, "canonical": canonical, "state": PENDING,
                          "redacted": sorted(set(kinds) | set(more))}
@@ -265,7 +266,7 @@ def _view(c: dict, known: dict | None, about: str | None, named: list[str]) -> d
             "session": c["session"], "agent": c.get("agent"), "at": c.get("at"),
             "known": known["id"] if known else None, "known_relation": known["relation"] if known else None,
             "about": about, "customers": named, "state": c.get("state"), "claim": c.get("claim"),
-            "redacted": c.get("redacted") or []}
+            "redacted": c.get("redacted") or [], "drafted_by": c.get("drafted")}
 
 
 def _customers(store):
@@ -412,11 +413,50 @@ def harvest(store, project: Path, files: list[str] | None = None, since: str | N
             queue.save()
         pending = [c for c in queue.candidates.values() if c.get("state") == PENDING]
     pending.sort(key=lambda c: (c.get("at") or "", c["id"]))
+    if not dry_run and store is not None and store.policy.get("harvest", {}).get("adapter"):
+        pending = _drafted(store, project, pending)
     out = Harvested()
     out.candidates = annotate(store, pending)
     out.new, out.problems, out.read, out.unchanged = len(got.new), got.problems, got.read, got.unchanged
     out.dry_run, out.stopped = dry_run, got.stopped
     return out
+
+
+def _drafted(store, project: Path, pending: list[dict]) -> list[dict]:
+    """Each pending candidate not drafted yet, its statement drafted by the policy's harvest adapter (an LLM tool,
+    the judge adapters') from the exchange; any failure keeps the deterministic draft (fail closed), and a draft is
+    redacted like everything else. Asked once per candidate; run without the queue's lock (a model is slow)."""
+    from vmem.harvest.secrets import clean_statement
+    from vmem.knowledge.adapters import draft
+    from vmem.policy import adapter_command
+
+    settings = store.policy["harvest"]
+    try:
+        command = adapter_command(settings["adapter"], settings["model"], settings["command"])
+    except ValueError as exc:
+        raise UsageError(f"vmem.yaml harvest: {exc}", "harvest: {adapter: claude} (llm | ollama | claude | gemini | "
+                         "openai; model: required by ollama and openai)") from None
+    drafted: dict[str, dict] = {}
+    for c in pending:
+        if c.get("drafted") is not None:
+            continue
+        statement, why = draft(command[1:], c["kind"], c.get("context") or "", c["quote"],
+                               float(settings["timeout_s"]))
+        cleaned = clean_statement(statement)[0] if statement else None
+        drafted[c["id"]] = ({"statement": cleaned, "drafted": settings["adapter"]} if cleaned
+                            else {"drafted": f"kept ours: {settings['adapter']} {why or 'drafted a credential'}"})
+    if not drafted:
+        return pending
+    from vmem.text import canonicalize
+
+    with Queue(project) as queue:
+        for ident, change in drafted.items():
+            if ident in queue.candidates:
+                if "statement" in change:
+                    change = {**change, "canonical": canonicalize(change["statement"])}
+                queue.candidates[ident].update(change)
+        queue.save()
+        return [queue.candidates.get(c["id"], c) for c in pending]
 
 
 def session_end(payload: bytes, budget_s: float = HOOK_BUDGET_S) -> str | None:

@@ -19,7 +19,7 @@ REINFORCEABLE = model.OPEN["knowledge"]  # candidate, eligible or published: evi
 class Proposed:
     """What a proposal did. (A plain class: `dataclasses` imports `inspect`, ~10 ms of every write.)"""
 
-    __slots__ = ("action", "item", "commit", "notes", "contradictions", "prior_rejections", "close")
+    __slots__ = ("action", "item", "commit", "notes", "contradictions", "prior_rejections", "close", "near")
 
     def __init__(self, action: str, item: dict, commit: str | None = None, notes: list[str] | None = None) -> None:
         self.action = action  # created | repeated | reinforced | unchanged | previously_rejected | quarantined
@@ -29,6 +29,7 @@ class Proposed:
         # rejected claims it restates (rejected_near): {id, statement, reason, by, at, match, why}
         self.prior_rejections: list[dict] = []
         self.close: list[dict] = []  # open claims close to it that it does not repeat: {id, status, statement}
+        self.near: list[dict] | None = None  # the near-twin items read for the repeat check (reused, not re-read)
 
     @property
     def exit_code(self) -> int:
@@ -68,19 +69,24 @@ def propose(store: Store, text: str, *, from_: str | None = None, categories: li
                                audience=audience, personal=personal, paths=paths, categories=categories,
                                supersedes=supersedes, as_=as_, harvest=harvest)
     if result.action not in ("previously_rejected", "unchanged", "repeated"):
-        result.contradictions = contradicted_by(store, result.item, result.notes)
+        result.contradictions = contradicted_by(store, result.item, result.notes, result.near)
     clashing = {c["id"] for c in result.contradictions}
     result.notes += [f"note: close to {c['id']} ({c['status']}), not merged: {c['statement'][:160]}"
                      for c in result.close if c["id"] not in clashing]  # a contradiction is worded once, below
     return result
 
 
-def contradicted_by(store: Store, item: dict, notes: list[str] | None = None) -> list[dict]:
-    """The open items ITEM contradicts, as its proposer may see them (never another person's personal items)."""
+def contradicted_by(store: Store, item: dict, notes: list[str] | None = None,
+                    near: list[dict] | None = None) -> list[dict]:
+    """The open items ITEM contradicts, as its proposer may see them (never another person's personal items).
+    NEAR: the near-twin items already read for this statement (the repeat check), judged instead of read again."""
     from vmem.ops.card import viewer_of
-    from vmem.ops.contradictions import at_propose
+    from vmem.ops.contradictions import against, at_propose
 
-    found = at_propose(store.head(), item, viewer_of(store), notes)
+    if near is not None:
+        found = against(item, near, viewer_of(store))
+    else:
+        found = at_propose(store.head(), item, viewer_of(store), notes)
     return [{"id": p["b"] if p["a"] == item["id"] else p["a"], "reason": p["reason"], "rules": p["rules"],
              "statement": p["b_statement"] if p["a"] == item["id"] else p["a_statement"]} for p in found]
 
@@ -120,8 +126,12 @@ def propose_claim(
 
     near = rejected_near(store.head(), statement, scope, categories, viewer=author.email,
                          judge=store.policy["knowledge"]["judge"])
+    notes_before: list[str] = []
+    near_items: list[dict] | None = None
     if not supersedes and not personal:
-        same, close = repeated_claim(store, statement, scope, categories or [], author.email)
+        near_items = []
+        same, close = repeated_claim(store, statement, scope, categories or [], author.email, read=near_items,
+                                     notes=notes_before)
         if same is not None:
             repeated = _confirm_repeat(store, same, author.email, as_)
             if repeated is not None:
@@ -176,14 +186,16 @@ def propose_claim(
     notes += [f"warning: a statement like this was rejected as {r['id']}: {r['reason'] or 'no reason recorded'}\n"
               f"  rejected: {r['statement'][:160]}\n  ({r['why']}; proposed anyway: the reviewer sees the "
               "rejection on its card)" for r in near]
-    created = Proposed("created", item, tx.commit_id, notes)
+    created = Proposed("created", item, tx.commit_id, notes + notes_before)
     created.prior_rejections = near
+    created.near = near_items
     created.close = [{"id": c["id"], "status": c["status"], "statement": c["statement"]} for c in close]
     return created
 
 
-def repeated_claim(store: Store, statement: str, scope: str, categories: list[str],
-                   viewer: str | None, ask_judge: bool = True) -> tuple[dict | None, list[dict]]:
+def repeated_claim(store: Store, statement: str, scope: str, categories: list[str], viewer: str | None,
+                   ask_judge: bool = True, read: list[dict] | None = None,
+                   notes: list[str] | None = None) -> tuple[dict | None, list[dict]]:
     """(the open claim in SCOPE that STATEMENT repeats, the close ones it does not): the same canonical statement
     (numbers and number words read as the merge cascade reads them) or every content word aligned with no decisive
     difference (the deterministic merge judge), else the policy's judge (asked about at most NEAR_JUDGED pairs the
@@ -205,7 +217,10 @@ def repeated_claim(store: Store, statement: str, scope: str, categories: list[st
 
         command = shlex.split(command)
     asked, close = 0, []
-    for other in near_open(snapshot, probe):
+    others = near_open(snapshot, probe, notes)
+    if read is not None:
+        read.extend(others)
+    for other in others:
         if other["status"] not in LIVE_FOR_SUPERSEDE or other["scope"] != scope:
             continue
         if other.get("personal") and (other.get("source") or {}).get("user") != viewer:
