@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from conftest import git
+from test_team_flow import crew  # noqa: F401 - a fixture
 
 BOB = ("Bob Builder", "bob@example.com")
 
@@ -372,3 +373,36 @@ def test_a_configured_model_drafts_the_statement_and_any_failure_keeps_ours(proj
         assert candidate["drafted_by"].startswith("kept ours: llm")
         assert "sk_live" not in json.dumps(candidate)
     assert harvested(project)["candidates"] == [candidate]  # asked once, remembered
+
+
+# -- the team's round trip ------------------------------------------------------------------------------------------
+
+
+def test_a_correction_in_alices_session_reaches_bobs_agent_after_review(crew):
+    """Alice corrects her agent; her session ends (the committed SessionEnd hook queues it, commits nothing); her
+    next session start says a candidate waits; she accepts it (delivered to the team's remote); Rita approves;
+    Bob's next session start puts it in his agent's rules."""
+    from test_team_flow import _remote_statements, _rules
+
+    remote, rita, clone, alice, project, bob, bob_project = crew
+    folder = alice.home / ".claude" / "projects" / transcripts.claude_folder_name(project.resolve())
+    transcript = correction_session(str(project)).write(folder / "5b1e2c3d.jsonl")
+    settings = json.loads((project / ".claude" / "settings.json").read_text())
+    [command] = [h["command"] for g in settings["hooks"]["SessionEnd"] for h in g["hooks"]]
+    event = json.dumps({"session_id": "5b1e2c3d", "transcript_path": str(transcript), "cwd": str(project),
+                        "hook_event_name": "SessionEnd", "reason": "prompt_input_exit"})
+    ended = subprocess.run(["/bin/sh", "-c", command], cwd=project, input=event, capture_output=True, text=True,
+                           env=alice.env(PATH=f"{VMEM.parent}:{os.environ['PATH']}"), timeout=60)
+    assert ended.returncode == 0 and ended.stdout == "", ended.stderr
+    assert "1 candidate from your sessions" in alice.session_start(project)["systemMessage"]
+    (candidate,) = json.loads(alice.vmem(project, "harvest", "--json").stdout)["data"]["candidates"]
+    accepted = json.loads(alice.vmem(project, "harvest", "--accept", candidate["id"], "--json").stdout)["data"]
+    claim, statement = accepted[0]["claim"], accepted[0]["statement"]
+    assert statement in _remote_statements(remote)  # delivered: a reviewer can see it
+    rita.vmem(clone, "sync", "--pull", "--dir", str(clone.parent / "rita-rules"))
+    card = json.loads(rita.vmem(clone, "show", claim, "--json").stdout)["data"]
+    assert (card.get("item") or card)["source"]["type"] == "session_transcript"
+    rita.vmem(clone, "approve", claim)
+    bob.session_start(bob_project)
+    assert statement in _rules(bob_project)
+    assert "candidate" not in alice.session_start(project).get("systemMessage", "")  # nothing waits any more
