@@ -23,6 +23,7 @@ from vmem.harvest.transcripts import Session, Turn
 
 KINDS = ("correction", "definition", "confirmation")
 MAX_STATEMENT = 400
+REPLY_TAIL = 2000  # characters of the assistant's reply a turn is read against
 
 
 class Found(NamedTuple):
@@ -288,16 +289,15 @@ def find(session: Session, clean=None) -> list[Found]:
         if turn.role == "assistant":
             previous = turn
             continue
-        before = previous.text if previous is not None and session.agent != "notes" else None
+        # the end of the reply the turn answers (what a person reacts to; a long reply's start is read no further)
+        before = previous.text[-REPLY_TAIL:] if previous is not None and session.agent != "notes" else None
         hit = judge_turn(turn.text, before)
         if hit is not None and clean is not None:
             before = clean(before) if before is not None else None
             hit = judge_turn(clean(turn.text), before)
-            previous = previous._replace(text=before) if previous is not None and before is not None else previous
         if hit is not None:
             kind, statement, quote, why = hit
-            context = previous.text[-1500:] if previous is not None and session.agent != "notes" else ""
-            found.append(Found(kind, statement, quote, turn.ref, turn.at, why, context))
+            found.append(Found(kind, statement, quote, turn.ref, turn.at, why, before or ""))
         previous = None  # a reply answers the turn just before it, not an older one
     return found
 

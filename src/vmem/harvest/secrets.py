@@ -31,21 +31,50 @@ _GRAMMAR = re.compile(r"(?:[a-z]+(?:ed|ing|ly)|a|an|the|in|on|at|by|for|from|to|
                       r"that|these|those|one|two|three|case|sensitive)[.,;:!?]?", re.I)
 
 
+# a line without any of these holds nothing detect-secrets reports: no token long enough for a provider's key
+# pattern or the entropy detectors (hex needs 9+ characters to pass its limit, base64 23+), no URL credentials,
+# no keyword; such lines (most of what people type) skip the detectors
+_MAYBE = re.compile(r"[A-Za-z0-9+/=_.~-]{10,}|://|pass|secret|token|key|auth|cred|pwd|begin|bearer|login", re.I)
+_PLUGINS: list[tuple] | None = None  # (plugin, whether its heuristic filters apply)
+
+
+def _plugins() -> list[tuple]:
+    """detect-secrets' default plugins, configured once per process (its settings are process-wide; entering its
+    settings context per line costs ~1 ms)."""
+    global _PLUGINS
+    if _PLUGINS is None:
+        from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
+        from detect_secrets.settings import cache_bust, configure_settings_from_baseline, get_plugins
+
+        # every plugin and the default filters (what its default_settings() sets inside a context, set here for
+        # the process: nothing else in vmem configures detect-secrets)
+        cache_bust()
+        configure_settings_from_baseline({"plugins_used": [
+            {"name": kind.__name__} for kind in get_mapping_from_secret_type_to_class().values()]})
+        generic = ("HighEntropyString", "KeywordDetector")
+        _PLUGINS = [(p, type(p).__name__.endswith(generic)) for p in get_plugins()]
+    return _PLUGINS
+
+
 def _detections(line: str) -> list[tuple[str, str]]:
+    if not _MAYBE.search(line):
+        return []
     from detect_secrets.core.scan import _is_filtered_out, _scan_line
-    from detect_secrets.settings import default_settings, get_plugins
     from detect_secrets.util.code_snippet import get_code_snippet
 
     found: list[tuple[str, str]] = []
-    with default_settings():
-        context = get_code_snippet(lines=[line], line_number=1)
-        for plugin in get_plugins():
-            for secret in _scan_line(plugin=plugin, filename="harvested.yaml", line=line, line_number=0,
-                                     enable_eager_search=False, context=context):
-                value = secret.secret_value
-                if value and not _is_filtered_out(required_filter_parameters=["context"], filename=secret.filename,
-                                                  secret=value, plugin=plugin, line=line, context=context):
-                    found.append((secret.type, value))
+    context = get_code_snippet(lines=[line], line_number=1)
+    for plugin, heuristic in _plugins():
+        for secret in _scan_line(plugin=plugin, filename="harvested.yaml", line=line, line_number=0,
+                                 enable_eager_search=False, context=context):
+            value = secret.secret_value
+            # its false-positive heuristics (sequential, id-like, templated, $-prefixed strings) are for the
+            # generic detectors; a provider's key pattern is redacted however it looks (redacting too much
+            # costs a word, too little a credential)
+            if value and not (heuristic and _is_filtered_out(
+                    required_filter_parameters=["context"], filename=secret.filename, secret=value, plugin=plugin,
+                    line=line, context=context)):
+                found.append((secret.type, value))
     return found
 
 

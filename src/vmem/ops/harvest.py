@@ -194,8 +194,7 @@ def collect(queue: Queue, sources: list[tuple[str, Path]], since=None, named: bo
                 continue
             known.add(canonical)
             out.redacted += bool(kinds or more)
-            context, _ = _redacted(found.context)
-            candidate = {"id": ident, "kind": found.kind, "statement": statement, "quote": quote, "context": context,
+            candidate = {"id": ident, "kind": found.kind, "statement": statement, "quote": quote,
                          "session": session.id, "agent": agent, "source": str(path), "at": found.at,
                          "ref": found.ref, "why": found.why, "canonical": canonical, "state": PENDING,
                          "redacted": sorted(set(kinds) | set(more))}
@@ -440,8 +439,7 @@ def _drafted(store, project: Path, pending: list[dict]) -> list[dict]:
     for c in pending:
         if c.get("drafted") is not None:
             continue
-        statement, why = draft(command[1:], c["kind"], c.get("context") or "", c["quote"],
-                               float(settings["timeout_s"]))
+        statement, why = draft(command[1:], c["kind"], _reply_before(c), c["quote"], float(settings["timeout_s"]))
         cleaned = clean_statement(statement)[0] if statement else None
         drafted[c["id"]] = ({"statement": cleaned, "drafted": settings["adapter"]} if cleaned
                             else {"drafted": f"kept ours: {settings['adapter']} {why or 'drafted a credential'}"})
@@ -457,6 +455,25 @@ def _drafted(store, project: Path, pending: list[dict]) -> list[dict]:
                 queue.candidates[ident].update(change)
         queue.save()
         return [queue.candidates.get(c["id"], c) for c in pending]
+
+
+def _reply_before(candidate: dict) -> str:
+    """The assistant's reply CANDIDATE's turn answered, redacted, read again from its transcript (the queue keeps
+    none of the assistant's words); "" when the file or the turn is gone."""
+    from vmem.harvest.detect import find
+    from vmem.harvest.transcripts import READERS
+
+    source = candidate.get("source")
+    if not source or candidate.get("agent") not in READERS:
+        return ""
+    try:
+        session = READERS[candidate["agent"]](Path(source))
+    except (OSError, UnicodeError):
+        return ""
+    for found in find(session, clean=lambda text: _redacted(text)[0]):
+        if found.ref == candidate.get("ref"):
+            return found.context
+    return ""
 
 
 def session_end(payload: bytes, budget_s: float = HOOK_BUDGET_S) -> str | None:
