@@ -171,6 +171,10 @@ def card_lines(card: dict) -> list[str]:
     lines.append(f"{who} {safe(card['proposer'] or '?')}, {card['age_days']} days ago"
                  + (f"; expires {card['expires_at'][:10]}" if card.get("expires_at") else "")
                  + f"; confidence {card['effective_confidence']:.2f}")
+    if card.get("harvested"):
+        said = card["harvested"]
+        lines.append(f"harvested from {safe(said['session'] or 'a session')} ({safe(said['kind'] or '?')}): "
+                     f"“{safe(shorten(said['quote'] or '', 200))}”")
     if card.get("edited_by"):
         edit = card["edited_by"]
         lines.append(f"[bold yellow]edited by {safe(edit['by'])}[/] (commit {edit['commit'][:10]}): the words are "

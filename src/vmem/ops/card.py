@@ -151,6 +151,9 @@ def card(store, item: dict, *, snapshot=None, viewer: str | None = None, reviewe
         "audience": item.get("audience"), "paths": list(item.get("paths") or []),
         "personal": bool(item.get("personal")),
         "proposer": source.get("user") if not knowledge else (evidence[0]["writer"] if evidence else None),
+        # a harvested claim: what the person told the agent, in which session (vmem harvest, SPEC 16)
+        "harvested": ({"kind": source.get("kind"), "session": source.get("session"), "quote": source.get("quote")}
+                      if not knowledge and source.get("type") == "session_transcript" else None),
         "created_at": item.get("created_at") or item.get("first_seen"),
         "age_days": round(confidence.age_days(item), 1),
         "expires_at": item.get("expires_at"),
