@@ -406,3 +406,46 @@ def test_a_correction_in_alices_session_reaches_bobs_agent_after_review(crew):
     bob.session_start(bob_project)
     assert statement in _rules(bob_project)
     assert "candidate" not in alice.session_start(project).get("systemMessage", "")  # nothing waits any more
+
+
+# -- MCP: an agent offers, the person decides; MCP and CLI propose one claim ----------------------------------------
+
+
+def test_an_agent_offers_a_correction_over_mcp_and_only_the_person_proposes_it(project, seeded):
+    pytest.importorskip("mcp")
+    from test_mcp import _run
+
+    before = git(seeded, "rev-parse", "HEAD").strip()
+    calls = [("harvest", {"statement": "The `events` table is deduplicated on (user_id, event_id); never count raw "
+                                       "rows.", "kind": "definition",
+                          "quote": "fyi events are deduped on user_id+event_id, token=ghp_" + "a1B2" * 9}),
+             ("harvest", {"statement": "the events table is deduplicated on (user_id, event_id); never count raw rows",
+                          "kind": "definition"}),
+             ("harvest", {"statement": "x", "kind": "definition"}),
+             ("propose", {"text": "Chargebacks are booked as negative refunds in `refunds.amount`."})]
+    _, _, results = _run(seeded, project, calls)
+    offered, again, short, proposed = results
+    assert offered.structured_content["queued"] is True and "a1B2" not in json.dumps(offered.structured_content)
+    assert again.structured_content["queued"] is False  # the same statement: offered once
+    assert short.is_error and "at least three words" in short.content[0].text
+    assert git(seeded, "rev-list", "--count", f"{before}..HEAD") == "1\n"  # only propose wrote
+    (candidate,) = [c for c in harvested(project)["candidates"] if c["session"] == "mcp"]
+    assert candidate["statement"].startswith("The `events` table")
+    # the same fact proposed from the terminal: one claim, the agent's proposal
+    again = json.loads(run(project, "propose", "Chargebacks are booked as negative refunds in `refunds.amount`",
+                           "--json").stdout)["data"]
+    assert again["item"]["id"] == proposed.structured_content["item"]["id"] and again["action"] == "unchanged"
+
+
+def test_personal_notes_and_since(project, tmp_path, monkeypatch):
+    (project / "CLAUDE.local.md").write_text(
+        "# my notes\n\n- TODO ask Bob about the Q3 deck\n- ARR excludes one-time implementation fees\n"
+        "- I prefer seaborn for charts\n\n```sql\nselect 1 -- the events table is in UTC\n```\n")
+    found = harvested(project, "--dry-run")["candidates"]
+    assert [c["statement"] for c in found if c["agent"] == "notes"] == ["ARR excludes one-time implementation fees."]
+    late = (Claude(session="5b1e2c3d-0000-4000-8000-000000000009", cwd=str(project))
+            .user("x").assistant("I'll use `events.ts` as local time.")
+            .user("no, `events.ts` is UTC")).write(tmp_path / "late.jsonl")
+    assert harvested(project, str(late), "--since", "2026-11-02T10:04:00Z", "--dry-run")["new"] == 0  # said at 10:03
+    assert harvested(project, str(late), "--since", "2026-11-02T10:03:00Z", "--dry-run")["new"] == 1
+    assert "not a date" in run(project, "harvest", "--since", "someday", code=2).stderr
