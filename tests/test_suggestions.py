@@ -188,3 +188,39 @@ def test_review_decides_a_suggestion_on_the_card_with_one_key(three):
     merged = ({b, c} - {apart}).pop()
     assert f"merged {merged} into {a}" in done.stdout and item(store, merged)["merged_into"] == a
     governance_clean(store)
+
+
+# -- suggestions never pair opposites (issue 40) -----------------------------------------------------------------------
+
+OPPOSITES = [  # (a, b): one difference any reader sees, in otherwise aligned or reworded statements
+    ("Offering EU hosting avoids a procurement delay of about three weeks at hospitals.",
+     "At hospitals, offering EU hosting avoids a procurement delay of about three months."),
+    ("Hospital buyers will not accept annual prepayment during a security review.",
+     "Hospital buyers will accept annual prepayment during a security review."),
+    ("Hospital security teams prefer SCCs over EU hosting during review.",
+     "Hospital security teams prefer EU hosting over SCCs during review."),
+]
+
+
+@pytest.mark.parametrize("a, b", OPPOSITES, ids=["weeks-months", "will-will-not", "a-over-b"])
+def test_a_pair_a_detector_calls_different_is_never_suggested_but_a_paraphrase_is(seeded, a, b, monkeypatch):
+    """Through consolidate and the review queue: opposites share almost every word and their embeddings are near
+    (cosine > 0.9), yet a suggestion would invite a merge; a paraphrase of A from a third customer still is one,
+    with its cosine and the words that differ on the card."""
+    from vmem.knowledge.suggest import refusal
+
+    assert refusal(a, b, ["industry:healthcare"], ["industry:healthcare"])  # the difference is named
+    first, second = learn(seeded, a, "larkspur-health"), learn(seeded, b, "tidewell", who=BOB)
+    time.sleep(1.05)
+    paraphrase = a.replace("Hospital", "Hospitals'").replace("hospitals", "hospital groups").replace(
+        "during", "in the course of") if "prefer" not in a else a.replace("prefer", "favour")
+    third = learn(seeded, paraphrase, "corvane", who=BOB)
+    run(seeded, "consolidate")
+    for one, other in ((first, second), (second, first)):
+        assert other not in {s["id"] for s in item(seeded, one)["suggestions"] or []}, (one, other)
+    suggested = {s["id"]: s for s in item(seeded, third)["suggestions"] or []}
+    assert first in suggested and 0.5 <= suggested[first]["cosine"] <= 1  # the paraphrase: still suggested
+    cards = {card["id"]: card for card in run(seeded, "review", "--list", who=RITA)["data"]}
+    shown = {s["id"]: s for s in cards[third]["suggestions"]}
+    assert shown[first]["cosine"] == suggested[first]["cosine"] and shown[first]["diff"]
+    assert second not in {s["id"] for s in cards.get(first, {}).get("suggestions", [])}

@@ -425,7 +425,9 @@ GATE = (
 )
 PUBLISHED = (Field("by", _nonempty, required=True), Field("at", _ts, required=True))
 # consolidation's merge suggestions (advisory: only a reviewer's merge acts on one) and reviewers' "not the same"
-SUGGESTION = (Field("id", _item_ref, required=True), Field("score", _number01, required=True))
+# score: the rank (half embedding cosine, half word overlap, knowledge.suggest); cosine: the embedding cosine alone
+SUGGESTION = (Field("id", _item_ref, required=True), Field("score", _number01, required=True),
+              Field("cosine", _opt(_number01)))
 DISTINCT = (
     Field("id", _item_ref, required=True),
     Field("by", _nonempty, required=True),

@@ -221,8 +221,18 @@ def _print_suggestions(console, entry: dict) -> None:
     if entry.get("hint"):  # a quarantined learning's way out
         console.print(f"  {safe(entry['hint'])}", soft_wrap=True)
     for other in entry.get("suggestions") or []:
-        console.print(f"  may be the same as {other['id']} ({other['status']}, score {other['score']:.2f}): "
+        near = (f"cosine {other['cosine']:.2f}, " if other.get("cosine") is not None else "") + \
+            f"rank {other['score']:.2f}"
+        console.print(f"  may be the same as {other['id']} ({other['status']}; {near}): "
                       f"{safe(other['statement'])}", soft_wrap=True)
+        if other.get("diff"):
+            console.print(f"    differs: {_differing(other['diff'])}", soft_wrap=True)
+
+
+def _differing(diff: list[list[str]]) -> str:
+    """The words two statements do not share, in full: -only in this one +only in the other (a word diff)."""
+    parts = [f"-{safe(text)}" if op == "-" else f"+{safe(text)}" for op, text in diff if op in "-+" and text.strip()]
+    return "  ".join(parts) if parts else "only punctuation or case"
 
 
 def _decide_suggestion(s, keys: Keys, entry: dict, chosen: str, done: dict) -> str | None:
@@ -234,8 +244,10 @@ def _decide_suggestion(s, keys: Keys, entry: dict, chosen: str, done: dict) -> s
     options = entry["suggestions"]
     other = options[0]
     if len(options) > 1:
-        for number, option in enumerate(options, 1):
-            console.print(f"  {number}. {option['id']}: {safe(shorten(option['statement'], 100))}", soft_wrap=True)
+        for number, option in enumerate(options, 1):  # in full, with the words that differ: a merge is decided here
+            console.print(f"  {number}. {option['id']}: {safe(option['statement'])}", soft_wrap=True)
+            if option.get("diff"):
+                console.print(f"     differs: {_differing(option['diff'])}", soft_wrap=True)
         picked = keys.key(f"which one? [1-{len(options)}]")
         if not picked.isdigit() or not 1 <= int(picked) <= len(options):
             console.print("no suggestion chosen; nothing changed")

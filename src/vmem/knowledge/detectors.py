@@ -288,6 +288,28 @@ def named_differences(a: str, b: str, categories_a: list[str], categories_b: lis
     return [(name, reason) for name, reason in found if reason]
 
 
+def clear_differences(a: str, b: str, categories_a: list[str], categories_b: list[str],
+                      decisive: frozenset[str]) -> list[tuple[str, str]]:
+    """The DECISIVE findings of named_differences that explain every word the two statements do not share: the
+    rest aligns, and what differs is a number or its unit, a negation, a direction, time or modal word, or the
+    order of the same words ("three weeks" vs "three months", "will not accept" vs "will accept", "SCCs over EU
+    hosting" vs "EU hosting over SCCs"). On a rewording with other words apart, a detector's finding says the
+    words differ, not the meanings (measured: most of those findings are paraphrases), so it is not returned."""
+    pa, pb = (parse(text) for text in _join_compounds(a, b))
+    pb = align_synonyms(pa, pb)
+    found = [(name, reason) for name, reason in named_differences(a, b, categories_a, categories_b)
+             if name in decisive]
+    if not found:
+        return []
+    if any(name == "number" for name, _ in found) and set(pa.quantities) - set(pb.quantities) and \
+            set(pb.quantities) - set(pa.quantities):
+        return found  # each states an amount the other does not (a unit is part of it: 3 weeks vs 3 months)
+    redundant = _category_words(tuple(sorted(set(categories_a) & set(categories_b))))
+    rest = (pa.words ^ pb.words) - _SOFT - redundant
+    explained = {w for w in rest if w[:1] in "#@" or w in _FIXED}
+    return found if not rest - explained else []
+
+
 def differences(a: str, b: str, categories_a: list[str], categories_b: list[str]) -> list[str]:
     """Every decisive difference the deterministic judge sees, most telling first (empty: a paraphrase)."""
     return [reason for _, reason in named_differences(a, b, categories_a, categories_b)]

@@ -32,6 +32,7 @@ SHOWN = 3  # suggestions recorded per item: what a reviewer reads on one card
 NEAREST = 30  # nearest by cosine that are scored; a suggestion further away than that is not one
 # detectors whose finding, on aligned statements, says the two are not the same
 DECISIVE = frozenset({"number", "negation", "direction", "role", "artifact", "temporal", "modality", "causal"})
+ORDER = frozenset({"order"})  # the same words in another order: decisive only when nothing else differs
 _WORD = re.compile(r"\w+")
 
 
@@ -41,15 +42,18 @@ def split_of(pair_id: str) -> str:
 
 
 def refusal(a: str, b: str, categories_a: list[str], categories_b: list[str]) -> str | None:
-    """The decisive reason A and B are not the same, or None when a reviewer may be asked."""
-    from vmem.knowledge.detectors import category_conflict, named_differences
+    """The decisive reason A and B are not the same, or None when a reviewer may be asked: a category conflict, a
+    decisive finding on statements that align word for word, or one that explains every word they do not share
+    (a number or unit, a negation, a direction, the order of roles: detectors.clear_differences)."""
+    from vmem.knowledge.detectors import category_conflict, clear_differences, named_differences
 
     conflict = category_conflict(categories_a, categories_b)
     if conflict:
         return conflict
     found = named_differences(a, b, categories_a, categories_b)
     if any(name == "unaligned" for name, _ in found):
-        return None
+        clear = clear_differences(a, b, categories_a, categories_b, DECISIVE | ORDER)
+        return clear[0][1] if clear else None
     return next((reason for name, reason in found if name in DECISIVE), None)
 
 

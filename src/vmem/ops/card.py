@@ -118,9 +118,12 @@ def suggestions_of(item: dict, lookup, suggested_by: dict[str, list[dict]] | Non
         return []
     apart = {d["id"] for d in item.get("distinct") or []}
     found: dict[str, float] = {}
+    cosines: dict[str, float | None] = {}
     for row in list(item.get("suggestions") or []) + list((suggested_by or {}).get(item["id"], [])):
         if row["id"] not in apart and row["id"] != item["id"]:
             found[row["id"]] = max(found.get(row["id"], 0.0), row["score"])
+            if row.get("cosine") is not None:
+                cosines[row["id"]] = max(cosines.get(row["id"]) or 0.0, row["cosine"])
     out = []
     for other_id, score in sorted(found.items(), key=lambda kv: (-kv[1], kv[0])):
         other = lookup(other_id)
@@ -130,7 +133,8 @@ def suggestions_of(item: dict, lookup, suggested_by: dict[str, list[dict]] | Non
         if item["status"] == "published" and other["status"] == "published":
             continue  # neither can be absorbed: a revision, not a merge
         out.append({"id": other_id, "statement": other["statement"], "status": other["status"], "score": score,
-                    "categories": list(other.get("categories") or [])})
+                    "cosine": cosines.get(other_id), "categories": list(other.get("categories") or []),
+                    "diff": word_diff(item["statement"], other["statement"])})
     return out
 
 
@@ -261,7 +265,8 @@ def queue_cards(store, status: str | None = None, *, viewer: str | None = None) 
     for item in every:
         if item["kind"] == "knowledge" and item["status"] in model.OPEN["knowledge"]:
             for row in item.get("suggestions") or []:
-                suggested_by.setdefault(row["id"], []).append({"id": item["id"], "score": row["score"]})
+                suggested_by.setdefault(row["id"], []).append({"id": item["id"], "score": row["score"],
+                                                              "cosine": row.get("cosine")})
     found = {item["id"]: suggestions_of(item, by_id.get, suggested_by) for item in queued + maybe}
     queued += [item for item in maybe if found[item["id"]]]
     queued.sort(key=lambda i: (i.get("created_at") or i.get("first_seen") or "", i["id"]))

@@ -382,8 +382,8 @@ def _suggest(pool: dict[str, dict], policy: dict, result: Consolidation, judge: 
         progress("suggest", done, len(due))
         item = live[n]
         skip = [row_of[other] for other in apart.get(item["id"], ()) if other in row_of]
-        found = [{"id": live[j]["id"], "score": score}
-                 for j, score, _ in ranker.suggest_row(n, cosines, threshold=threshold, skip=skip)]
+        found = [{"id": live[j]["id"], "score": score, "cosine": max(0.0, min(1.0, round(cosine, 4)))}
+                 for j, score, cosine in ranker.suggest_row(n, cosines, threshold=threshold, skip=skip)]
         if found:
             result.suggested.append({"id": item["id"], "suggestions": found})
         if item.get("suggestions") != found:
