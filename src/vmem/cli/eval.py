@@ -135,7 +135,11 @@ def recall(
                                  "stale_hallucination_rate")))
             console.print(table)
             for expect, got in report["confusion"].items():
-                console.print(f"  expected {expect:<9} → " + ", ".join(f"{g} {n}" for g, n in got.items()))
+                by_split = "; ".join(f"{name} {report['splits'][name]['label_accuracy'][expect]:.2f}"
+                                     for name in ("tune", "heldout")
+                                     if report["splits"][name]["label_accuracy"][expect] is not None)
+                console.print(f"  expected {expect:<9} → " + ", ".join(f"{g} {n}" for g, n in got.items())
+                              + (f"  (accuracy {by_split})" if by_split else ""))
             for row in report["rows"]:
                 if row["expect"] != row["got"] or row["stale_served"] or row["rank"] not in (None, 1):
                     rank = "" if row["rank"] in (None, 1) else f" rank {row['rank'] or '>' + str(k)}"

@@ -51,6 +51,9 @@ class _Open(BaseModel):
 
 class Recalled(_Open):
     coverage: Literal["covered", "partial", "uncovered"]
+    coverage_reason: Optional[str] = None
+    missing: list[str] = []
+    stale: list[dict] = []
     results: list[dict]
     awaiting_review: Optional[int] = None
 

@@ -59,7 +59,9 @@ def evaluate_recall(store: Store, path: Path, k: int = 10, progress=None) -> dic
             rank = next((r for r, row in enumerate(served, 1) if any(s in row["statement"] for s in q["relevant"])),
                         0)
         rows.append({"query": q["query"], "split": q.get("split", "tune"), "expect": q["expect"],
-                     "got": result["coverage"], "best_cosine": max((r["cosine"] for r in served), default=0.0),
+                     "got": result["coverage"], "missing": result.get("missing") or [],
+                     "stale": [s["id"] for s in result.get("stale") or []],
+                     "best_cosine": max((r["cosine"] for r in served), default=0.0),
                      "rank": rank, "top": served[0]["statement"] if served else None, "stale_served": bad})
         if progress:
             progress(n, len(queries))
@@ -84,4 +86,6 @@ def _scores(rows: list[dict], k: int) -> dict:
             "hit_at_k": share(sum(r > 0 for r in ranked), len(ranked)),
             "mrr_at_k": share(sum(1 / r for r in ranked if r > 0), len(ranked)),
             "coverage_accuracy": share(correct, len(rows)), "confusion": confusion,
+            # per label: of the questions labeled so, the share answered so (what an agent trusting the word gets)
+            "label_accuracy": {e: share(confusion[e][e], sum(confusion[e].values())) for e in COVERAGES},
             "stale_hallucination_rate": share(sum(bool(r["stale_served"]) for r in rows), len(rows))}

@@ -53,9 +53,18 @@ def _waiting(c, entity_code: int, group_code: int):
 
 
 def coverage_line(result: dict) -> str:
-    """The first line of a human recall answer: the coverage, and for `uncovered` whether answers await review."""
+    """The first line of a human recall answer: the coverage, what is missing (partial), what the store used to
+    answer with ("we used to know": named, never quoted), and for `uncovered` whether answers await review."""
     waiting = result.get("awaiting_review") or 0
+    line = result["coverage"]
+    if result.get("missing"):
+        line += " — missing: " + "; ".join(result["missing"])
+    elif result["coverage"] == "partial" and result.get("coverage_reason"):
+        line += f" — {result['coverage_reason']}"
+    stale = result.get("stale") or []
+    if stale:
+        line += " — no longer live: " + ", ".join(f"{s['id']} ({s['why']})" for s in stale[:3])
     if result["coverage"] == "uncovered" and waiting:
-        return (f"uncovered — {waiting} matching item{'s' * (waiting != 1)} await{'s' * (waiting == 1)} review "
-                "(a reviewer: vmem review)")
-    return result["coverage"]
+        line += (f" — {waiting} matching item{'s' * (waiting != 1)} await{'s' * (waiting == 1)} review "
+                 "(a reviewer: vmem review)")
+    return line

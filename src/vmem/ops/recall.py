@@ -37,6 +37,9 @@ PARTIAL_COSINE = 0.55
 COVERED_TERMS = 0.6  # with cosine >= PARTIAL_COSINE: most of the question's content words, reliably worded
 PARTIAL_TERMS = 1.01  # off: the tune split found no term share that separates partial from uncovered
 COVERED_CONFIDENCE = 0.30
+RELATED_COSINE = 0.45  # a live hit this close is related to the question (pending.MATCH_COSINE's bar)
+STALE_LOOKED_AT = 5  # the closest no-longer-live items looked at for "we used to know"
+ASK_HITS = 3  # the live hits a covered answer rests on: what the question asks is looked for in them
 
 
 def _mask(index, scope: Scope, include_stale: bool, now: float, columns: dict | None = None):
@@ -226,13 +229,15 @@ def search(index, query: str, who: Scope, include_stale: bool, k: int, embed, qv
     kernel, so they give the same answer."""
     now = time.time()
     if not index.order:
-        return {"coverage": "uncovered", "results": [], "awaiting_review": 0}
+        return {"coverage": "uncovered", "coverage_reason": None, "missing": [], "stale": [], "results": [],
+                "awaiting_review": 0}
     qv = embed.query(query) if qv is None else qv
     ranked, cosine, product = (_ranked_visible if index.light else _ranked)(index, qv, who, include_stale, now)
     if not ranked:
         from vmem.ops.pending import awaiting_review
 
-        return {"coverage": "uncovered", "results": [], "awaiting_review": awaiting_review(index, qv, who, product)}
+        return {"coverage": "uncovered", "coverage_reason": None, "missing": [], "stale": [], "results": [],
+                "awaiting_review": awaiting_review(index, qv, who, product)}
     vector_rank = [index.order[r] for r in ranked]
     lexical = [(i, s) for i, s in index.bm25(query, DEPTH) if i in index.rows and cosine(index.rows[i]) is not None]
     candidates = set(vector_rank) | {i for i, _ in lexical}
@@ -245,7 +250,44 @@ def search(index, query: str, who: Scope, include_stale: bool, k: int, embed, qv
         result["awaiting_review"] = awaiting_review(index, qv, who, product)
     else:
         result["awaiting_review"] = None  # asked only when nothing reviewed answers: the same keys every time
+    result["stale"] = []
+    from vmem.ops.asks import HISTORICAL
+
+    historical = bool(HISTORICAL.search(query))  # "before pricing v3, how long …": the past may be the answer
+    if (result["coverage"] != "covered" or historical) and not include_stale:
+        _used_to_know(index, qv, who, now, result, historical)
     return result
+
+
+def _used_to_know(index, qv, who: Scope, now: float, result: dict, historical: bool = False) -> None:
+    """"We used to know": when nothing live answers well (or the question asks about the past), the items no
+    longer live (superseded, expired) that answered better than any live one (for a question about the past: that
+    answer it at all), named with why they are not served -- never their words (SPEC 8)."""
+    ranked, cosine, _ = (_ranked_visible if index.light else _ranked)(index, qv, who, True, now)
+    live_best = max((r["cosine"] for r in result["results"] if not r.get("stale")), default=0.0)
+    bar = PARTIAL_COSINE if historical else COVERED_COSINE
+    at = datetime.fromtimestamp(now, timezone.utc)
+    for row in ranked[:STALE_LOOKED_AT]:
+        value = cosine(row)
+        if value is None or value < bar or (value <= live_best and not historical):
+            break
+        item = index.items[index.order[row]]
+        if item["status"] not in model.STALE and confidence.is_live(item, at):
+            continue  # live: already weighed
+        why = (f"superseded by {item['superseded_by']}" if item.get("superseded_by") else
+               f"expired on {str(item['expires_at'])[:10]}" if item.get("expires_at") and not confidence.is_live(
+                   item, at) and item["status"] in model.SERVABLE[item["kind"]] else f"{item['status']}")
+        result["stale"].append({"id": item["id"], "kind": item["kind"], "status": item["status"], "why": why,
+                                "cosine": round(value, 4)})
+    if result["stale"]:
+        first = result["stale"][0]
+        result["coverage_reason"] = (f"the answer the store had is not live: {first['id']} ({first['why']})"
+                                     + (f"; {len(result['stale']) - 1} more" if len(result["stale"]) > 1 else ""))
+        related = any(r["cosine"] >= RELATED_COSINE or r.get("terms", 0.0) >= COVERED_TERMS
+                      for r in result["results"] if not r.get("stale"))
+        if (result["coverage"] == "uncovered" and related) or (historical and result["coverage"] == "covered"):
+            result["coverage"] = "partial"  # a related live answer, and an older one that answered: partial
+            result["missing"] = [f"what {first['id']} said ({first['why']})"]
 
 
 def _fuse(items: dict, vector_rank: list[str], lexical: list[tuple[str, float]], cosine_of: dict, k: int,
@@ -292,7 +334,26 @@ def _fuse(items: dict, vector_rank: list[str], lexical: list[tuple[str, float]],
         if stale_ok and (item["status"] in model.STALE or not confidence.is_live(item, at)):
             row["stale"] = True
         results.append(row)
-    return {"coverage": classify(results), "results": results}
+    coverage = classify(results)
+    missing, reason = [], None
+    if coverage == "covered":  # the closest answer is on the subject: does it answer what was asked?
+        from vmem.ops.asks import assess
+
+        live = [r for r in results if not r.get("stale")]
+        on_topic = [r for r in live[:ASK_HITS] if r["cosine"] >= PARTIAL_COSINE or r.get("terms", 0.0) >= COVERED_TERMS]
+        missing, reason, elsewhere = assess(query, on_topic or live[:1])
+        if missing:
+            coverage = "uncovered" if elsewhere else "partial"
+    elif coverage == "partial":
+        from vmem.ops.asks import assess
+
+        live = [r for r in results if not r.get("stale")]
+        missing, reason, elsewhere = assess(query, live[:ASK_HITS])
+        if elsewhere:  # related words, but none of them names what the question is about (CSAT, P4): a near miss
+            coverage = "uncovered"
+        else:
+            missing, reason = [], "the closest live answer is related to the question, not close enough to answer it"
+    return {"coverage": coverage, "coverage_reason": reason, "missing": missing, "results": results}
 
 
 _STOP = frozenset("""a an the and or but of to in on at by for with from as is are was were be been it its this that
@@ -405,8 +466,8 @@ def _recall_as_of(store: Store, query: str, who: Scope, when: str, include_stale
     from vmem.index.local import _meta, _text
 
     if not items:
-        return {"coverage": "uncovered", "results": [], "commit": snapshot.commit_id,
-                "awaiting_review": _waiting_then(waiting, query, embed)}
+        return {"coverage": "uncovered", "coverage_reason": None, "missing": [], "stale": [], "results": [],
+                "commit": snapshot.commit_id, "awaiting_review": _waiting_then(waiting, query, embed)}
     ids = sorted(items)
 
     metas = {i: _meta(items[i]) for i in ids}
@@ -420,6 +481,7 @@ def _recall_as_of(store: Store, query: str, who: Scope, when: str, include_stale
     result = _fuse(metas, [ids[r] for r in order], lexical, {ids[r]: float(cosines[r]) for r in range(len(ids))},
                    k, at=at, stale_ok=include_stale, query=query)
     result["commit"] = snapshot.commit_id
+    result["stale"] = []  # (--as-of reads the past as it was: what was live then answers)
     # the same key as today's answer: how many items then in review would have answered, asked only when uncovered
     result["awaiting_review"] = _waiting_then(waiting, query, embed) if result["coverage"] == "uncovered" else None
     return result

@@ -1,0 +1,197 @@
+"""What a question asks, and whether recall's live hits answer all of it (issue 44; SPEC 8's covered / partial /
+uncovered).
+
+A question is read into its asks: its parts ("which timestamp do refunds use, and how late does it land?" is two),
+the kind of detail it asks for (an amount, a duration, a time, a column or table) and the qualifiers an answer
+must name (a percentile or a worst case, a segment, a region, a stage). A hit on the subject that leaves a part
+or the asked detail unanswered makes the answer `partial`, naming what is missing; a hit that shares the
+question's topic words but misses its distinctive ones does not make it `covered`. Plain regular expressions
+over the question and the hits' statements: deterministic, explainable, microseconds.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+_WORD = re.compile(r"[a-z0-9][a-z0-9_.'-]*")
+# words a question carries that say nothing about what it is about
+_FUNCTION = frozenset("""a an the and or but of to in on at by for with from as is are was were be been being it its
+this that these those do does did doing how what which who whom when where why can could should would may might must
+will shall we our us i my me you your they their them he she his her there here than then so if not no any all each
+also well much many long often tell know get got use used using there's what's whats it's its does's per about into
+over under after before between vs versus via just still ever yet only one ones please need want like work works
+""".split())
+_SPLIT = re.compile(r"\s*(?:,?\s+and\s+(?=(?:how|what|which|when|where|who|why|is|are|do|does|can|should|did)\b)"
+                    r"|,?\s+(?:and\s+)?also\s+|,?\s+as well as\s+|\?\s+(?=\S)|;\s+|\s+[-—–]+\s+(?:and\s+)?"
+                    r"(?=(?:how|what|which|when|where|who|why|is|are|do|does|can|should|also)\b))", re.I)
+
+# two things asked about together ("refunds and chargebacks", "SMB or mid-market"): single content words
+_COORDINATED = re.compile(r"\b([a-z][a-z0-9_-]{2,})\s+(?:and|or|&)\s+([a-z][a-z0-9_-]{2,})\b(?!\s+(?:how|what|which|when|"
+                          r"where|who|why|is|are|do|does)\b)")
+_HOW_MANY = re.compile(r"\bhow many (?:[a-z0-9-]+ )?([a-z-]{3,})\b(?<!\bdays)(?<!\bhours)(?<!\bweeks)(?<!\bmonths)")
+# codes and acronyms: a letter-digit name (P4, v3, Q3, FY24, SOC2) or a word in capitals (CSAT, NPS)
+_CODE = re.compile(r"\b(?!\d+(?:st|nd|rd|th)\b)(?=[A-Za-z]*\d)(?=\d*[A-Za-z])[A-Za-z0-9]{2,6}\b|"
+                   r"\b(?!(?:UTC|GMT|CET|CEST|EST|EDT|PST|PDT|USD|EUR|GBP|CHF|JPY)\b)[A-Z]{2,6}\b")
+# (an ordinal is a position, not a name; a currency or time zone is a unit, not what the question is about)
+# a question about the past: the live answer may be its revision, not its answer
+HISTORICAL = re.compile(r"\bbefore (?!the |a |an |it |we |they |you )\w|\bused to\b|\bpreviously\b|"
+                        r"\boriginally\b|\bin the past\b|\bformerly\b|\bthe old\b|\bwhen (?:\S+ ){0,3}was\b|"
+                        r"\bback when\b|\b(?:did|was|were) (?:\S+ ){0,6}?(?:last|take|took|use|run|have)\b", re.I)
+DETAILS = {  # the kind of answer a question asks for: the words that ask it
+    "duration": re.compile(r"\bhow (?:long|late|soon|quickly|fast|much later|many (?:days|hours|weeks|months|minutes|"
+                           r"years|business days))\b|\b(?:lag|delay|latency|turnaround|ttl|retention period)\b.*\?",
+                           re.I),
+    "amount": re.compile(r"\bhow (?:many|much|big|large|high|low)\b|\bwhat (?:percent(?:age)?|share|rate|ratio|number|"
+                         r"threshold|cutoff|cut-off|limit|cap|minimum|maximum|amount|price|fee|discount|size)\b|"
+                         r"\bwhich (?:threshold|cutoff|limit)\b", re.I),
+    # "when does X count as Y" asks a condition, not a time: "when" asks a date with an event verb
+    "date": re.compile(r"\bwhen (?:\w+ ){1,6}?(?:start|starts|begin|begins|end|ends|run|runs|land|lands|close|"
+                       r"closes|open|opens|refresh|refreshes|reset|resets|happen|happens|arrive|arrives|renew|renews|"
+                       r"expire|expires|due|sent|send|go out|goes out|cut off|lock|locks)\b|\bwhat (?:day|date|"
+                       r"month|week|quarter|weekday)\b|\bwhich (?:day|date|month|week|quarter|weekday)\b", re.I),
+    "clock": re.compile(r"\b(?:at|by|until) what time\b(?! ?zone)|\bwhat time\b(?! ?zone)|\bwhat hour\b|"
+                        r"\btime of day\b", re.I),
+    "zone": re.compile(r"\b(?:what|which) time ?zones?\b", re.I),
+    "path": re.compile(r"\b(?:which|what) (?:directory|folder|path|bucket|url|endpoint|address|channel|inbox)\b",
+                       re.I),
+    "column": re.compile(r"\b(?:which|what) (?:column|field|table|timestamp|key|view|model|source)\b", re.I),
+}
+_ANSWERS = {  # what in a statement answers that kind of detail
+    "duration": re.compile(r"\b(?:\d+(?:[.,]\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
+                           r"fifteen|twenty|thirty|forty|sixty|ninety|a|an|half an?)[\s-]+(?:business[\s-]+|calendar[\s-]+|"
+                           r"working[\s-]+)?(?:second|minute|hour|day|week|month|quarter|year)s?\b|\b(?:same|next)[\s-]day\b|"
+                           r"\bovernight\b|\bwithin \w+\b|\b\d+\s?(?:h|d|m|min|ms|s)\b", re.I),
+    "amount": re.compile(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|"
+                         r"thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|half|double|twice|"
+                         r"triple|none|zero|all)\b|%", re.I),
+    "date": re.compile(r"\b\d{4}-\d\d|\b\d{1,2}(?:st|nd|rd|th)\b|\b(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|"
+                       r"apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:tember)?|oct(?:ober)?|nov(?:ember)?|"
+                       r"dec(?:ember)?|monday|tuesday|wednesday|thursday|friday|saturday|sunday|daily|weekly|monthly|"
+                       r"quarterly|annually|yearly|nightly|first|last|end of|start of|beginning of|week \d+|day \d+|"
+                       r"business days?|date|day of|on the day)\b", re.I),
+    "clock": re.compile(r"\b\d{1,2}:\d\d\b|\b\d{1,2}\s?(?:am|pm)\b|\bnoon\b|\bmidnight\b", re.I),
+    "zone": re.compile(r"\b(?:utc|gmt|cet|cest|est|edt|pst|pdt|local time|time ?zone of|[a-z]+/[a-z_]+)\b", re.I),
+    "path": re.compile(r"(?:^|\s)/[\w.-]+/|\b[a-z0-9]+://\S+|\b[\w.-]+/[\w.-]+/|#[a-z][\w-]+|\b[\w.+-]+@[\w-]+\.",
+                       re.I),
+    "column": re.compile(r"`[^`]+`|\b[a-z][a-z0-9]*_[a-z0-9_]+\b|\b[a-z_]+\.[a-z_][a-z0-9_]*\b"),
+}
+# qualifiers: a specific statistic, segment, region or stage the answer must name (each group: its words)
+QUALIFIERS = (
+    ("worst case", r"worst[\s-]case|worst|maximum|max|longest|slowest|at most|up to|p99|99th|ceiling|peak"),
+    ("percentile", r"p\d\d|\d\dth percentile|percentile"),
+    ("median", r"median|p50|50th|typical(?:ly)?|usually|on average|average"),
+    ("minimum", r"minimum|min|shortest|fastest|at least|floor"),
+    ("segment", r"by segment|per segment|each segment|enterprise|mid[\s-]?market|smb|self[\s-]?serve|"
+                r"small business"),
+    ("region", r"by region|per region|each region|emea|apac|amer|north america|latam"),
+    ("channel", r"by channel|per channel|each channel|on chat|by chat|over chat|by phone|on the phone"),
+    ("method", r"by (?:payment )?method|per (?:payment )?method"),
+)
+# qualifiers whose words are one another's synonyms (an answer may use any); for the others the answer must use the
+# question's own word (SMB is not enterprise), or, asked "by X", name any X
+_SYNONYMOUS = frozenset({"worst case", "percentile", "median", "minimum"})
+_QUALIFIER_ASKED = [(name, re.compile(rf"\b(?:{words})\b", re.I)) for name, words in QUALIFIERS]
+
+
+def words(text: str) -> set[str]:
+    """Content words, lower case, a plural -s and a possessive dropped."""
+    out = set()
+    for w in _WORD.findall(text.lower().replace("`", " ")):
+        w = w.strip(".'-")
+        if w.endswith("'s"):
+            w = w[:-2]
+        if w in _FUNCTION:
+            continue
+        if len(w) > 3 and w.endswith("s") and not w.endswith("ss"):
+            w = w[:-1]
+        if w and w not in _FUNCTION:
+            out.add(w)
+    return out
+
+
+class Asks(NamedTuple):
+    parts: list[str]  # the question's parts (one, or the ones it joins)
+    part_words: list[set[str]]
+    details: list[str]  # the kinds of detail asked: duration, amount, time, column
+    qualifiers: list[str]  # names from QUALIFIERS the answer must state
+
+
+def read(question: str) -> Asks:
+    text = " ".join(question.split())
+    parts = [p.strip(" ?,.") for p in _SPLIT.split(text) if p and len(words(p)) >= 2]
+    if len(parts) < 2:
+        parts = [text.strip(" ?")]
+    details = [name for name, asked in DETAILS.items() if asked.search(text)]
+    if "duration" in details and "amount" in details:
+        details.remove("amount")  # "how many days": a duration
+    qualifiers = [name for name, asked in _QUALIFIER_ASKED if asked.search(text)]
+    return Asks(parts, [words(p) for p in parts], details, qualifiers)
+
+
+def _stems(found: set[str]) -> set[str]:
+    """Words cut to six letters: "timestamp" and "timestamped", "refund" and "refunded" meet."""
+    return {w[:6] for w in found}
+
+
+def answered_part(part: set[str], statement_words: set[str]) -> bool:
+    """A part is answered by a statement holding at least half of its content words (two, for a long part)."""
+    if not part:
+        return True
+    shared = len(_stems(part) & _stems(statement_words))
+    return shared >= max(1, min(2, len(part)), round(len(part) * 0.5))
+
+
+def assess(question: str, hits: list[dict]) -> tuple[list[str], str | None, bool]:
+    """(what the question asks that the on-topic live HITS do not answer, why, whether the hits are about something
+    else: a code or acronym the question names that none of them does) -- ([], None, False) when they answer all
+    of it. HITS: the live results a covered answer rests on (their statements and titles)."""
+    asks = read(question)
+    texts = [" ".join(filter(None, [h.get("title"), h["statement"]])) for h in hits]
+    hit_words = [words(t) for t in texts]
+    missing: list[str] = []
+    if len(asks.parts) > 1:
+        for part, part_words in zip(asks.parts, asks.part_words):
+            if not any(answered_part(part_words, w) for w in hit_words):
+                missing.append(part)
+        if missing and len(missing) == len(asks.parts):
+            missing = []  # no part stands out as unanswered: the hits answer the question as a whole or none of it
+    for left, right in _COORDINATED.findall(question.lower()):  # "refunds and chargebacks": is each one answered?
+        sides = [words(left), words(right)]
+        if not all(sides):
+            continue
+        held = [any(_stems(side) & _stems(w) for w in hit_words) for side in sides]
+        if held.count(True) == 1:
+            missing.append(f"{(left, right)[held.index(False)]} (only {(left, right)[held.index(True)]} is answered)")
+    for noun in _HOW_MANY.findall(question.lower()):  # "how many NPS points": a number of points, not any number
+        counted = re.compile(rf"(?:\d[\d.,]*|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twenty|thirty|"
+                             rf"hundred))\s*(?:[a-z-]+\s+){{0,2}}{re.escape(noun[:5])}", re.I)
+        if "duration" not in asks.details and not any(counted.search(t) for t in texts):
+            missing.append(f"how many {noun} (no count of {noun} stated)")
+    elsewhere = False
+    for code in dict.fromkeys(_CODE.findall(question)):  # "P4", "v3", "CSAT": the answer must name it too
+        if not any(re.search(rf"(?<![\w-]){re.escape(code)}(?![\w-])", t, re.I) for t in texts):
+            missing.append(f"{code} (nothing live names it)")
+            elsewhere = True
+    for detail in asks.details:
+        if not any(_ANSWERS[detail].search(t) for t in texts):
+            missing.append({"duration": "how long (no duration stated)", "amount": "the number (none stated)",
+                            "date": "when (no date or day stated)", "clock": "the time of day (none stated)",
+                            "path": "where (no path, address or location named)",
+                            "zone": "the time zone (none named)",
+                            "column": "which column or table (none named)"}[detail])
+    for name, asked in _QUALIFIER_ASKED:
+        if name not in asks.qualifiers:
+            continue
+        said = sorted({m.group(0).lower() for m in asked.finditer(question)})
+        if name in _SYNONYMOUS or all(w.startswith(("by ", "per ", "each ")) for w in said):
+            found = any(asked.search(t) for t in texts)
+        else:
+            found = any(any(re.search(rf"\b{re.escape(w)}\b", t, re.I) for w in said) for t in texts)
+        if not found:
+            missing.append(f"the {name} asked for ({', '.join(said)}) is not stated")
+    if not missing:
+        return [], None, False
+    if elsewhere:
+        return missing, "the closest live answers are about something else: " + "; ".join(missing), True
+    return missing, "the live answers leave part of the question open: " + "; ".join(missing), False
