@@ -247,6 +247,7 @@ def test_eval_counts_the_confusion_matrix(tmp_path):
                     "number": {"pairs": 1, "positives": 1}, "unaligned": {"pairs": 1, "positives": 0}},
         "errors": [], "misses": ["p2"],
         "suggestions": None,  # no model: the suggestions' recall needs embeddings
+        "judge_open": {"pairs": 1, "positives": 0, "ceiling": 0.5},  # what a judge reading meaning decides
     }
     assert seen == [(1, 4), (2, 4), (3, 4), (4, 4)]
 

@@ -216,8 +216,11 @@ def test_the_floor_decides_before_the_command(seeded, vmem, tmp_path):
     assert {vmem.json("show", i)["data"]["status"] for i in (two, five)} == {"candidate"}
     first, second = learn(vmem, seeded, 0), learn(vmem, seeded, 1)
     result = vmem.json("consolidate", store=seeded)["data"]
-    [merge] = result["merged"]
-    assert {merge["from"], merge["into"]} == {first, second} and merge["judge"] == "command"
+    # the floor leaves open what it cannot decide (a finding that does not explain the other words: measured, a
+    # coin toss): this judge merges all of those; never the two/five weeks pair, a clear difference
+    assert {first, second} <= {m["from"] for m in result["merged"]} | {m["into"] for m in result["merged"]}
+    assert all(m["judge"] == "command" for m in result["merged"])
+    assert not any({m["from"], m["into"]} == {two, five} for m in result["merged"])
     asked = [json.loads(line) for line in log.read_text().splitlines()]
     assert all("five weeks" not in " ".join(pair) or "two weeks" not in " ".join(pair) for pair in asked)
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from vmem.errors import UsageError
-from vmem.knowledge.judge import BLOCKER_THRESHOLD, judge_pair_with_rule, passes_blocker
+from vmem.knowledge.judge import BLOCKER_THRESHOLD, floor, judge_pair_with_rule, passes_blocker
 
 if TYPE_CHECKING:  # numpy is imported only when a model is in play
     import numpy as np
@@ -198,11 +198,22 @@ def evaluate_pairs(pairs: list[dict], embed: Callable[[list[str]], np.ndarray] |
     (suggestion_recall)."""
     pool = _pool(pairs, embed) if embed is not None and pairs else None
 
+    opened = {"pairs": 0, "positives": 0}
+
     def deterministic(pair: dict, cosine: float) -> tuple[bool, str]:
         verdict, rule = judge_pair_with_rule(pair["a"], pair["b"], pair["categories_a"], pair["categories_b"], cosine)
+        if not verdict.same and floor(pair["a"], pair["b"], pair["categories_a"], pair["categories_b"],
+                                      cosine)[0] is None:
+            opened["pairs"] += 1
+            opened["positives"] += pair["label"] == 1
         return verdict.same, rule
 
     report = tally(pairs, _cosines(pairs, pool), deterministic, progress, blocker_threshold)
+    positives = sum(p["label"] == 1 for p in pairs)
+    # what a judge that reads meaning can reach: the pairs the floor leaves open for it, and the recall if it said
+    # "same" to every one of them (merged by the floor + open positives)
+    report["judge_open"] = {**opened, "ceiling": round((report["tp"] + opened["positives"]) / positives, 4)
+                            if positives else None}
     report["suggestions"] = suggestion_recall(pairs, pool, blocker_threshold=blocker_threshold) \
         if pool is not None and suggestions else None
     return report
