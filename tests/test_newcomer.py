@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shlex
@@ -385,3 +386,20 @@ def test_fast_and_typer_supersede_print_the_same(tmp_path, monkeypatch, args):
     assert fast.returncode == slow.exit_code
     assert _VARIABLE.sub("X", fast.stdout) == _VARIABLE.sub("X", slow.stdout)
     assert _VARIABLE.sub("X", fast.stderr) == _VARIABLE.sub("X", slow.stderr)
+
+
+def test_after_the_demo_a_proposal_in_its_store_is_yours(tmp_path):
+    """The demo acts as its fictional team command by command and leaves no identity in the store's config: the
+    next proposal there carries the identity of whoever runs it."""
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    env.pop("VMEM_STORE", None)
+    subprocess.run(["vmem", "demo", str(tmp_path / "demo")], env=env, capture_output=True, check=True, timeout=300)
+    store = tmp_path / "demo" / "store"
+    assert subprocess.run(["git", "-C", str(store), "config", "--local", "user.email"], capture_output=True,
+                          text=True).stdout == ""
+    done = subprocess.run(["vmem", "--store", str(store), "propose", "Dashboards refresh at 06:00 UTC.", "--json"],
+                          env=env, capture_output=True, text=True, check=True)
+    item = json.loads(done.stdout)["data"]["item"]
+    author = subprocess.run(["git", "-C", str(store), "log", "-1", "--format=%ae"], capture_output=True,
+                            text=True).stdout.strip()
+    assert item["source"]["user"] == author == "alice@example.com"  # the test's own global identity

@@ -129,6 +129,8 @@ def run_demo(directory: Path | None, narrate: Narrate) -> dict:
     with store.acting_as(f"{reviewer_name} <{reviewer_email}>"):  # the report a reviewer of this store sees
         site = write_report(store, base / "report")
     counts = site["counts"]
+    # the demo's people acted per command (acting_as); the store is yours now: what you propose in it is yours
+    gitrepo.unset_identity(root)
     narrate("vmem report", f"{counts['queue']} to review, {counted(counts['contradictions'], 'contradiction')}, "
                            f"{counted(counts['communities'], 'community', 'communities')} on the map: {site['index']}")
     return {"store": str(root), "commits": commits, "claims": len(claims_doc["claims"]),

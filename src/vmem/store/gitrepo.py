@@ -41,6 +41,18 @@ def set_identity(path: Path, name: str, email: str) -> None:
     config["user.name"], config["user.email"] = name, email
 
 
+def unset_identity(path: Path) -> None:
+    """Remove user.name and user.email from the config of the repository at PATH: git falls back to the user's."""
+    import pygit2
+
+    config = pygit2.Repository(str(path)).config
+    for key in ("user.name", "user.email"):
+        try:
+            del config[key]
+        except KeyError:
+            pass
+
+
 def commit_everything(repo: pygit2.Repository, identity: pygit2.Signature, message: str) -> str:
     """Stage every file of the work tree (git's ignore rules apply) and commit it on HEAD as IDENTITY, author and
     committer alike; the new commit's id."""
