@@ -113,3 +113,28 @@ def test_demo_runs_the_lifecycle_on_the_examples(tmp_path, vmem):
     assert coverage[1][0] == "uncovered" and coverage[2] == ("covered", "entity:larkspur-health")
     assert coverage[3][0] == "uncovered"
     assert vmem.json("check", "--store", str(store.root))["data"]["errors"] == []
+
+
+def test_piped_output_is_one_unwrapped_record_per_line_and_counts_agree_in_number(tmp_path):
+    """`vmem list | grep` sees whole statements (no 80-column wrap, one tab-separated record a line); a count of
+    one is singular ("1 alias", "1 trusted item")."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    env = {k: v for k, v in os.environ.items() if k not in ("VMEM_WIDTH", "COLUMNS")}
+    env["VMEM_STORE"] = str(tmp_path / "s")
+    vmem_bin = str(Path(sys.executable).with_name("vmem"))
+
+    def run(*args):
+        return subprocess.run([vmem_bin, *args], capture_output=True, text=True, env=env, check=True)
+
+    run("init", str(tmp_path / "s"))
+    long = ("Refunds issued after the monthly close are booked in the following period and never restated, so "
+            "a refund on the 3rd reduces next month's net revenue, not the month of the original order.")
+    item = json.loads(run("propose", long, "--json").stdout)["data"]["item"]["id"]
+    lines = run("list").stdout.splitlines()
+    assert f"{item}\tproposed\torg\t{long}" in lines
+    added = run("entity", "add", "acme", "--name", "Acme Health", "--alias", "Acme").stdout
+    assert "1 alias, 0 domains, 0 people, 0 restricted values" in added

@@ -102,7 +102,12 @@ def _console(stream):
     from rich.console import Console
 
     width = int(os.environ["VMEM_WIDTH"]) if os.environ.get("VMEM_WIDTH", "").isdigit() else None
-    return Console(file=stream, width=width, soft_wrap=False, highlight=False,
+    try:
+        piped = width is None and not stream.isatty()
+    except (AttributeError, ValueError):
+        piped = False
+    # to a pipe, a line is never wrapped at 80 columns (grep sees whole lines); panels keep their width
+    return Console(file=stream, width=width, soft_wrap=piped, highlight=False,
                    no_color=bool(os.environ.get("NO_COLOR")) or None)
 
 

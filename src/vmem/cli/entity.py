@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 import typer
 
 from vmem.cli.common import JsonOpt, StoreOpt, session
-from vmem.output import safe
+from vmem.output import counted, safe
 
 entity_app = typer.Typer(help="Customers (entities): the de-identification lexicon and the category floor.",
                          no_args_is_help=True)
@@ -52,9 +52,12 @@ def add(
 
         def human(console) -> None:
             data = added.data
-            console.print(f"[green]added customer[/] {data['id']} ({safe(data['name'])}): {len(data['aliases'])} "
-                          f"aliases, {len(data['domains'])} domains, {len(data['people'])} people, "
-                          f"{len(data['restricted'])} restricted values; commit {added.commit[:10]}", soft_wrap=True)
+            console.print(f"[green]added customer[/] {data['id']} ({safe(data['name'])}): "
+                          f"{counted(len(data['aliases']), 'alias', 'aliases')}, "
+                          f"{counted(len(data['domains']), 'domain')}, "
+                          f"{counted(len(data['people']), 'person', 'people')}, "
+                          f"{counted(len(data['restricted']), 'restricted value')}; commit {added.commit[:10]}",
+                          soft_wrap=True)
             s.out.info(f"next: vmem episode add {data['id']} --kind call --quote '...'")
 
         s.out.result({"entity": added.data, "path": added.path, "commit": added.commit}, human)

@@ -38,11 +38,25 @@ def status(value: str) -> str:
     return f"[{STATUS_STYLE.get(value, 'white')}]{value}[/]"
 
 
+def _where(item: dict) -> str:
+    """A claim's scope, a learning's first category (+ how many more)."""
+    categories = item.get("categories") or []
+    return item.get("scope") or (categories[0] + (f" +{len(categories) - 1}" if len(categories) > 1 else "")
+                                 if categories else "")
+
+
 def item_table(console, items: list[dict]) -> None:
     from rich.table import Table
 
     if not items:
         console.print("no items")
+        return
+    if not console.is_terminal:  # a pipe: one record per line, tab-separated, nothing wrapped or cut (grep, cut)
+        from vmem.output import plain
+
+        for item in items:  # written as is (rich would expand the tabs)
+            console.file.write("\t".join(plain(" ".join(str(v).split())) for v in (
+                item["id"], item["status"], _where(item), item["statement"])) + "\n")
         return
     table = Table(box=None, pad_edge=False, show_edge=False)
     table.add_column("id", no_wrap=True, min_width=14)
@@ -50,10 +64,7 @@ def item_table(console, items: list[dict]) -> None:
     table.add_column("scope", no_wrap=True, max_width=24)
     table.add_column("statement", overflow="fold", ratio=1)
     for item in items:
-        categories = item.get("categories") or []
-        scope = item.get("scope") or (categories[0] + (f" +{len(categories) - 1}" if len(categories) > 1 else "")
-                                      if categories else "")
-        table.add_row(item["id"], status(item["status"]), safe(scope), safe(_shorten(item["statement"], 110)))
+        table.add_row(item["id"], status(item["status"]), safe(_where(item)), safe(_shorten(item["statement"], 110)))
     console.print(table)
     console.print(f"[dim]{len(items)} item{'s' if len(items) != 1 else ''}[/]")
 

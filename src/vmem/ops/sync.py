@@ -193,7 +193,8 @@ def _write(chosen, rendered: dict, bundle: Bundle, root: Path, about: dict, proj
             continue
         where = directory / next(iter(files)) if t.section else directory
         parts.append(f"{where} ({len(shown)} file{'s' * (len(shown) != 1)}, ~{tokens} tokens)")
-    result.summary = f"vmem: {len(bundle.items)} trusted items synced into " + "; ".join(parts)
+    count = len(bundle.items)
+    result.summary = f"vmem: {count} trusted item{'s' * (count != 1)} synced into " + "; ".join(parts)
     return result, before
 
 

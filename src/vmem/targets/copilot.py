@@ -74,7 +74,7 @@ class Copilot(Target):
         if general:
             body += "### Reviewed facts and published patterns, most trusted first\n\n" + "".join(general) + "\n"
         if scoped:  # named, not repeated: a surface that reads both files would see them twice
-            body += (f"_{scoped} more rule{'s' * (scoped != 1)} apply only to matching files: "
+            body += (f"_{scoped} more rule{'s apply' if scoped != 1 else ' applies'} only to matching files: "
                      f"`.github/{SUB}/vmem-*.instructions.md`._\n\n")
         files[FILE] = _REPOSITORY_WIDE.wrap(marker, body)
         return files
