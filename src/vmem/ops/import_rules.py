@@ -354,13 +354,18 @@ NEAR_JACCARD = 0.8  # on the fit pairs: 0.6 P .72 R .22 · 0.7 P .80 R .20 · 0.
 
 def nearness(a: str, b: str) -> str | None:
     """"restates" | "close" | None: how near statement A is to B, as import reports it."""
-    from vmem.knowledge.judge import floor
+    from vmem.knowledge.detectors import named_differences
+    from vmem.knowledge.judge import judge_pair_with_rule
     from vmem.knowledge.parsing import parse as parse_statement
     from vmem.ops.contradictions import judge
 
-    verdict, _ = floor(a, b, [], [], 1.0)
-    if verdict is not None:
-        return "restates" if verdict.same else None
+    verdict, rule = judge_pair_with_rule(a, b, [], [], 1.0)
+    if verdict.same:
+        return "restates"
+    # any detector's finding rules out "close" (a hint to the importer; the merge floor leaves some of these to a
+    # judge that reads meaning, which import does not ask)
+    if rule not in ("unaligned", "cosine") or any(name != "unaligned" for name, _ in named_differences(a, b, [], [])):
+        return None
     if judge(a, b).contradicts:
         return None
     wa = {w for w in parse_statement(a).words if not w.startswith("~")}
