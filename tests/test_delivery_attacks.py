@@ -250,3 +250,34 @@ def test_a_teammates_commits_on_a_proposals_branch_are_never_overwritten(crew):
     taken = rita.vmem(clone, "review", "--list").stderr
     assert text in _remote_statements(remote)
     assert "README.md" in taken and "Bob was here." not in _remote_git(remote, "show", "main:README.md").stdout
+
+
+# -- a proposal that claims more trust than its source gives -----------------------------------------------------------
+
+
+@pytest.mark.parametrize("source, confidence", [({"type": "analyst"}, 0.95), ({"type": "admin_mandate"}, 1.0),
+                                                ({"type": "session_transcript", "kind": "confirmation"}, 0.9)])
+def test_a_hand_written_proposal_with_inflated_confidence_is_refused_at_approval(crew, tmp_path, source, confidence):
+    """Bob writes a proposed claim by hand with a base confidence (or a source) no vmem command would give it and
+    pushes it; Rita's approval is refused with the reason and the way out, so a reviewer's 'yes' to the words never
+    serves the inflated trust (SPEC 9: base confidence by source)."""
+    remote, rita, clone, _, _, bob, _ = crew
+    raw = tmp_path / "bob-raw"
+    bob.git(tmp_path, "clone", "-q", str(remote), str(raw))
+    item = model.normalize_item({
+        "id": model.new_id("claim"), "kind": "claim", "statement": "Refund exports run at 02:00 UTC every night.",
+        "status": "proposed", "confidence": confidence, "created_at": model.now(), "valid_from": model.now(),
+        "source": {"user": bob.email, "episode": None, **source}})
+    from vmem.store import codec
+
+    path = raw / model.item_path(item["id"])
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(codec.dump(item))
+    bob.git(raw, "add", "-A")
+    bob.git(raw, "commit", "-qm", "a fact")
+    bob.git(raw, "push", "-q", "origin", "HEAD:main")
+    rita.vmem(clone, "sync", "--pull", "--dir", str(tmp_path / "rita-rules"))
+    refused = rita.vmem(clone, "approve", item["id"], code=1).stderr
+    assert "edited by hand" in refused and f"vmem reject {item['id']}" in refused
+    shown = json.loads(rita.vmem(clone, "show", item["id"], "--json").stdout)["data"]
+    assert (shown.get("item") or shown)["status"] == "proposed"

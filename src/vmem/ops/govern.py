@@ -50,6 +50,8 @@ def set_status(store: Store, item_id: str, target: str, *, reason: str | None = 
         tx.author = author
         item = _claim(tx, item_id)
         require_attested(store, tx.snapshot, item)
+        if item["status"] == "proposed" and target in model.SERVABLE["claim"]:
+            _require_own_provenance(item)
         now = model.now()
         model.transition(item, target, by=author.email, action=action, reason=reason, at=now)
         tx.message.items = [item_id]
@@ -79,6 +81,30 @@ def set_status(store: Store, item_id: str, target: str, *, reason: str | None = 
 
         found = open_with(store, item, viewer_of(store))
     return Governed(action + ("d" if action.endswith("e") else "ed"), item, tx.commit_id, superseded, found)
+
+
+# the source types a proposal enters with, as vmem's commands write them (propose, import, harvest, verify
+# --corrected); no command proposes with an admin_mandate or definition source
+_PROPOSED_SOURCES = ("analyst", "import", "session_transcript", "user_verification")
+
+
+def _require_own_provenance(item: dict) -> None:
+    """A proposal's source and base confidence as the command that proposed it writes them: a hand edit that gives
+    a claim more trust than its source does (SPEC 9) is refused before a reviewer's approval would serve it."""
+    from vmem.confidence import base_confidence
+
+    source = item.get("source") or {}
+    kind = source.get("type") or "analyst"
+    hint = f"ask its proposer to propose it again (vmem propose), or reject it: vmem reject {item['id']} --reason …"
+    if kind not in _PROPOSED_SOURCES:
+        raise NotAllowed(f"{item['id']} says its source is {kind!r}, which no vmem command proposes with "
+                         "(the file was edited by hand)", hint)
+    allowed = ({base_confidence(kind, "correction"), base_confidence(kind, "confirmation")}
+               if kind == "user_verification" else {base_confidence(kind, source.get("kind"))})
+    if round(float(item.get("confidence") or 0.5), 4) not in {round(c, 4) for c in allowed}:
+        raise NotAllowed(f"{item['id']} says its confidence is {item.get('confidence')}, which its source "
+                         f"({kind}) does not give ({', '.join(f'{c:.2f}' for c in sorted(allowed))}): the file was "
+                         "edited by hand", hint)
 
 
 def verify(store: Store, item_id: str, kind: str, corrected: str | None = None) -> Governed:
