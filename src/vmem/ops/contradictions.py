@@ -24,7 +24,7 @@ from vmem.visibility import visible_to
 # the judge's detectors that make two near-identical statements disagree (SPEC 14); "unaligned", "order" and
 # "role" say the wording differs, not that the beliefs do
 DECISIVE = ("number", "negation", "direction", "temporal", "modality", "artifact", "causal")
-# Fitted on the `split: tune` pairs of tests/data/contradictions.jsonl only (README: precision and recall on the
+# Fitted on the `split: tune` pairs of tests/data/contradictions.jsonl only (docs/contradictions.md: precision and recall on the
 # held-out pairs). SIMILARITY: Jaccard of the remaining content words; RESIDUAL: differing words allowed.
 SIMILARITY = 0.6
 RESIDUAL = 1

@@ -24,7 +24,7 @@ if TYPE_CHECKING:  # a one-shot recall on a current index never opens the reposi
 DEPTH = 200  # candidates from each ranker before fusion
 SHORTLIST = 50  # the most relevant candidates that the confidence prior and the exactness check look at
 # Ranking and coverage constants, fitted by scripts/tune_recall.py on the `split: tune` questions of
-# examples/eval/recall.yaml only (the held-out ones measure them; see README). The tune split alone would take a
+# examples/eval/recall.yaml only (the held-out ones measure them; see docs/recall.md). The tune split alone would take a
 # confidence weight of 0.2 (by one question); it is capped at 0.1 by design.
 COSINE_WEIGHT = 0.5
 CONFIDENCE_WEIGHT = 0.1  # reviewed 0.7 vs verified 0.95: a prior worth 0.025 of relevance

@@ -22,7 +22,7 @@ REGISTRY = {
 NAMES = tuple(REGISTRY)
 DEFAULT = "claude"  # what a project syncs when nothing names a target
 
-# Which agent reads which files in a project, as their makers document it (late 2026; sources in the README,
+# Which agent reads which files in a project, as their makers document it (late 2026; sources in docs/sync.md,
 # "Which agent reads which file"). target -> (the agent it serves, the files that agent reads, when it also reads
 # AGENTS.md). Sync uses the last column so that one rule never reaches one agent twice (served_elsewhere).
 READERS = {
