@@ -449,3 +449,85 @@ def test_personal_notes_and_since(project, tmp_path, monkeypatch):
     assert harvested(project, str(late), "--since", "2026-11-02T10:04:00Z", "--dry-run")["new"] == 0  # said at 10:03
     assert harvested(project, str(late), "--since", "2026-11-02T10:03:00Z", "--dry-run")["new"] == 1
     assert "not a date" in run(project, "harvest", "--since", "someday", code=2).stderr
+
+
+# -- found in review: each a way harvest could leak, crash, lose or swallow -------------------------------------------
+
+
+def test_a_credential_cut_by_the_reply_tail_never_reaches_a_candidate(tmp_path):
+    from vmem.harvest.detect import REPLY_TAIL
+    from vmem.harvest.secrets import redact
+
+    secret = "postgres://app:S3cr3tP4ssw0rd9@db.internal:5432/app"
+    question = "So `refunds.settled_at` is the settlement date, right?"
+    cut = 17  # the tail starts this far into the credential, inside the password
+    pad = REPLY_TAIL - (len(secret) - cut) - 1 - len(question)
+    reply = "The refunds job reads the replica. " * 80 + f"DATABASE_URL={secret}\n" + "x" * (pad - 1) + " " + question
+    assert reply[-REPLY_TAIL:].startswith(secret[cut:])  # the cut falls inside the credential
+    session = Claude().user("check the refunds").assistant(reply).user("yes, exactly").write(tmp_path / "s.jsonl")
+    (found,) = find(transcripts.read_claude(session), clean=lambda text: redact(text)[0])
+    assert "S3cr3tP4ssw0rd9" not in found.context + found.statement + found.quote
+
+
+def test_a_lone_surrogate_neither_breaks_the_queue_nor_the_hook(project, tmp_path):
+    path = tmp_path / "surrogate.jsonl"
+    lines = Claude(session="5b1e2c3d-0000-4000-8000-00000000000a", cwd=str(project)).user("x").assistant(
+        "I'll use `orders.completed_at`.").lines
+    raw = [json.dumps(line) for line in lines]
+    raw.append('{"type": "user", "sessionId": "s", "uuid": "u9", "timestamp": "2026-11-02T10:09:00Z", '
+               '"message": {"role": "user", "content": "no, `completed_at` is settlement time \\ud800 not placement"}}')
+    path.write_text("\n".join(raw) + "\n")
+    event = json.dumps({"transcript_path": str(path), "cwd": str(project)})
+    assert run(project, "harvest", "--hook", stdin=event).returncode == 0
+    found = harvested(project, str(path))
+    assert any("settlement" in c["statement"] for c in found["candidates"])
+
+
+def test_a_note_added_above_a_dismissed_one_is_still_offered(project):
+    notes = project / "CLAUDE.local.md"
+    notes.write_text("- ARR excludes one-time implementation fees\n")
+    (first,) = [c for c in harvested(project)["candidates"] if c["agent"] == "notes"]
+    run(project, "harvest", "--dismiss", first["id"])
+    notes.write_text("- Churned accounts are counted at month end only\n- ARR excludes one-time implementation fees\n")
+    offered = [c["statement"] for c in harvested(project)["candidates"] if c["agent"] == "notes"]
+    assert offered == ["Churned accounts are counted at month end only."]
+
+
+def test_a_hand_edited_queue_entry_is_dropped_not_a_crash(project):
+    from vmem.ops.harvest import project_root, state_file
+
+    harvested(project)
+    path = state_file(project_root(project))
+    data = json.loads(path.read_text())
+    data["candidates"]["h-x"] = None
+    data["candidates"]["h-y"] = {"id": "h-y", "at": 12}
+    path.write_text(json.dumps(data))
+    assert len(harvested(project)["candidates"]) == 1
+
+
+def test_a_personal_note_does_not_swallow_the_same_fact_for_the_team(project):
+    text = "Orders lag placement by three days in the warehouse."
+    mine = json.loads(run(project, "propose", text, "--personal", "--json").stdout)["data"]
+    team = json.loads(run(project, "propose", text, "--json").stdout)["data"]
+    assert team["action"] == "created" and team["item"]["id"] != mine["item"]["id"]
+
+
+def test_a_revision_of_a_harvested_claim_can_be_approved(project, seeded):
+    from conftest import REVIEWER
+
+    (candidate,) = harvested(project)["candidates"]
+    claim = json.loads(run(project, "harvest", "--accept", candidate["id"], "--json").stdout)["data"][0]["claim"]
+    revised = json.loads(run(project, "supersede", claim, "`completed_at` is the settlement timestamp; "
+                             "`placed_at` is when the order was made.", "--json").stdout)["data"]["item"]
+    rita = {"GIT_AUTHOR_NAME": REVIEWER[0], "GIT_AUTHOR_EMAIL": REVIEWER[1], "GIT_COMMITTER_NAME": REVIEWER[0],
+            "GIT_COMMITTER_EMAIL": REVIEWER[1]}
+    run(project, "approve", revised["id"], env=rita)
+
+
+def test_accepting_needs_every_customer_file_readable(project, seeded):
+    from conftest import commit_file
+
+    (candidate,) = harvested(project)["candidates"]
+    commit_file(seeded, "entities/zz-broken.yaml", b"id: zz-broken\nname: [unclosed\n")
+    err = run(project, "harvest", "--accept", candidate["id"], code=1).stderr
+    assert "customer file cannot be read" in err and "vmem check" in err

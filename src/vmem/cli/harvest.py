@@ -97,7 +97,9 @@ def _card(c: dict) -> list[str]:
     if c.get("known"):
         lines.append(f"  {c['known_relation']} {c['known']}" + (" (accepting it records your confirmation)"
                                                                 if c["known_relation"] == "repeats" else ""))
-    if len(c.get("customers") or []) > 1:
+    if c.get("customers") is None:
+        lines.append("  which customers it names is unknown: a customer file cannot be read (vmem check)")
+    elif len(c.get("customers") or []) > 1:
         lines.append(f"  names {len(c['customers'])} customers ({', '.join(c['customers'])}): accept it with "
                      "--about ENTITY")
     elif c.get("about"):

@@ -293,7 +293,8 @@ def find(session: Session, clean=None) -> list[Found]:
         before = previous.text[-REPLY_TAIL:] if previous is not None and session.agent != "notes" else None
         hit = judge_turn(turn.text, before)
         if hit is not None and clean is not None:
-            before = clean(before) if before is not None else None
+            # the whole reply is cleaned before it is cut: a cut inside a credential leaves a piece no detector knows
+            before = clean(previous.text)[-REPLY_TAIL:] if before is not None else None
             hit = judge_turn(clean(turn.text), before)
         if hit is not None:
             kind, statement, quote, why = hit

@@ -46,10 +46,15 @@ class Session(NamedTuple):
     cwd: str | None
 
 
+def _whole(text: str) -> str:
+    """TEXT with lone surrogates (JSON's \\ud800 escapes, which Claude Code can write) replaced: never encoded."""
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
 def _text_blocks(content, kinds: tuple[str, ...]) -> tuple[str, bool]:
     """(the text of CONTENT's text blocks, whether it holds a tool result). CONTENT: a string or a block list."""
     if isinstance(content, str):
-        return content, False
+        return _whole(content), False
     if not isinstance(content, list):
         return "", False
     parts, tool = [], False
@@ -61,7 +66,7 @@ def _text_blocks(content, kinds: tuple[str, ...]) -> tuple[str, bool]:
             parts.append(block["text"])
         elif kind in ("tool_result", "function_call_output"):
             tool = True
-    return "\n".join(parts), tool
+    return _whole("\n".join(parts)), tool
 
 
 def person_text(text: str) -> str | None:
@@ -75,7 +80,7 @@ def person_text(text: str) -> str | None:
 def _load(line: bytes, path: Path, number: int, problems: list[str]) -> dict | None:
     try:
         value = json.loads(line)
-    except ValueError:
+    except (ValueError, RecursionError):
         problems.append(f"{path.name}:{number}: not JSON, skipped")
         return None
     if not isinstance(value, dict):
@@ -186,13 +191,14 @@ def read_notes(path: Path, text: str | None = None) -> Session:
         at = None
     turns: list[Turn] = []
     entry: list[str] = []
-    start = 0
     fenced = False
 
     def close() -> None:
-        joined = " ".join(" ".join(entry).split())
-        if joined:
-            turns.append(Turn("user", joined, at, f"line {start}"))
+        joined = _whole(" ".join(" ".join(entry).split()))
+        if joined:  # named by its words, not its line: a note added above another does not take its id
+            import hashlib
+
+            turns.append(Turn("user", joined, at, "note " + hashlib.sha256(joined.encode()).hexdigest()[:12]))
         entry.clear()
 
     for number, line in enumerate(text.splitlines(), 1):
@@ -206,11 +212,8 @@ def read_notes(path: Path, text: str | None = None) -> Session:
         bullet = _BULLET.match(line)
         if bullet:
             close()
-            start = number
             entry.append(line[bullet.end():])
         else:
-            if not entry:
-                start = number
             entry.append(line.strip())
     close()
     return Session("notes", path.name, path, turns, [], str(path.parent))

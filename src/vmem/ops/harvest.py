@@ -71,7 +71,7 @@ class Queue:
         self.data["version"] = STATE_VERSION
         self.data["project"] = str(self.project)
         temp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
-        temp.write_text(json.dumps(self.data, ensure_ascii=False, indent=1, sort_keys=True), encoding="utf-8")
+        temp.write_text(json.dumps(self.data, ensure_ascii=True, indent=1, sort_keys=True), encoding="ascii")
         os.replace(temp, self.path)
 
     def __exit__(self, *exc) -> None:
@@ -99,7 +99,15 @@ def read_state(path: Path) -> dict:
             data.get("candidates", {}), dict) or not isinstance(data.get("files", {}), dict):
         raise VmemError(f"the harvest queue {path} is not one this vmem wrote",
                         f"move it aside (nothing in the store depends on it): mv {path} {path}.bad")
+    # an entry edited into another shape is not one: it is dropped, never a crash later
+    data["candidates"] = {k: c for k, c in data.get("candidates", {}).items() if _well_formed(c)}
     return data
+
+
+def _well_formed(c: object) -> bool:
+    return isinstance(c, dict) and all(isinstance(c.get(k), str) for k in ("id", "kind", "statement", "quote",
+                                                                           "session", "state")) and \
+        isinstance(c.get("canonical", ""), str) and isinstance(c.get("at") or "", str)
 
 
 def pending_count(project: Path | None = None) -> int:
@@ -158,7 +166,8 @@ def collect(queue: Queue, sources: list[tuple[str, Path]], since=None, named: bo
 
     started = time.monotonic()
     out = Collected()
-    known = {c.get("canonical") for c in queue.candidates.values() if isinstance(c, dict)}
+    known = {c.get("canonical") for c in queue.candidates.values()} | {
+        c.get("drafted_canonical") for c in queue.candidates.values() if c.get("drafted_canonical")}
     since_text = since.strftime("%Y-%m-%dT%H:%M:%S") if since is not None else None
     for agent, path in sources:
         if budget_s is not None and time.monotonic() - started > budget_s:
@@ -242,8 +251,11 @@ def annotate(store, candidates: list[dict]) -> list[dict]:
     screen = _customers(store)
     out = []
     for c in candidates:
-        named = screen(c["statement"] + " " + c["quote"])
-        about = named[0] if len(named) == 1 else None
+        try:
+            named = screen(c["statement"] + " " + c["quote"])
+        except VmemError:
+            named = None  # unknown (a customer file cannot be read): shown, never accepted until it is fixed
+        about = named[0] if named and len(named) == 1 else None
         scope = f"entity:{about}" if about else "org"
         same, close = repeated_claim(store, c["statement"], scope, [], viewer, ask_judge=False)
         known = {"id": same["id"], "relation": "repeats", "status": same["status"]} if same is not None else None
@@ -260,7 +272,7 @@ def annotate(store, candidates: list[dict]) -> list[dict]:
     return out
 
 
-def _view(c: dict, known: dict | None, about: str | None, named: list[str]) -> dict:
+def _view(c: dict, known: dict | None, about: str | None, named: list[str] | None) -> dict:
     return {"id": c["id"], "kind": c["kind"], "statement": c["statement"], "quote": c["quote"],
             "session": c["session"], "agent": c.get("agent"), "at": c.get("at"),
             "known": known["id"] if known else None, "known_relation": known["relation"] if known else None,
@@ -274,8 +286,12 @@ def _customers(store):
     from vmem.gates.publish import LexiconIncomplete, screening_lexicon
 
     lexicon = screening_lexicon(store.head())
-    if isinstance(lexicon, LexiconIncomplete):
-        return lambda text: []  # an unreadable customer file: nothing is scoped by guess; the card still screens
+    if isinstance(lexicon, LexiconIncomplete):  # which customers a statement names cannot be known: fail closed
+        def unknown(text: str) -> list[str]:
+            raise VmemError(f"a customer file cannot be read ({lexicon.path}: {lexicon.problem}), so vmem cannot "
+                            "tell which customers a candidate names", "fix it first: vmem check")
+
+        return unknown
 
     def named(text: str) -> list[str]:
         seen: list[str] = []
@@ -318,7 +334,9 @@ def accept(store, project: Path, ids: list[str], about: str | None = None,
                             "commit": None, "notes": [f"{candidate['id']} was {candidate['state']} before"]})
             continue
         words, _ = _redacted(statement) if statement is not None else (candidate["statement"], [])
-        view = annotate(store, [candidate])[0]
+        view = annotate(store, [{**candidate, "statement": words}])[0]  # the words proposed are the ones screened
+        if view["customers"] is None:
+            _customers(store)("")  # raises: which customers it names cannot be known (fail closed)
         scope_to = about or view["about"]
         if len(view["customers"]) > 1 and about is None:
             raise UsageError(f"{candidate['id']} names {len(view['customers'])} customers "
@@ -450,8 +468,8 @@ def _drafted(store, project: Path, pending: list[dict]) -> list[dict]:
     with Queue(project) as queue:
         for ident, change in drafted.items():
             if ident in queue.candidates:
-                if "statement" in change:
-                    change = {**change, "canonical": canonicalize(change["statement"])}
+                if "statement" in change:  # the found words' canonical form stays: a dismissal still holds
+                    change = {**change, "drafted_canonical": canonicalize(change["statement"])}
                 queue.candidates[ident].update(change)
         queue.save()
         return [queue.candidates.get(c["id"], c) for c in pending]
@@ -491,8 +509,8 @@ def session_end(payload: bytes, budget_s: float = HOOK_BUDGET_S) -> str | None:
             got = collect(queue, [("claude", path)], named=True, budget_s=budget_s)
             queue.save()
             waiting = sum(1 for c in queue.candidates.values() if c.get("state") == PENDING)
-    except (VmemError, OSError) as exc:
-        return f"vmem harvest: nothing queued ({getattr(exc, 'message', exc)})"
+    except Exception as exc:  # noqa: BLE001 - a session-end hook never fails (SPEC 16): one line, exit 0
+        return f"vmem harvest: nothing queued ({getattr(exc, 'message', None) or type(exc).__name__})"
     if not waiting:
         return None
     return f"vmem: {waiting} candidate{'s' * (waiting != 1)} from your sessions wait: vmem harvest" + (

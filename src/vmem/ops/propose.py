@@ -131,7 +131,7 @@ def propose_claim(
     if not supersedes and not personal:
         near_items = []
         same, close = repeated_claim(store, statement, scope, categories or [], author.email, read=near_items,
-                                     notes=notes_before)
+                                     notes=notes_before, audience=audience, paths=paths)
         if same is not None:
             repeated = _confirm_repeat(store, same, author.email, as_)
             if repeated is not None:
@@ -194,8 +194,8 @@ def propose_claim(
 
 
 def repeated_claim(store: Store, statement: str, scope: str, categories: list[str], viewer: str | None,
-                   ask_judge: bool = True, read: list[dict] | None = None,
-                   notes: list[str] | None = None) -> tuple[dict | None, list[dict]]:
+                   ask_judge: bool = True, read: list[dict] | None = None, notes: list[str] | None = None,
+                   audience: str = "all", paths: list[str] | None = None) -> tuple[dict | None, list[dict]]:
     """(the open claim in SCOPE that STATEMENT repeats, the close ones it does not): the same canonical statement
     (numbers and number words read as the merge cascade reads them) or every content word aligned with no decisive
     difference (the deterministic merge judge), else the policy's judge (asked about at most NEAR_JUDGED pairs the
@@ -223,8 +223,9 @@ def repeated_claim(store: Store, statement: str, scope: str, categories: list[st
     for other in others:
         if other["status"] not in LIVE_FOR_SUPERSEDE or other["scope"] != scope:
             continue
-        if other.get("personal") and (other.get("source") or {}).get("user") != viewer:
-            continue
+        if other.get("personal") or other.get("audience", "all") != audience or \
+                sorted(other.get("paths") or []) != sorted(paths or []):
+            continue  # another reach (someone's own note, a group, some files): not the same claim for the team
         verdict, _ = floor(statement, other["statement"], categories, list(other.get("categories") or []), 1.0)
         if verdict is None and command and asked < NEAR_JUDGED:
             asked += 1

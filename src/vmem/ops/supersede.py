@@ -4,6 +4,7 @@ from __future__ import annotations
 
 
 from vmem import model
+from vmem.confidence import base_confidence
 from vmem.errors import IllegalTransition, UsageError
 from vmem.ops.common import expires_at, require_attested, require_own_if_personal, require_reviewer
 from vmem.ops.propose import _statement
@@ -69,6 +70,7 @@ def _revise(store: Store, old: dict, statement: str, reason: str | None, title: 
         "statement": statement,
         "status": old["status"] if old["status"] in GOVERNED else "proposed",
         "source": {"type": "analyst", "user": author, "episode": None},
+        "confidence": base_confidence("analyst"),  # the reviser's words: an analyst's base, whatever the old one had
         "verifications": [],
         "created_at": now,
         "valid_from": now,
