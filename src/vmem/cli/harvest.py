@@ -11,9 +11,6 @@ import typer
 from vmem.cli.common import JsonOpt, StoreOpt, session
 from vmem.output import plain, safe
 
-KINDS = {"correction": "correction", "definition": "definition", "confirmation": "confirmation"}
-
-
 def harvest(
     ctx: typer.Context,
     files: Annotated[Optional[list[str]], typer.Argument(metavar="[FILE]...", help="Transcripts (.jsonl) or notes "

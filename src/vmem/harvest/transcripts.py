@@ -89,17 +89,22 @@ def _load(line: bytes, path: Path, number: int, problems: list[str]) -> dict | N
     return value
 
 
+def _entries(path: Path, data: bytes | None, problems: list[str]):
+    """(line number, JSON object) for each line of a JSONL transcript (DATA, else the file's bytes); a blank line is
+    passed over, a broken one named in PROBLEMS."""
+    data = path.read_bytes() if data is None else data
+    for number, line in enumerate(data.splitlines(), 1):
+        if line.strip():
+            entry = _load(line, path, number, problems)
+            if entry is not None:
+                yield number, entry
+
+
 def read_claude(path: Path, data: bytes | None = None) -> Session:
     problems: list[str] = []
     turns: list[Turn] = []
     session_id, cwd, last_message = None, None, None
-    data = path.read_bytes() if data is None else data
-    for number, line in enumerate(data.splitlines(), 1):
-        if not line.strip():
-            continue
-        entry = _load(line, path, number, problems)
-        if entry is None:
-            continue
+    for number, entry in _entries(path, data, problems):
         session_id = session_id or (entry.get("sessionId") if isinstance(entry.get("sessionId"), str) else None)
         cwd = cwd or (entry.get("cwd") if isinstance(entry.get("cwd"), str) else None)
         kind = entry.get("type")
@@ -141,13 +146,7 @@ def read_codex(path: Path, data: bytes | None = None) -> Session:
     problems: list[str] = []
     turns: list[Turn] = []
     session_id, cwd = None, None
-    data = path.read_bytes() if data is None else data
-    for number, line in enumerate(data.splitlines(), 1):
-        if not line.strip():
-            continue
-        entry = _load(line, path, number, problems)
-        if entry is None:
-            continue
+    for number, entry in _entries(path, data, problems):
         payload = entry.get("payload") if isinstance(entry.get("payload"), dict) else entry  # older: no envelope
         kind = entry.get("type")
         at = entry.get("timestamp") if isinstance(entry.get("timestamp"), str) else None

@@ -135,14 +135,13 @@ def candidate_id(agent: str, session: str, ref: str) -> str:
 
 
 class Collected:
-    __slots__ = ("new", "problems", "read", "unchanged", "redacted", "stopped")
+    __slots__ = ("new", "problems", "read", "unchanged", "stopped")
 
     def __init__(self) -> None:
         self.new: list[dict] = []
         self.problems: list[str] = []
         self.read = 0
         self.unchanged = 0
-        self.redacted = 0
         self.stopped = False  # the time budget ran out before every file was read
 
 
@@ -202,7 +201,6 @@ def collect(queue: Queue, sources: list[tuple[str, Path]], since=None, named: bo
             if canonical in known:
                 continue
             known.add(canonical)
-            out.redacted += bool(kinds or more)
             candidate = {"id": ident, "kind": found.kind, "statement": statement, "quote": quote,
                          "session": session.id, "agent": agent, "source": str(path), "at": found.at,
                          "ref": found.ref, "why": found.why, "canonical": canonical, "state": PENDING,
