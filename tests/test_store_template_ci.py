@@ -151,7 +151,9 @@ def test_the_ci_audits_pushes_and_review_requests_with_full_history(fresh):
     version = str(steps[1]["with"]["python-version"])
     assert tuple(int(part) for part in version.split(".")[:2]) >= (3, 11)
     runs = [script for script, _ in _github_runs(fresh)]
-    assert runs[0] == f"pipx install {DISTRIBUTION}"  # the project's real install line, before the check
+    # the project's real install line, before the check; a repository variable pins or replaces it
+    assert runs[0] == f'pipx install "${{VMEM_INSTALL:-{DISTRIBUTION}}}"'
+    assert _github_runs(fresh)[0][1]["VMEM_INSTALL"] == "${{ vars.VMEM_INSTALL }}"
     assert len(runs) == 2 and runs[1].startswith("vmem check --governance --store .")
     assert not any(step.get("continue-on-error") for step in steps)
 
@@ -166,8 +168,9 @@ def test_the_ci_audits_pushes_and_review_requests_with_full_history(fresh):
     image = re.fullmatch(r"python:(\d+)\.(\d+)", job["image"])
     assert image and (int(image[1]), int(image[2])) >= (3, 11)
     script = _gitlab_script(fresh)
-    assert f"pipx install {DISTRIBUTION}" in script
-    assert script.index(f"pipx install {DISTRIBUTION}") < len(script) - 1
+    assert job["variables"]["VMEM_INSTALL"] == DISTRIBUTION  # a project CI/CD variable of that name overrides it
+    assert 'pipx install "$VMEM_INSTALL"' in script
+    assert script.index('pipx install "$VMEM_INSTALL"') < len(script) - 1
     assert script[-1].startswith("vmem check --governance --store .")
     assert "before_script" not in job and "after_script" not in job
 
@@ -233,3 +236,25 @@ def test_the_package_data_globs_ship_every_template_file():
               for path in template.rglob("*") if path.is_file()}
     assert f"store_template/{GITHUB}" in wanted and f"store_template/{GITLAB}" in wanted
     assert wanted <= shipped, sorted(wanted - shipped)
+
+
+@pytest.mark.parametrize("host", ["github", "gitlab"])
+def test_the_install_line_takes_the_teams_pin_and_defaults_to_the_distribution(fresh, tmp_path, host):
+    """The install line, run by bash with a stand-in pipx that records what it was asked to install: the
+    distribution by default, the CI variable VMEM_INSTALL where the team set one."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "pipx").write_text('#!/bin/sh\nprintf "%s\\n" "$@" > "$PIPX_ARGS"\n')
+    (bin_dir / "pipx").chmod(0o755)
+    if host == "github":
+        line, env = _github_runs(fresh)[0]
+        env = {key: "" for key in env}  # an unset repository variable expands to the empty string
+    else:
+        job = _gitlab_job(fresh)
+        line, env = next(s for s in job["script"] if "pipx install" in s), dict(job["variables"])
+    for pin in (None, "vmem-cli==0.1.0"):
+        got = tmp_path / f"args-{host}-{pin}"
+        run_env = {**env, **({"VMEM_INSTALL": pin} if pin else {})}
+        subprocess.run(["bash", "-c", line], check=True, env={"PATH": f"{bin_dir}:{os.environ['PATH']}",
+                                                               "PIPX_ARGS": str(got), **run_env})
+        assert got.read_text().split("\n")[:2] == ["install", pin or DISTRIBUTION]
