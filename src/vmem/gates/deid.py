@@ -388,7 +388,8 @@ class Lexicon:
     """Every customer's terms, restricted values and quotes, with lookups built on first use."""
 
     FIELDS = ("terms", "person_parts", "domains", "quantities", "units", "dates", "quotes")
-    __slots__ = FIELDS + ("_lookup", "_quote_index", "_lookup_il", "_skeletons", "_person_skeletons", "_heads")
+    __slots__ = FIELDS + ("_lookup", "_quote_index", "_lookup_il", "_skeletons", "_person_skeletons", "_heads",
+                          "_first_words")
 
     def __init__(self, terms: list[Term] | None = None, person_parts: dict[str, tuple[Term, ...]] | None = None,
                  domains: list[Term] | None = None, quantities: list[tuple[Term, Quantity]] | None = None,
@@ -409,6 +410,7 @@ class Lexicon:
         self._skeletons: tuple | None = None
         self._person_skeletons: tuple | None = None
         self._heads: tuple | None = None
+        self._first_words: tuple | None = None
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Lexicon) and all(getattr(self, k) == getattr(other, k) for k in self.FIELDS)
@@ -451,6 +453,13 @@ class Lexicon:
                         keys[key] = keys.get(key, ()) + (term,)
             self._skeletons = (len(self.terms), keys)
         return self._skeletons[1]
+
+    def first_words(self) -> frozenset[str]:
+        """The first word of every term and every term squashed: where a name found in a reading can start."""
+        if self._first_words is None or self._first_words[0] != len(self.terms):
+            self._first_words = (len(self.terms), frozenset(
+                w for t in self.terms for w in (t.squashed, *tokens(t.text)[:1])))
+        return self._first_words[1]
 
     def heads(self) -> frozenset[str]:
         """The first words of the names of more than one word (where a name written backwards can start)."""
@@ -1029,8 +1038,10 @@ def _surname_position(before: str, after: str, gap_before: str, gap_after: str) 
                                                             or before in _ORG_BEFORE)
 
 
-def scan(statement: str, lexicon: Lexicon) -> list[Hit]:
-    """Every identifying thing in STATEMENT; an empty list means it passes."""
+def scan(statement: str, lexicon: Lexicon, _depth: int = 0) -> list[Hit]:
+    """Every identifying thing in STATEMENT; an empty list means it passes. Encoded text in it (HTML entities,
+    percent-encoding, backslash escapes, base64 and hex runs) is decoded and screened too, two layers deep, and
+    each hit found there names its decoding; so is rot13, where a decoded run must be a lexicon term whole."""
     hits: list[Hit] = []
     folded = fold(statement)
     readings = _readings(statement, folded)
@@ -1081,10 +1092,42 @@ def scan(statement: str, lexicon: Lexicon) -> list[Hit]:
             rule = _reuses(said, quoted)
             if rule:
                 hits.append(Hit(entity, "quote", quote, quote, rule))
+    if _depth < 2:
+        from vmem.gates.decode import decodings
+
+        for decoding, decoded in decodings(statement):
+            for hit in scan(decoded, lexicon, _depth + 1):
+                hits.append(hit._replace(rule=decoding + ("" if hit.rule == "exact" else f", {hit.rule}")))
+        if _depth == 0:
+            hits.extend(_rot13_hits(folded, lexicon, by_squash, max_words))
     unique: dict[tuple[str, str, str], Hit] = {}
     for hit in hits:
         unique.setdefault((hit.entity, hit.kind, hit.term), hit)
     return list(unique.values())
+
+
+def _rot13_hits(folded: str, lexicon: Lexicon, by_squash: dict[str, Term], max_words: int) -> list[Hit]:
+    """Names written in rot13 ("Xrfgery Servtug"). Every word is rot13 of some letters, so a decoded run counts
+    only when it is a lexicon term whole, of five letters or more, that needs no cue, and the words as written
+    are not all English ("gnat" is rot13 of "tang")."""
+    from vmem.gates.decode import rot13
+
+    starts = lexicon.first_words()
+    turned = rot13(folded)
+    lowered = [w.casefold() for w in _TOKEN.findall(turned)]
+    if not any(w in starts or w in lexicon.person_parts for w in lowered):
+        return []  # the literal test first: most statements hold no word whose rot13 starts a name
+    hits = []
+    for hit in _name_hits(_words(turned), "rot13", by_squash, max_words):
+        written = rot13(hit.found).split()
+        if len("".join(tokens(hit.term))) >= 5 and not all(_ordinary(w) or w in _dictionary() for w in written):
+            hits.append(hit._replace(found=" ".join(written)))
+    for word in set(lowered):
+        written = rot13(word)
+        if len(word) >= 6 and word in lexicon.person_parts and not _ordinary(written) and \
+                written not in _dictionary():
+            hits += [Hit(p.entity, "person", p.text, written, "rot13") for p in lexicon.person_parts[word]]
+    return hits
 
 
 _DIGIT_LOOKALIKES = str.maketrans("oOiIl", "00111")
