@@ -422,7 +422,7 @@ def test_an_agent_offers_a_correction_over_mcp_and_only_the_person_proposes_it(p
              ("harvest", {"statement": "the events table is deduplicated on (user_id, event_id); never count raw rows",
                           "kind": "definition"}),
              ("harvest", {"statement": "x", "kind": "definition"}),
-             ("propose", {"text": "Chargebacks are booked as negative refunds in `refunds.amount`."})]
+             ("propose", {"statement": "Chargebacks are booked as negative refunds in `refunds.amount`."})]
     _, _, results = _run(seeded, project, calls)
     offered, again, short, proposed = results
     assert offered.structured_content["queued"] is True and "a1B2" not in json.dumps(offered.structured_content)

@@ -141,8 +141,8 @@ def test_an_unknown_mcp_argument_is_refused_and_nothing_is_written(seeded, tmp_p
     that misspells `title` (`titel`) never learns its title was lost."""
     before = commit_count(seeded)
     results = _over_stdio(seeded, tmp_path, [
-        ("propose", {"text": "ARR excludes one-off fees", "foo": 1}),
-        ("propose", {"text": "ARR excludes one-off fees", "titel": "ARR"}),
+        ("propose", {"statement": "ARR excludes one-off fees", "foo": 1}),
+        ("propose", {"statement": "ARR excludes one-off fees", "titel": "ARR"}),
         ("recall", {"query": "ARR", "scope": "entity:tidewell"}),
         ("show", {"id": "c-0123", "ID": "c-0123"}),
         ("remember", {"text": "x"}),
@@ -163,9 +163,9 @@ def test_a_wrong_mcp_argument_type_is_one_line_never_a_validation_dump(seeded, t
     results = _over_stdio(seeded, tmp_path, [
         ("list", {"limit": "many"}),
         ("recall", {"query": 5}),
-        ("propose", {"text": ["ARR", "excludes fees"]}),
-        ("propose", {"text": "ARR excludes fees", "paths": "src/*.sql"}),
-        ("propose", {"text": "ARR excludes fees", "categories": ["industry:healthcare", 7]}),
+        ("propose", {"statement": ["ARR", "excludes fees"]}),
+        ("propose", {"statement": "ARR excludes fees", "paths": "src/*.sql"}),
+        ("propose", {"statement": "ARR excludes fees", "categories": ["industry:healthcare", 7]}),
         ("list", {"kind": "nope"}),
         ("verify", {"id": "c-0123", "kind": None}),
         ("list", {"limit": True}),

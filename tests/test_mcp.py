@@ -40,7 +40,7 @@ def test_every_tool_over_stdio_serves_only_the_trusted_set(mixed, tmp_path):  # 
              ("list", {}),
              ("show", {"id": items["approved"]["id"]}),
              ("blame", {"id": items["approved"]["id"]}),
-             ("propose", {"text": "An agent noticed that refunds settle in two days", "title": "Refund lag"}),
+             ("propose", {"statement": "An agent noticed that refunds settle in two days", "title": "Refund lag"}),
              ("list", {"limit": 500})]
     calls += [("show", {"id": item_id}) for item_id in every]
     init, tools, results = _run(store, tmp_path, calls)
@@ -72,9 +72,18 @@ def test_every_tool_over_stdio_serves_only_the_trusted_set(mixed, tmp_path):  # 
 def test_an_entity_server_sees_its_entity_only_and_proposes_only_about_it(mixed, tmp_path):  # noqa: F811
     store, items = mixed
     calls = [("list", {}), ("show", {"id": items["other_scope"]["id"]}),
-             ("propose", {"text": "Tidewell's renewal is owned by procurement", "about": "tidewell"}),
-             ("show", {"id": "../../etc/passwd"})]
-    _, _, (listed, other, foreign, traversal) = _run(store, tmp_path, calls, ["--scope", "entity:meridale"])
+             ("propose", {"statement": "Tidewell's renewal is owned by procurement", "about": "tidewell"}),
+             ("show", {"id": "../../etc/passwd"}),
+             ("propose", {"statement": "Finance teams ask for ARR by region before renewal", "from": "meridale",
+                          "categories": ["industry:healthcare"]}),
+             ("propose", {"statement": "Finance teams ask for ARR by region", "from": "tidewell",
+                          "categories": ["industry:healthcare"]})]
+    _, _, (listed, other, foreign, traversal, learning, elsewhere) = _run(store, tmp_path, calls,
+                                                                          ["--scope", "entity:meridale"])
+    # `from`, as the CLI's --from: a learning noticed at the server's own entity, never at another one
+    item = learning.structured_content["item"]
+    assert not learning.is_error and item["id"].startswith("k-") and item["status"] == "candidate"
+    assert elsewhere.is_error and "serves entity:meridale" in elsewhere.content[0].text
     ids = {i["id"] for i in listed.structured_content["result"]}
     assert items["scoped"]["id"] in ids and items["other_scope"]["id"] not in ids
     assert other.is_error and foreign.is_error and "serves entity:meridale" in foreign.content[0].text
@@ -129,7 +138,7 @@ def test_mcp_propose_reports_what_vmem_propose_json_reports(mixed, tmp_path):  #
     text = "Refunds settle five days after payment."
     base = subprocess.run(["git", "-C", str(store.root), "rev-parse", "HEAD"], capture_output=True, text=True,
                           check=True).stdout.strip()
-    _, _, results = _run(store, tmp_path, [("propose", {"text": text})])
+    _, _, results = _run(store, tmp_path, [("propose", {"statement": text})])
     agent = results[0].structured_content
     subprocess.run(["git", "-C", str(store.root), "reset", "-q", "--hard", base], check=True)  # the same start
     cli = json.loads(subprocess.run([sys.executable, "-m", "vmem", "propose", text, "--json"], cwd=tmp_path,

@@ -190,7 +190,7 @@ def test_the_write_tools_answer_like_vmem_propose_and_vmem_verify(mixed, tmp_pat
     base = subprocess.run(["git", "-C", str(store.root), "rev-parse", "HEAD"], capture_output=True, text=True,
                           check=True).stdout.strip()
     text = "APPROVED arr excludes trials and refunds"
-    cases = [("propose", {"text": text, "title": "ARR", "paths": ["models/**"]},
+    cases = [("propose", {"statement": text, "title": "ARR", "paths": ["models/**"]},
               ["propose", text, "--title", "ARR", "--paths", "models/**"]),
              ("verify", {"id": approved[:6]}, ["verify", approved[:6]]),
              ("verify", {"id": approved, "kind": "correction", "corrected": "ARR excludes trials and credits"},
@@ -244,8 +244,8 @@ def test_oversized_arguments_are_refused_before_any_work(mixed, tmp_path):  # no
         started = time.perf_counter()
         refused = await session.call_tool("recall", {"query": huge})
         took = time.perf_counter() - started
-        long_text = await session.call_tool("propose", {"text": "x" * 4001})
-        many = await session.call_tool("propose", {"text": "ok", "paths": ["a"] * 51})
+        long_text = await session.call_tool("propose", {"statement": "x" * 4001})
+        many = await session.call_tool("propose", {"statement": "ok", "paths": ["a"] * 51})
         counts = [await session.call_tool(name, {**arguments, key: 1000}) for name, key, arguments in (
             ("recall", "k", {"query": "revenue"}), ("list", "limit", {}), ("changes", "limit", {}))]
         return refused, took, long_text, many, counts
@@ -259,3 +259,39 @@ def test_oversized_arguments_are_refused_before_any_work(mixed, tmp_path):  # no
     assert took < 1.0, took  # measured: ~0.1 s, most of it moving 3.5 MB through the pipe and the JSON parser
     assert long_text.is_error and long_text.content[0].text == _error(store, tmp_path, "propose", "x" * 4001)
     assert many.is_error and many.content[0].text.startswith("paths has 51 entries; the limit is 50")
+
+
+def test_every_argument_is_named_as_the_cli_names_it(mixed, tmp_path):  # noqa: F811
+    """An agent's arguments are the CLI's words: the command's argument (query, id, statement) or one of its
+    options (--from, --about, --kind, ...), so what a person types and what an agent sends read the same; a name
+    from another dialect is refused in one line."""
+    store, _ = mixed
+    command = {"changes": "log", "list": "list", "recall": "recall", "show": "show", "blame": "blame",
+               "propose": "propose", "verify": "verify", "harvest": "harvest"}
+    positional = {"recall": "query", "show": "id", "blame": "id", "propose": "statement", "verify": "id",
+                  "harvest": "statement"}
+    # the only names that are not a long option: the CLI's --category is repeated, and its JSON key is categories;
+    # an agent's list is bounded (limit) where a person's terminal is not; harvest's kind and quote are what the
+    # session said, which the CLI reads from the transcript itself
+    own = {("propose", "categories"), ("list", "limit"), ("harvest", "kind"), ("harvest", "quote")}
+
+    async def script(session):
+        tools = (await session.list_tools()).tools
+        wrong = [await session.call_tool("propose", {"text": "x"}),
+                 await session.call_tool("propose", {"statement": "x", "learning_from": "acme"})]
+        return tools, wrong
+
+    _, (tools, wrong) = _mcp(store, tmp_path, script)
+    assert {tool.name for tool in tools} == set(command)
+    for tool in tools:
+        helped = subprocess.run([str(VMEM), command[tool.name], "--help"], capture_output=True, text=True,
+                                env={**os.environ, "VMEM_WIDTH": "200"}).stdout
+        for name in tool.input_schema["properties"]:
+            if name == positional.get(tool.name) or (tool.name, name) in own:
+                continue
+            assert f"--{name} " in helped or f"-{name} " in helped, (tool.name, name)
+    assert set(next(t for t in tools if t.name == "propose").input_schema["properties"]) == {
+        "statement", "title", "domain", "paths", "about", "from", "categories"}
+    for result in wrong:
+        assert result.is_error and len(result.content) == 1 and "\n" not in result.content[0].text
+    assert "statement" in wrong[0].content[0].text and "learning_from" in wrong[1].content[0].text

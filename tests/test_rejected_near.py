@@ -148,7 +148,7 @@ def test_mcp_propose_answers_with_the_rejection(seeded, rejected, tmp_path):
     pytest.importorskip("mcp")
     from test_mcp import _run
 
-    _, _, results = _run(seeded, tmp_path, [("propose", {"text": "ARR includes the one-time setup fee."})])
+    _, _, results = _run(seeded, tmp_path, [("propose", {"statement": "ARR includes the one-time setup fee."})])
     agent = results[0].structured_content
     assert agent["action"] == "created"
     assert [(p["id"], p["reason"]) for p in agent["prior_rejections"]] == [(rejected, REASON)]

@@ -220,7 +220,7 @@ async def main():
         async with ClientSession(read, write) as session:
             await session.initialize()
             for n in range(1, 26):
-                done = await session.call_tool("propose", {"text": f"{who} noticed pattern {n} in the ledgers."})
+                done = await session.call_tool("propose", {"statement": f"{who} noticed pattern {n} in the ledgers."})
                 if done.is_error:
                     sys.exit(done.content[0].text)
                 for note in done.content[1:]:  # what the CLI prints on stderr: "note: ..."

@@ -13,6 +13,7 @@ anything.
 
 from __future__ import annotations
 
+import functools
 import json
 from typing import Annotated, Any, Literal, Optional
 
@@ -289,19 +290,25 @@ def build(view) -> MCPServer:
         verifications and supersessions, newest first (`vmem log -n N --since WHEN --json`)."""
         return reply(view.changes, limit, since)
 
-    @server.tool(annotations=WRITE)
-    def propose(text: str = _text("text", "The fact or learning, one statement."),
+    def propose(statement: str = _text("statement", "The fact or learning, one statement."),
                 title: Optional[str] = _text("title", "A one-line title.", None),
                 domain: Optional[str] = _text("domain", "A domain partition, e.g. finance.", None),
                 paths: Optional[list[str]] = _strings("paths", "Globs the fact applies to."),
                 about: Optional[str] = _text("about", "The server's own entity, for an entity fact.", None),
-                learning_from: Optional[str] = _text("learning_from", "The server's own entity: propose a "
-                                                     "learning (with categories) instead of a fact.", None),
+                from_: Optional[str] = _text("from", "The server's own entity: propose a learning noticed there "
+                                             "(with categories) instead of a fact.", None, alias="from"),
                 categories: Optional[list[str]] = _strings("categories", "FACET:VALUE, for a learning.")) -> Annotated[
             CallToolResult, Proposal]:
         """Propose a fact or a learning for human review (`vmem propose --json`); never approves anything."""
-        return reply(view.propose, text, title=title, domain=domain, paths=paths, about=about,
-                     learning_from=learning_from, categories=categories)
+        return reply(view.propose, statement, title=title, domain=domain, paths=paths, about=about, from_=from_,
+                     categories=categories)
+
+    @server.tool(name="propose", annotations=WRITE)
+    @functools.wraps(propose)
+    def propose_called(**arguments):
+        # `from`, the CLI's --from, is a Python keyword: the schema publishes the alias and the SDK passes it
+        arguments["from_"] = arguments.pop("from", None)
+        return propose(**arguments)
 
     @server.tool(annotations=WRITE)
     def verify(id: str = _text("id", "A served claim's id, or a unique prefix of one."),

@@ -21,8 +21,8 @@ from vmem.errors import ItemNotFound, UsageError
 
 # The largest value each argument may carry (characters; for a list, how many entries and each entry's length).
 # A question is a sentence or two; a statement's limit is `vmem propose`'s (4,000 characters, checked by its body).
-LIMITS = {"query": 2_000, "text": 4_000, "corrected": 4_000, "title": 200, "id": 20, "since": 64, "domain": 64,
-          "about": 64, "learning_from": 64, "kind": 16, "status": 16, "statement": 4_000, "quote": 4_000}
+LIMITS = {"query": 2_000, "corrected": 4_000, "title": 200, "id": 20, "since": 64, "domain": 64,
+          "about": 64, "from": 64, "kind": 16, "status": 16, "statement": 4_000, "quote": 4_000}
 LIST_LIMITS = {"paths": (50, 256), "categories": (20, 128)}
 
 
@@ -45,7 +45,7 @@ def check_sizes(**values) -> None:
                                      f"each of {name} is at most {each} characters")
             continue
         if isinstance(value, str) and len(value) > LIMITS[name]:
-            if name in ("text", "corrected"):
+            if name in ("statement", "corrected"):
                 from vmem.ops.propose import _statement  # vmem propose's own limit and words
 
                 _statement(value)
@@ -252,25 +252,25 @@ class AgentView:
 
     # -- writing: proposals and verifications only -----------------------------------------------------------
 
-    def propose(self, text: str, *, title: str | None = None, domain: str | None = None,
-                paths: list[str] | None = None, about: str | None = None, learning_from: str | None = None,
+    def propose(self, statement: str, *, title: str | None = None, domain: str | None = None,
+                paths: list[str] | None = None, about: str | None = None, from_: str | None = None,
                 categories: list[str] | None = None) -> tuple[dict, list[str]]:
-        """`vmem propose --json` (vmem.ops.propose.propose): a fact (a claim, proposed) or, with LEARNING_FROM and
+        """`vmem propose --json` (vmem.ops.propose.propose): a fact (a claim, proposed) or, with FROM_ and
         CATEGORIES, a learning, for a human to review. An entity named must be this server's own scope. The
         result is the CLI's data narrowed to this view (a contradicted item outside it is counted in a note,
         never shown), and the notes the CLI prints."""
         from vmem.ops.propose import propose
 
-        check_sizes(text=text, title=title, domain=domain, paths=paths, about=about, learning_from=learning_from,
-                    categories=categories)
-        for entity in (about, learning_from):
+        check_sizes(statement=statement, title=title, domain=domain, paths=paths, about=about, categories=categories,
+                    **{"from": from_})
+        for entity in (about, from_):
             if entity is not None and entity != self.who.entity:
                 raise UsageError(f"this server serves {self.scope}; it cannot propose about entity {entity!r}",
                                  "start the server with --scope entity:ID for that customer")
         from vmem.ops.session import deliver
 
         store = self._store()
-        done = propose(store, text, from_=learning_from, categories=categories, about=about, title=title,
+        done = propose(store, statement, from_=from_, categories=categories, about=about, title=title,
                        domain=domain, paths=paths)
         data = done.data()
         notes = data.pop("notes")
