@@ -132,7 +132,7 @@ def _said(result) -> str:
     return block.text
 
 
-PROPOSE_ARGS = "text, title, domain, paths, about, learning_from, categories"
+PROPOSE_ARGS = "statement, title, domain, paths, about, from, categories"
 
 
 @needs_mcp
@@ -175,13 +175,13 @@ def test_a_wrong_mcp_argument_type_is_one_line_never_a_validation_dump(seeded, t
     assert said == [
         "limit must be a whole number, not text (e.g. limit=100)",
         'query must be text, not a number (e.g. query="...")',
-        'text must be text, not a list (e.g. text="...")',
+        'statement must be text, not a list (e.g. statement="...")',
         'paths must be a list of text, not text (e.g. paths=["..."])',
         'categories must be a list of text, not a list holding a number (e.g. categories=["..."])',
         'kind must be one of claim, knowledge (e.g. kind="claim")',
         'kind must be one of confirmation, correction, not null (e.g. kind="confirmation")',
         "limit must be a whole number, not true/false (e.g. limit=100)",
-        'propose needs text (e.g. text="...")',
+        'propose needs statement (e.g. statement="...")',
     ]
     assert not any("pydantic" in s or "validation error" in s or "\n" in s for s in said), said
     assert commit_count(seeded) == before
@@ -202,14 +202,14 @@ def test_mcp_text_that_is_not_unicode_is_refused_like_the_cli(seeded):
     async def main():
         async with Client(build(AgentView(seeded.root))) as client:
             return [await client.call_tool("propose", arguments) for arguments in (
-                {"text": "ARR \udcff\udcfe includes fees"},
-                {"text": "ARR excludes fees", "title": "ARR \ud800"},
-                {"text": "ARR excludes fees", "paths": ["src/*.sql", "src/\udcff/*.sql"]},
+                {"statement": "ARR \udcff\udcfe includes fees"},
+                {"statement": "ARR excludes fees", "title": "ARR \ud800"},
+                {"statement": "ARR excludes fees", "paths": ["src/*.sql", "src/\udcff/*.sql"]},
             )]
 
     said = [_said(r) for r in anyio.run(main)]
     assert said == [
-        "text is not valid UTF-8 (the bytes \\xff\\xfe at character 5) (give it as UTF-8 text: check the "
+        "statement is not valid UTF-8 (the bytes \\xff\\xfe at character 5) (give it as UTF-8 text: check the "
         "encoding of the terminal, script or file it came from)",
         "title is not valid UTF-8 (a lone surrogate U+D800 at character 5) (give it as UTF-8 text: check the "
         "encoding of the terminal, script or file it came from)",
