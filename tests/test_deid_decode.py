@@ -41,7 +41,8 @@ def u_escape(text: str, every: int) -> str:
 ENCODINGS = {
     "HTML entities": lambda name, every: entity_html(name, every),
     "HTML entities (hex)": lambda name, every: entity_hex(name, every),
-    "percent-encoding": lambda name, every: quote(f"{name} Holdings") if every == 3 else "".join(
+    "percent-encoding": lambda name, every: quote(f"{name} Holdings", safe="").replace(name[1:], "".join(
+        f"%{ord(ch):02X}" for ch in name[1:])) if every == 3 else "".join(
         f"%{ord(ch):02X}" if n % every == 0 else ch for n, ch in enumerate(name)),
     "escape sequences": lambda name, every: u_escape(name, every),
     "escape sequences (x)": lambda name, every: "".join(f"\\x{ord(ch):02x}" for ch in name),

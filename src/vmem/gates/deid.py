@@ -389,7 +389,7 @@ class Lexicon:
 
     FIELDS = ("terms", "person_parts", "domains", "quantities", "units", "dates", "quotes")
     __slots__ = FIELDS + ("_lookup", "_quote_index", "_lookup_il", "_skeletons", "_person_skeletons", "_heads",
-                          "_first_words")
+                          "_first_words", "_derived")
 
     def __init__(self, terms: list[Term] | None = None, person_parts: dict[str, tuple[Term, ...]] | None = None,
                  domains: list[Term] | None = None, quantities: list[tuple[Term, Quantity]] | None = None,
@@ -411,6 +411,7 @@ class Lexicon:
         self._person_skeletons: tuple | None = None
         self._heads: tuple | None = None
         self._first_words: tuple | None = None
+        self._derived: tuple | None = None
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Lexicon) and all(getattr(self, k) == getattr(other, k) for k in self.FIELDS)
@@ -460,6 +461,12 @@ class Lexicon:
             self._first_words = (len(self.terms), frozenset(
                 w for t in self.terms for w in (t.squashed, *tokens(t.text)[:1])))
         return self._first_words[1]
+
+    def derived(self) -> "Derived":
+        """The forms people make of every name (see Derived); built once per lexicon, from the terms alone."""
+        if self._derived is None or self._derived[0] != len(self.terms):
+            self._derived = (len(self.terms), _derive(self.terms))
+        return self._derived[1]
 
     def heads(self) -> frozenset[str]:
         """The first words of the names of more than one word (where a name written backwards can start)."""
@@ -1038,6 +1045,259 @@ def _surname_position(before: str, after: str, gap_before: str, gap_after: str) 
                                                             or before in _ORG_BEFORE)
 
 
+# -- derived forms: initialisms, first-word heads, affixed forms, people's initials and handles --------------------
+
+class Derived(namedtuple("Derived", "initialisms heads affixable initials handles prefixes")):
+    """Forms people make of the lexicon's names, each key to the terms it stands for: initialisms of names of two
+    or more words ("nos" for Northwind Orbital Systems, with or without a generic last word, with or without
+    "of"/"and"); first words of such names (tested for common English when met); what an affix may be added to
+    (one-word names and aliases, heads, surnames); people's initials ("dw"); handle shapes ("dwhitcombe",
+    "danaw"); the first words of names of three or more words, squashed ("harborlane")."""
+
+    __slots__ = ()
+
+
+_SKIPPED_IN_INITIALS = frozenset("of the and for de der la".split())
+
+
+def _name_parts(person: str) -> tuple[str, str]:
+    """(first name, surname) of a contact, each squashed; the surname keeps its particles ("van dam")."""
+    parts = fold(person).split()
+    if len(parts) < 2:
+        return "", ""
+    first = len(parts) - 1
+    while first > 1 and parts[first - 1].casefold() in _PARTICLES:
+        first -= 1
+    return "".join(tokens(parts[0])), "".join(tokens(" ".join(parts[first:])))
+
+
+def _derive(terms: list[Term]) -> Derived:
+    initialisms: dict[str, tuple[Term, ...]] = {}
+    heads: dict[str, tuple[Term, ...]] = {}
+    affixable: dict[str, tuple[Term, ...]] = {}
+    initials: dict[str, tuple[Term, ...]] = {}
+    handles: dict[str, tuple[Term, ...]] = {}
+    prefixes: dict[str, tuple[Term, ...]] = {}
+
+    def put(table: dict, key: str, term: Term) -> None:
+        if key and term not in table.get(key, ()):
+            table[key] = table.get(key, ()) + (term,)
+
+    for term in terms:
+        words = tokens(term.text)
+        if term.kind in ("name", "alias"):
+            if len(words) >= 2:
+                content = [w for w in words if w not in _SKIPPED_IN_INITIALS]
+                for letters in {"".join(w[0] for w in words), "".join(w[0] for w in content),
+                                "".join(w[0] for w in content[:-1]) if len(content) >= 3 else ""}:
+                    if len(letters) >= 2:
+                        put(initialisms, letters, term)
+                for width in range(2, len(words)):
+                    put(prefixes, "".join(words[:width]), term)
+                if len(words[0]) >= 4:
+                    put(heads, words[0], term)
+                    put(affixable, words[0], term)
+            elif len(term.squashed) >= 5:
+                put(affixable, term.squashed, term)
+        elif term.kind == "person":
+            first, surname = _name_parts(term.text)
+            if not first:
+                continue
+            put(initials, "".join(w[0] for w in words), term)
+            put(initials, first[0] + surname[0], term)
+            if len(surname) >= 5:
+                put(affixable, surname, term)
+            for handle in (first[0] + surname, first + surname[0], surname + first[0]):
+                if len(handle) >= 5:
+                    put(handles, handle, term)
+    return Derived(initialisms, heads, affixable, initials, handles, prefixes)
+
+
+# forms made by adding an affix to a name: "Velmora-esque", "Corvannesque", "Velmorian", "Northwind-style"
+_AFFIXES = ("esque", "ish", "ian", "ians", "ean", "eans", "an", "ans", "ite", "ites", "ism", "ist", "ists", "like",
+            "style", "led", "type", "based", "backed", "run", "owned", "ized", "ised", "er", "ers")
+# an affixed form may drop or double the name's last letter: Velmor-ian, Corvann-esque, Kestrell-ish
+_JOINERS = ("", "e", "a", "o", "i", "y")
+_BYLINE = frozenset("-\u2013\u2014~/")
+_PERSON_AFTER = frozenset({"said", "says", "wrote", "writes", "asked", "asks", "thinks", "mentioned", "noted",
+                           "agreed", "approved", "confirmed", "wants", "wanted", "signed", "suggested", "replied"})
+# an acronym this common in English text ("NATO", "IBM", "HQ") is that acronym unless something marks it as a
+# customer's; a rarer one written in capitals is the customer's initialism
+_ACRONYM_ZIPF = 3.9
+# a word at or above this Zipf frequency is one English text uses ("kestrel" 2.5), below it a name ("Sankt" 1.9)
+_KNOWN_ZIPF = 2.0
+
+
+def _caps_runs(words: list[Word]) -> list[tuple[int, int, str, bool]]:
+    """(start, end, letters, joined) for each run of capital letters that may be an initialism: one all-capital
+    word of two to six letters ("NOS"), or single capitals apart by dots, spaces, "&", "-" or "and" ("N.O.S.",
+    "N O S", "H&Q", "H and Q"); joined: an "&" or "and" stands between letters, as in a firm's name."""
+    runs = []
+    n = 0
+    while n < len(words):
+        text = words[n].text
+        if 2 <= len(text) <= 6 and text.isalpha() and text.isupper():
+            runs.append((n, n + 1, text.casefold(), False))
+            n += 1
+            continue
+        if len(text) == 1 and text.isupper() and text.isalpha():
+            end, letters, joined = n + 1, [text], False
+            while end < len(words) and not words[end].boundary and words[end - 1].gap in ("", ".", "&", "-", "/"):
+                nxt = words[end].text
+                if len(nxt) == 1 and nxt.isupper() and nxt.isalpha():
+                    joined = joined or words[end - 1].gap == "&"
+                    letters.append(nxt)
+                    end += 1
+                elif nxt.casefold() == "and" and end + 1 < len(words) and len(words[end + 1].text) == 1 \
+                        and words[end + 1].text.isupper():
+                    joined = True
+                    end += 1
+                else:
+                    break
+            if len(letters) >= 2:
+                runs.append((n, end, "".join(letters).casefold(), joined))
+            n = end
+            continue
+        n += 1
+    return runs
+
+
+def _person_cue(words: list[Word], start: int, end: int) -> bool:
+    """Whether words[start:end] stand as a person: a cue before ("per DW", "cc DW", "from DW", "thanks, DW"), a
+    reporting verb after ("DW said"), in parentheses, or signed at the end after a dash ("- DW"); never when a
+    surname follows (the initials of "C. R. Gregory" are Gregory's)."""
+    if end < len(words) and not words[end].boundary and words[end].text[:1].isupper() and \
+            not words[end - 1].gap.strip(".") and words[end].text.casefold() not in _PERSON_AFTER:
+        return False
+    before = words[start - 1].text.casefold() if start else ""
+    after = words[end].text.casefold() if end < len(words) else ""
+    gap_before = words[start - 1].gap if start else ""
+    if before in _BEFORE_NAME or after in _PERSON_AFTER or after in _AFTER_NAME - _AUXILIARIES:
+        return True
+    if gap_before[-1:] == "(" and words[end - 1].gap[:1] == ")":
+        return True
+    # signed at the end: "- DW", "~DW"; not the last of a list of codes ("Sioux City, IA - SD")
+    return end == len(words) and start > 0 and gap_before[-1:] in _BYLINE and not (
+        words[start - 1].text.isupper() and len(words[start - 1].text) <= 3)
+
+
+def _initialism_stands(words: list[Word], start: int, end: int, letters: str, joined: bool) -> bool:
+    """Whether a run of capitals stands as an organisation's name where it is. Two letters ("KF") or an acronym
+    common in English need an organisation cue ("KF's", "at KF", "KF Inc"); three or more, or two joined like a
+    firm's ("H&Q", "H and Q"), may also stand as a name ("NOS asked", "with NOS.") or have the organisation's
+    people after them ("SRCU members", "H&Q claims staff"); not a modifier of anything else ("the LHP rotation",
+    "PHG signals") nor an acronym being defined ("PHG (photoplethysmography)", "left-handed pitchers (LHP)")."""
+    before = words[start - 1].text.casefold() if start and not words[start].boundary else ""
+    after = words[end].text.casefold() if end < len(words) and not words[end].boundary else ""
+    last = words[end - 1]
+    if last.possessive or before in _ORG_BEFORE or after in _ORG_AFTER:
+        return True
+    if len(letters) < 3 and not joined or _headline(words, start):
+        return False
+    from vmem.gates.near import zipf
+
+    # two letters joined by "&" are common English whatever they are ("hq", "rt"): only a longer acronym is
+    # compared with how common it is
+    if len(letters) >= 3 and zipf(letters) >= _ACRONYM_ZIPF or _defined(words, start, end, letters):
+        return False
+    following = [w.text.casefold() for w in words[end:end + 2] if not w.boundary]
+    if any(_stem(w) in _ORG_PEOPLE for w in following[:2]):
+        return True
+    return _surname_position(before, after, words[start - 1].gap if start else "", last.gap)
+
+
+# the people of an organisation: "SRCU members", "HLH nurses", "H&Q claims staff"
+_ORG_PEOPLE = frozenset("""member nurse director staff lead buyer user engineer analyst admin adjuster manager
+    clinician doctor physician agent dispatcher driver executive officer people folk employee team procurement
+    leadership customer developer accountant scientist researcher clerk teller planner operator""".split())
+
+
+def _defined(words: list[Word], start: int, end: int, letters: str) -> bool:
+    """Whether an acronym is being defined where it stands: its letters begin the words just before it, it in
+    parentheses ("left-handed pitchers (LHP)"), or the words in parentheses just after it
+    ("PHG (photoplethysmography)": a definition of another thing)."""
+    if start and words[start - 1].gap.endswith("("):
+        previous = [w.text.casefold() for w in words[max(start - len(letters), 0):start]]
+        if "".join(w[0] for w in previous) == letters:
+            return True
+    return words[end - 1].gap.startswith("(") and end < len(words) and words[end].text[:1].islower()
+
+
+def _firm_cue(words: list[Word], start: int, end: int) -> bool:
+    """An organisation cue that a capital alone is not: a possessive, a word before that takes an organisation
+    ("at", "with", "customer"), its people or a verb after ("Harbor Lane's nurses", "at Summit Ridge", "Harbor
+    Lane nurses", "Summit Ridge asked")."""
+    before = words[start - 1].text.casefold() if start and not words[start].boundary else ""
+    after = words[end].text.casefold() if end < len(words) and not words[end].boundary else ""
+    return words[end - 1].possessive or before in _ORG_BEFORE or after in _ORG_AFTER or \
+        _stem(after) in _ORG_PEOPLE or bool(after) and _verb(after)
+
+
+def _derived_hits(words: list[Word], folded: str, lexicon: Lexicon) -> list[Hit]:
+    """Customers named by a form made from their names: an initialism (a common acronym or a two-letter one needs
+    an organisation cue), a first word that is not common English, an affixed form, a person's initials with a cue
+    of person-ness, a handle."""
+    from vmem.gates.near import common, zipf
+
+    derived = lexicon.derived()
+    hits: list[Hit] = []
+    for start, end, letters, joined in _caps_runs(words):
+        found = " ".join(w.text for w in words[start:end])
+        for term in derived.initialisms.get(letters, ()):
+            if term.squashed == letters or letters.upper() in COMMON_ACRONYMS:
+                continue  # the alias itself is matched as written; an everyday acronym is nobody's
+            if _initialism_stands(words, start, end, letters, joined):
+                hits.append(Hit(term.entity, term.kind, term.text, found, "initialism"))
+        for term in derived.initials.get(letters, ()) if len(letters) <= 3 else ():
+            if _person_cue(words, start, end):
+                hits.append(Hit(term.entity, "person", term.text, found, "initials"))
+    for n, word in enumerate(words):
+        low = word.text.casefold()
+        # the first words of a longer name, each with its capital: "Harbor Lane's nurses"; words all common in
+        # English ("New York") need an organisation cue
+        for width in range(2, 5):
+            window = words[n:n + width]
+            if len(window) < width or any(w.boundary for w in window[1:]) or \
+                    not all(w.text[:1].isupper() and len(w.text) > 1 for w in window):
+                break  # single letters ("U.S.") are initials, read as such above
+            key = "".join(w.text.casefold() for w in window)
+            for term in derived.prefixes.get(key, ()) if key not in lexicon.lookup()[0] else ():
+                if not all(common(w.text) for w in window) or not _headline(words, n) and _firm_cue(words, n, n + width):
+                    hits.append(Hit(term.entity, term.kind, term.text, " ".join(w.text for w in window),
+                                    "first words of the name"))
+        if len(low) < 4 or word.glued:
+            continue
+        for key in {low, _stem(low)}:
+            # a first word alone is the name only written as one (with its capital): "our moda dashboards" is not
+            # Moda Quintara
+            for term in derived.heads.get(key, ()) if word.text[:1].isupper() else ():
+                # a word English uses at all ("kestrel") is the name only where it stands as one
+                if term.squashed != key and not common(key) and (zipf(key) < _KNOWN_ZIPF and key not in _dictionary()
+                                                                 or _org_cue(words, n, n + 1, _headline(words, n))):
+                    hits.append(Hit(term.entity, term.kind, term.text, word.text, "first word of the name"))
+            for term in derived.handles.get(key, ()):
+                if not common(key) and key not in _dictionary():
+                    hits.append(Hit(term.entity, "person", term.text, word.text, "handle"))
+        for affix in _AFFIXES:
+            if not low.endswith(affix) or len(low) - len(affix) < 4:
+                continue
+            stem = low[:-len(affix)]
+            for candidate in {stem + j for j in _JOINERS} | {stem[:-1]}:
+                for term in derived.affixable.get(candidate, ()):
+                    if not common(candidate) and not common(low):
+                        hits.append(Hit(term.entity, term.kind, term.text, word.text, f"affixed form (-{affix})"))
+    for match in re.finditer(r"(?<![\w.+-])@([A-Za-z][\w.-]{1,30})", folded):
+        handle = match.group(1).casefold()
+        parts = [p for p in re.split(r"[._-]", handle) if p]
+        keys = {handle.replace(".", "").replace("_", "").replace("-", ""), *parts}
+        for key in keys:
+            for term in derived.handles.get(key, ()):
+                hits.append(Hit(term.entity, "person", term.text, match.group(0), "handle"))
+            for term in lexicon.person_parts.get(key, ()) if len(key) >= 3 else ():
+                hits.append(Hit(term.entity, "person", term.text, match.group(0), "handle"))
+    return hits
+
+
 def scan(statement: str, lexicon: Lexicon, _depth: int = 0) -> list[Hit]:
     """Every identifying thing in STATEMENT; an empty list means it passes. Encoded text in it (HTML entities,
     percent-encoding, backslash escapes, base64 and hex runs) is decoded and screened too, two layers deep, and
@@ -1048,7 +1308,9 @@ def scan(statement: str, lexicon: Lexicon, _depth: int = 0) -> list[Hit]:
     by_squash, max_words = lexicon.lookup()
     for rule, text, il in readings:
         hits.extend(_name_hits(_words(text), rule, lexicon.lookup_il() if il else by_squash, max_words))
-    hits.extend(_person_hits(_words(folded), lexicon))
+    folded_words = _words(folded)
+    hits.extend(_person_hits(folded_words, lexicon))
+    hits.extend(_derived_hits(folded_words, folded, lexicon))
     hits.extend(_spelled_hits(folded, by_squash))
     hits.extend(_reversed_hits(folded, lexicon, by_squash))
     hits.extend(_identifier_hits(folded, lexicon))

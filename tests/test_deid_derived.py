@@ -1,0 +1,121 @@
+"""De-id: forms people make of every lexicon entry. Initialisms of names of several words (plain, dotted, spaced,
+with & or "and"), the first word(s) of a name, affixed forms (-esque, -led, -ian), a contact's initials with a cue
+of person-ness, handles (@first, flast, firstl); and the ordinary text those forms collide with."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+from vmem.gates import deid
+from vmem.gates.deid import build_lexicon, check_statement
+from vmem.gates.near import zipf
+
+SYLLABLES = ["ka", "ri", "to", "mo", "ne", "su", "vel", "dor", "ta", "mi", "ko", "sa", "lin", "tha", "ro", "bre"]
+coined = st.lists(st.sampled_from(SYLLABLES), min_size=3, max_size=4).map(lambda s: "".join(s).capitalize()).filter(
+    lambda w: not deid._ordinary(w) and w.casefold() not in deid._dictionary())
+GENERIC = st.sampled_from(["Orbital Systems", "Biologics", "Mobility", "Credit Union", "Health Partners"])
+
+
+def company(head: str, tail: str) -> tuple[str, list[str]]:
+    words = [head, *tail.split()]
+    return " ".join(words), words
+
+
+def rules(statement: str, lexicon) -> set[str]:
+    return {h.rule for h in check_statement(statement, lexicon).hits}
+
+
+@settings(max_examples=120, deadline=None)
+@given(head=coined, tail=GENERIC, style=st.sampled_from(["plain", "dotted", "spaced", "possessive", "at"]),
+       verb=st.sampled_from(["asked for", "wants", "signed off on"]))
+def test_an_initialism_of_a_name_of_three_or_more_words_is_the_customer(head, tail, style, verb):
+    name, words = company(head, tail)
+    assume(len(words) >= 3)
+    letters = "".join(w[0] for w in words).upper()
+    assume(deid.COMMON_ACRONYMS.isdisjoint({letters}))
+    lexicon = build_lexicon([{"id": "c1", "name": name}])
+    if zipf(letters) >= deid._ACRONYM_ZIPF:  # an acronym common in English ("LOS") needs an organisation cue
+        style = "at"
+    written = {"plain": f"{letters} {verb} SSO.", "dotted": f"{'.'.join(letters)}. {verb} SSO.",
+               "spaced": f"Then {' '.join(letters)} {verb} SSO.", "possessive": f"{letters}'s buyers {verb} SSO.",
+               "at": f"Buyers at {letters} {verb} SSO."}[style]
+    assert "initialism" in rules(written, lexicon), written
+
+
+@settings(max_examples=60, deadline=None)
+@given(first=coined, second=coined, joiner=st.sampled_from(["&", " & ", " and "]))
+def test_a_firm_of_two_names_by_its_two_letters_joined(first, second, joiner):
+    lexicon = build_lexicon([{"id": "c1", "name": f"{first} & {second} Insurance"}])
+    assert "initialism" in rules(f"{first[0]}{joiner}{second[0]} wanted audit trails.", lexicon)
+
+
+@settings(max_examples=80, deadline=None)
+@given(head=coined, tail=GENERIC, affix=st.sampled_from(["-led", "-style", "-esque", "esque", "ian", "ish"]))
+def test_the_first_word_of_a_name_alone_or_affixed(head, tail, affix):
+    name, _ = company(head, tail)
+    lexicon = build_lexicon([{"id": "c1", "name": name}])
+    assert not check_statement(f"Teams at {head} asked for invoicing.", lexicon).passed
+    assert not check_statement(f"A {head}{affix} rollout is what buyers want.", lexicon).passed
+
+
+@settings(max_examples=80, deadline=None)
+@given(first=coined, last=coined, shape=st.sampled_from(["per", "cc", "said", "from", "byline", "dotted"]))
+def test_a_contacts_initials_with_a_cue_of_person_ness(first, last, shape):
+    lexicon = build_lexicon([{"id": "c1", "name": "Zzyzx Holdings", "people": [f"{first} {last}"]}])
+    ini = first[0] + last[0]
+    written = {"per": f"Per {ini}, the rollout slips.", "cc": f"Send the plan, cc {ini}.",
+               "said": f"{ini} said the rollout slips.", "from": f"Notes from {ini} on the rollout.",
+               "byline": f"The rollout slips to March. - {ini}",
+               "dotted": f"Per {first[0]}.{last[0]}., the rollout slips."}[shape]
+    assert "initials" in rules(written, lexicon), written
+
+
+@settings(max_examples=80, deadline=None)
+@given(first=coined, last=coined, shape=st.sampled_from(["@first", "@flast", "@first.l", "flast", "firstl"]))
+def test_a_contacts_handle(first, last, shape):
+    lexicon = build_lexicon([{"id": "c1", "name": "Zzyzx Holdings", "people": [f"{first} {last}"]}])
+    f, l = first.lower(), last.lower()
+    handle = {"@first": f"@{f}", "@flast": f"@{f[0]}{l}", "@first.l": f"@{f}.{l[0]}", "flast": f"{f[0]}{l}",
+              "firstl": f"{f}{l[0]}"}[shape]
+    assert "handle" in rules(f"{handle} asked for the export in the shared channel.", lexicon)
+
+
+LEXICON = build_lexicon([
+    {"id": "hlh", "name": "Harbor Lane Health", "people": ["Gina Lowe", "Ivo Vance"]},
+    {"id": "nos", "name": "Northwind Orbital Systems", "people": ["Omari Thistlewood"]},
+    {"id": "cb", "name": "Corvanne Biologics"},
+    {"id": "lhp", "name": "Larkspur Health Partners"},
+    {"id": "phg", "name": "Pellucid Home Goods"},
+    {"id": "hq", "name": "Halvard & Quist Insurance"},
+    {"id": "nyse", "name": "New York Stock Exchange"},
+    {"id": "usdc", "name": "U.S. District Court"},
+    {"id": "mq", "name": "Moda Quintara"},
+])
+
+
+@pytest.mark.parametrize("statement", [
+    "Harbor Lane's nurses asked for badge-tap login.", "NOS asked for air-gapped builds.", "N.O.S. wanted builds.",
+    "HLH nurses asked for badge-tap login.", "H&Q claims staff asked for bulk export.", "CB's QA leads refused.",
+    "Corvanne-led groups wanted a template.", "Per I.V., sign-off needs two leads.", "@othistlewood asked again.",
+    "Finance teams at Corvanne asked for quarterly invoicing.",
+])
+def test_derived_forms_on_the_lexicon_are_caught(statement):
+    assert not check_statement(statement, LEXICON).passed, statement
+
+
+@pytest.mark.parametrize("statement", [
+    "The summit in Lisbon brought three new leads.", "Nurses want IV pump integrations first.",
+    "Finance leads want the GL export before close.", "Ping @channel only for outages.",
+    "The meeting moved to HQ after the reorganisation.", "R&D teams wanted sandbox tenants.",
+    "The CB radio crowd still wants push-to-talk.", "A&E departments asked for faster logins.",
+    "Left-handed pitchers (LHP) are rare in the league.", "PHG (photoplethysmography) sensors drift.",
+    "The LHP rotation is thin this season.", "Our moda dashboards show sell-through.",
+    "It was bought by C. R. Gregory in 1834.", "Sioux City, IA - SD", "A U.S.-led air force protects Kurds.",
+    "OAKLAND AT NEW YORK", "He moved to New York in 1990.", "Harbor traffic in Lane Cove slowed.",
+    "The NOx sensors came up in the fleet-emissions discussion.",
+])
+def test_ordinary_text_that_looks_like_a_derived_form_passes(statement):
+    result = check_statement(statement, LEXICON)
+    assert result.passed, result.hits
