@@ -17,20 +17,12 @@ def run(*, store: str | None, directory: str | None, scope: str | None, audience
 
     warnings: list[str] = []
     try:
-        from vmem.ops.session import project_dir, resolve
-        from vmem.ops.sync import sync
+        from vmem.ops.session import project_dir
+        from vmem.ops.sync import sync_project
 
-        start = project_dir() if hook else Path(".").absolute()
-        found = resolve(store, start, fetch=True)
-        root, config, project = found.root, found.config, found.project or start
-        warnings += found.warnings
-        if config:
-            targets = targets or config["targets"]
-            budget = config["budget"] if budget is None else budget
-            scope, audience = scope or config["scope"], audience or config["audience"]
-        result, more = sync(root, target=Path(directory) if directory else None, targets=targets, scope=scope,
-                            audience=audience, budget=budget, do_pull=do_pull, project=project)
-        warnings += more
+        project = project_dir() if hook else Path(".").absolute()
+        result, warnings = sync_project(store, project, directory=directory, targets=targets, scope=scope,
+                                        audience=audience, budget=budget, do_pull=do_pull)
     except VmemError as exc:
         if hook:  # a hook never fails the session: one line, exit 0
             print(json.dumps({"systemMessage": f"vmem sync skipped: {exc.message}"}))

@@ -22,9 +22,15 @@ def _change(ctx: typer.Context, project: Path, add: list[str], remove: list[str]
         data = change_targets(project.absolute(), add, remove)
         s.out.result(data)
         s.out.line(f"targets: {', '.join(data['targets'])} in {data['config']}"
-                   + (" (commit it)" if data["written"] else " (unchanged)"))
+                   + ("" if data["written"] else " (unchanged)"))
+        if data["gitignore_written"]:
+            s.out.line(f"ignored: {', '.join(data['ignore'])} (vmem's block in {data['gitignore']}, in step)")
         if data["removed"]:
             s.out.line(f"removed {len(data['removed'])} files or sections")
+        if data["commit"]:
+            s.out.line(f"commit: {', '.join(data['commit'])}")
+        if data["after_sync"]:
+            s.out.line(f"after the next vmem sync writes them, commit: {', '.join(data['after_sync'])}")
         for warning in data["warnings"]:
             s.out.warn(warning)
 

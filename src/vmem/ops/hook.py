@@ -139,6 +139,80 @@ def uninstall_claude(project: Path, command: str = HOOK_COMMAND) -> tuple[Path, 
     return path, True
 
 
+def install(project: Path, store: str | None, targets: list[str] | None, budget: int | None, git: bool,
+            store_path: str | None) -> dict:
+    """`vmem hook install`: the committed config (with STORE), the SessionStart hook and vmem's .gitignore block,
+    every refusal raised before the first write. The data says what was written, what to commit now, what to
+    commit after the first sync writes it (AGENTS.md's and Copilot's sections), and what is ignored."""
+    from vmem.errors import VmemError
+    from vmem.ops.project import read as read_config
+
+    data: dict = {"warnings": []}
+    config = None
+    if store is not None or targets or budget is not None:
+        if store is None:
+            raise UsageError("--target and --budget go into the project config, which needs the store too",
+                             "add --store PATH|URL")
+        try:
+            existing = read_config(project)
+        except VmemError:
+            existing = None  # unreadable: write_config refuses it below unless vmem wrote it
+        config = project_config(project, store, targets, budget, existing)
+        if config["store"]["url"] and not config["store"]["path"]:
+            from vmem.ops.project import resolve_store
+
+            resolve_store(project, config)  # cloned now: a wrong URL fails here, not in every session
+        files = ignore_plan(project, config["targets"], config)  # refused here: nothing written yet
+        path, written = write_config(project, config)
+        data.update({"config": str(path), "config_written": written, "store": config["store"],
+                     "targets": config["targets"]})
+        gone = [t for t in (existing or {}).get("targets") or [] if t not in config["targets"]]
+        if gone:  # narrowed with --target: what those targets wrote would never be synced again
+            from vmem.ops.project import resolve_store
+
+            try:
+                data["removed"] = prune_targets(resolve_store(project, config)[0], project, gone)
+            except VmemError as exc:
+                data["warnings"].append(f"files of {', '.join(gone)} left in place: {exc.message}")
+    else:
+        try:
+            config = read_config(project)
+        except VmemError:
+            config = None
+        files = ignore_plan(project, (config or {}).get("targets") or [_default_target()], config)
+    path, added = install_claude(project)
+    data.update({"settings": str(path), "added": added, "command": HOOK_COMMAND})
+    data.update({"commit": files["commit"], "after_sync": files["after_sync"], "sections": files["sections"],
+                 "ignore": files["ignore"], "gitignore": str(files["path"]),
+                 "gitignore_written": apply_gitignore(files["path"], files["text"])})
+    if git:
+        from vmem.store.discover import find_store_root
+        from vmem.store.remote import is_url
+        from vmem.store.served import load_candidates
+
+        root = find_store_root(store if store and not is_url(store) else store_path).absolute()
+        directory = (project / load_candidates(root)[1]["sync"]["dir"]).absolute()
+        hook_path, hook_added = install_git(root, directory)
+        data.update({"post_merge": str(hook_path), "post_merge_added": hook_added})
+    return data
+
+
+def _default_target() -> str:
+    from vmem.targets import DEFAULT
+
+    return DEFAULT
+
+
+def ignore_plan(project: Path, targets: list[str], config: dict | None, rules: str | None = None) -> dict:
+    """What PROJECT with TARGETS commits and ignores, and its .gitignore as it will be (a damaged block refused
+    now, before any write). RULES: the claude target's directory when the caller knows it (sync does)."""
+    files = generated(targets, rules if rules is not None else rules_dir(project, config))
+    present = [f for f in files["sections"] if (project / f).is_file()]
+    path, text = plan_gitignore(project, files["ignore"])
+    return {**files, "commit": [f for f in files["commit"] if f not in files["sections"] or f in present],
+            "after_sync": [f for f in files["sections"] if f not in present], "path": path, "text": text}
+
+
 def project_config(project: Path, store: str, targets: list[str] | None, budget: int | None,
                    existing: dict | None = None) -> dict:
     """The config to commit for STORE (a URL, or a path made relative to PROJECT), checked before any write by
@@ -318,6 +392,7 @@ def change_targets(project: Path, add: list[str], remove: list[str]) -> dict:
     targets = [t for t in config["targets"] if t not in remove] + [t for t in add if t not in config["targets"]]
     if not targets:
         raise UsageError("a project needs at least one target", "add another first, or run vmem hook uninstall")
+    files = ignore_plan(project, targets, config)  # a damaged .gitignore block refused before any write
     removed: list[str] = []
     warnings: list[str] = []
     gone = [t for t in config["targets"] if t not in targets]
@@ -327,7 +402,11 @@ def change_targets(project: Path, add: list[str], remove: list[str]) -> dict:
         except VmemError as exc:
             warnings.append(f"files of {', '.join(gone)} left in place: {exc.message}")
     path, written = write_config(project, {**config, "targets": targets})
-    return {"config": str(path), "targets": targets, "written": written, "removed": removed, "warnings": warnings}
+    ignored = apply_gitignore(files["path"], files["text"])  # in step with the targets: one rule for every writer
+    commit = [CONFIG] * written + [".gitignore"] * ignored
+    return {"config": str(path), "targets": targets, "written": written, "removed": removed, "warnings": warnings,
+            "gitignore": str(files["path"]), "gitignore_written": ignored, "ignore": files["ignore"],
+            "commit": commit, "after_sync": files["after_sync"]}
 
 
 # -- which generated files a project commits, and which it ignores (issue 31) -----------------------------------

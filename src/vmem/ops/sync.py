@@ -35,6 +35,7 @@ class SyncResult:
         self.targets: dict[str, dict] = {}
         self.summary = ""
         self.context = ""
+        self.rules_dir = ""  # the store's sync.dir, where the claude target writes in a project
 
     def as_dict(self) -> dict:
         return {"dir": self.dir, "commit": self.commit, "written": self.written, "unchanged": self.unchanged,
@@ -130,11 +131,44 @@ def sync(root: Path, *, target: Path | None = None, targets: list[str] | None = 
     result, before = _write(chosen, rendered, bundle, root, about, project, target, settings["dir"], budget,
                             skipped, reader, started - SESSION_LAG_S)
     result.context = hook_context(bundle, reader and registry.get(reader), before)
+    result.rules_dir = settings["dir"]
     if bundle.dropped:
         warnings.append(f"{len(bundle.dropped)} items did not fit the {budget}-token budget")
     if about.get("lexicon"):
         warnings.append(f"the lexicon is incomplete ({about['lexicon']}): knowledge published since then is "
                         "held back until it is fixed; see: vmem check")
+    return result, warnings
+
+
+def sync_project(store: str | None, start: Path, *, directory: str | None = None, targets: list[str] | None = None,
+                 scope: str | None = None, audience: str | None = None, budget: int | None = None,
+                 do_pull: bool = False) -> tuple[SyncResult, list[str]]:
+    """`vmem sync` and the session hook: the store START's project names (or --store), the options over its
+    committed config (targets, budget, scope, audience), the sync, and vmem's .gitignore block kept in step with
+    the config's targets (a hand-edited target list included): the one rule every writer of a project keeps."""
+    from vmem.ops.session import resolve
+
+    found = resolve(store, start, fetch=True)
+    root, config, project = found.root, found.config, found.project or start
+    warnings = list(found.warnings)
+    if config:
+        targets = targets or config["targets"]
+        budget = config["budget"] if budget is None else budget
+        scope, audience = scope or config["scope"], audience or config["audience"]
+    result, more = sync(root, target=Path(directory) if directory else None, targets=targets, scope=scope,
+                        audience=audience, budget=budget, do_pull=do_pull, project=project)
+    warnings += more
+    if config and found.project is not None and directory is None:
+        from vmem.errors import VmemError
+        from vmem.ops.hook import apply_gitignore, ignore_plan
+
+        try:
+            files = ignore_plan(project, config["targets"], config, rules=result.rules_dir)
+            if apply_gitignore(files["path"], files["text"]):
+                warnings.append(f"vmem's block in {files['path']} now ignores what the targets in .vmem.yaml "
+                                "write (commit it)")
+        except VmemError as exc:
+            warnings.append(exc.described())
     return result, warnings
 
 

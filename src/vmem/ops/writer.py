@@ -17,14 +17,17 @@ from typing import Callable
 from vmem.errors import UsageError
 from vmem.targets.text import MARKER, id_tag, one_line
 
-_MARKED_COMMIT = re.compile(rb"at commit (?:[0-9a-f]{40}|none);")
+# The marker's provenance: which clone's folder name and which commit wrote it. Neither is content: a file equal
+# but for them is left as it is, so a committed AGENTS.md section reads the same bytes in every teammate's clone,
+# wherever each keeps the store (and an agent that cites the commit still finds one that produced this text).
+_MARKED_COMMIT = re.compile(rb"from store [^\n]*? at commit (?:[0-9a-f]{40}|none);")
 HEAD = 2048  # the marker sits in a file's first bytes (after frontmatter)
 
 
 def same_content(old: bytes, new: bytes) -> bool:
-    """Equal, or equal but for the commit in the marker: the file stays as it is (same bytes, same mtime), and
-    its marker keeps naming the commit its content was generated from. A commit that changes nothing a file
-    shows rewrites nothing."""
+    """Equal, or equal but for the store's folder name and the commit in the marker: the file stays as it is
+    (same bytes, same mtime), and its marker keeps naming the commit its content was generated from. A commit that
+    changes nothing a file shows rewrites nothing, and neither does a clone that keeps the store elsewhere."""
     return old == new or _MARKED_COMMIT.sub(b"", old, count=1) == _MARKED_COMMIT.sub(b"", new, count=1)
 
 
