@@ -120,3 +120,34 @@ def test_a_merge_conflict_committed_as_is_fails_check(store, vmem):
     (store.root / path).write_text("".join(line + "\n" for line in text.splitlines() if not line.startswith("# ")))
     run(*git, "commit", "-q", "-am", "resolve the title conflict")
     assert vmem.json("check")["data"]["errors"] == []
+
+
+def test_a_failed_clone_leaves_nothing_and_the_retry_works(tmp_path, vmem):
+    """A remote whose default branch is not a store: the clone is refused and removed, so the retry into the same
+    folder is not "exists and is not an empty directory"; a folder the user made stays, empty."""
+    other = tmp_path / "other"
+    subprocess.run(["git", "init", "-q", "-b", "main", str(other)], check=True)
+    subprocess.run(["git", "-C", str(other), "-c", "user.name=a", "-c", "user.email=a@e", "commit", "-q",
+                    "--allow-empty", "-m", "not a store"], check=True)
+    made = tmp_path / "made"
+    made.mkdir()
+    for target in (tmp_path / "new", made):
+        out = vmem("clone", str(other), str(target), code=1)
+        assert "holds no vmem.yaml" in out.stderr
+        assert (not target.exists()) if target.name == "new" else list(target.iterdir()) == []
+    vmem("init", str(tmp_path / "store"))
+    assert "cloned" in vmem("clone", str(tmp_path / "store"), str(tmp_path / "new")).stdout
+    assert (tmp_path / "new" / "vmem.yaml").is_file()
+
+
+def test_status_shows_the_url_the_team_configured_not_what_insteadof_rewrote(tmp_path, vmem):
+    bare = tmp_path / "remote.git"
+    pygit2.init_repository(str(bare), bare=True)
+    url = "https://git.example.com/team/memory.git"
+    vmem("init", str(tmp_path / "s"), "--remote", url)
+    store = tmp_path / "s"
+    run("git", "config", f"url.{bare.as_uri()}.insteadOf", url, cwd=store)
+    run("git", "push", "-q", "-u", "origin", "main", cwd=store)
+    data = vmem.json("status", "--store", str(store))["data"]
+    assert data["url"] == url and data["remote"] == "origin"
+    assert f"remote: origin {url} (main)" in vmem("status", "--store", str(store)).stdout

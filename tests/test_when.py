@@ -35,7 +35,11 @@ def test_as_of_a_commit_id_and_a_relative_phrase(seeded, vmem):
     assert "no commit of this store" in vmem("recall", "x", "--as-of", "deadbeef", code=2).stderr
     assert "not a date, a relative time or a commit id" in vmem("recall", "x", "--as-of", "soonish", code=2).stderr
     assert "in the future" in vmem("recall", "x", "--as-of", "2999-01-01", code=2).stderr
-    assert "no commit before" in vmem("recall", "x", "--as-of", "2 years ago", code=1).stderr
+    # before the store's first commit: an answer (nothing was known then), not a failure; show still refuses
+    before = vmem("recall", "x", "--as-of", "2 years ago").stdout
+    assert before.startswith("uncovered — the store began at ") and "nothing was known then" in before
+    data = vmem.json("recall", "x", "--as-of", "2 years ago")["data"]
+    assert data["coverage"] == "uncovered" and data["results"] == [] and data["commit"] is None
 
 
 def test_uncovered_says_when_answers_await_review(seeded, vmem):

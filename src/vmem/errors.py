@@ -40,6 +40,14 @@ class ItemNotFound(VmemError):
     """An id that is well-formed but not in the store."""
 
 
+class BeforeHistory(ItemNotFound):
+    """A moment before the store's first commit: nothing was known then (FIRST: that commit's time, ISO)."""
+
+    def __init__(self, message: str, hint: str, first: str) -> None:
+        super().__init__(message, hint)
+        self.first = first
+
+
 class IllegalTransition(VmemError):
     """A status change that the lifecycle table does not allow."""
 

@@ -29,10 +29,19 @@ def clone(url: str, target: Path) -> str:
     identity pinned; the clone's work tree, as git names it."""
     from vmem.store import gitrepo
 
+    existed = target.exists()  # git clones only into a missing or empty folder: whatever is there after is ours
     repo = gitrepo.clone(url, target)
     if not (Path(repo.workdir) / "vmem.yaml").is_file():
+        import shutil
+
         from vmem.errors import StoreNotFound
 
+        repo.free()
+        if existed:  # the empty folder the user made stays, empty again, so a retry into it works
+            for entry in target.iterdir():
+                shutil.rmtree(entry) if entry.is_dir() and not entry.is_symlink() else entry.unlink()
+        else:
+            shutil.rmtree(target)
         raise StoreNotFound(f"cloned {url} into {target}, but its checked-out branch holds no vmem.yaml",
                             "the remote's default branch (HEAD) may name a branch that does not exist or is not the "
                             "store's: push the store's branch there (git push -u origin main), or set the remote's "

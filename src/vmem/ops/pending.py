@@ -59,7 +59,7 @@ def coverage_line(result: dict) -> str:
     line = result["coverage"]
     if result.get("missing"):
         line += " — missing: " + "; ".join(result["missing"])
-    elif result["coverage"] == "partial" and result.get("coverage_reason"):
+    elif result.get("coverage_reason") and not result.get("stale"):  # the stale ones are named below
         line += f" — {result['coverage_reason']}"
     stale = result.get("stale") or []
     if stale:

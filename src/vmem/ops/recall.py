@@ -441,7 +441,14 @@ def _recall_as_of(store: Store, query: str, who: Scope, when: str, include_stale
 
     from vmem.ops.when import as_of  # a commit id, an ISO date or a relative phrase (issue 13)
 
-    snapshot, at = as_of(store, when)
+    from vmem.errors import BeforeHistory
+
+    try:
+        snapshot, at = as_of(store, when)
+    except BeforeHistory as exc:  # an answer, not a failure: the store did not know anything yet
+        return {"coverage": "uncovered", "coverage_reason": f"the store began at {exc.first}, after {when}: "
+                "nothing was known then", "missing": [], "stale": [], "results": [], "commit": None,
+                "awaiting_review": None}
     who.check_entity(snapshot)
     state = store.attestation(snapshot)
     items, waiting = {}, []

@@ -41,7 +41,7 @@ class Scope:
         """An entity scope names an entity of the tree searched: a typo is an error, not an empty answer."""
         if self.entity is not None and snapshot.blob(model.entity_path(self.entity)) is None:
             raise ItemNotFound(f"no entity {self.entity!r} in this store",
-                               "check the spelling against entities/, or leave out --scope for org-wide results")
+                               "list them with: vmem entity list (or leave out --scope for org-wide results)")
 
     def admits(self, item: dict, include_stale: bool = False, at: datetime | None = None) -> bool:
         """The one rule (SPEC 8), for an item read from any tree; shared with sync in vmem.visibility."""

@@ -194,6 +194,7 @@ def status(root: Path) -> dict:
     remote, branch, _ = found
     counts = stdout_of(run_git(root, "rev-list", "--left-right", "--count", f"HEAD...refs/remotes/{remote}/{branch}"))
     ahead, behind = (int(n) for n in counts.split()) if len(counts.split()) == 2 else (0, 0)
-    url = stdout_of(run_git(root, "remote", "get-url", remote))
+    # as the team configured it: `git remote get-url` would show what a url.insteadOf rule rewrote it to
+    url = stdout_of(run_git(root, "config", "--get", f"remote.{remote}.url"))
     return {"remote": remote, "url": without_credentials(url) if url else None, "branch": branch, "ahead": ahead,
             "behind": behind, "waiting": waiting(root, remote, branch), "proposals": writer_branch(root)}

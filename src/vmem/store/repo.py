@@ -386,11 +386,18 @@ class Store:
             raise ItemNotFound("the store has no commits yet", "propose something first")
         limit = when.timestamp()
         order = pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.TIME  # children first, even within a second
+        first = None
         for commit in self.repo.walk(self.repo.head.target, order):
             if commit.commit_time <= limit:
                 return Snapshot(self.repo, commit)
-        raise ItemNotFound(f"the store has no commit before {model.format_ts(when)}",
-                           "its first commit is later; pick a later date")
+            first = commit
+        from datetime import datetime, timezone
+
+        from vmem.errors import BeforeHistory
+
+        began = model.format_ts(datetime.fromtimestamp(first.commit_time, timezone.utc))
+        raise BeforeHistory(f"the store has no commit before {model.format_ts(when)}",
+                            f"its first commit is at {began}; pick a later date", began)
 
     def identity(self) -> pygit2.Signature:
         """Who makes the commit (the committer): vmem's writer and reviewer identity, as `git commit` finds it."""

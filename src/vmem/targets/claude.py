@@ -12,11 +12,12 @@ _OWNED = re.compile(r"km_(?:approved|[ck]-[0-9a-f]{12})\.md\Z")
 
 
 def _frontmatter(paths: list[str]) -> str:
-    """`paths:` as a flow list of double-quoted strings (JSON escapes: a newline or quote in a glob cannot end
-    the frontmatter or forge a line)."""
+    """`paths:` as a block list, the form Claude Code's documentation shows (its loading has been reported to
+    depend on it), of double-quoted strings (JSON escapes: a newline or quote in a glob cannot end the
+    frontmatter or forge a line)."""
     import json
 
-    return f"---\npaths: [{', '.join(json.dumps(p, ensure_ascii=False) for p in paths)}]\n---\n"
+    return "---\npaths:\n" + "".join(f"  - {json.dumps(p, ensure_ascii=False)}\n" for p in paths) + "---\n"
 
 
 def _rule_text(rule: dict) -> str:
@@ -26,7 +27,7 @@ def _rule_text(rule: dict) -> str:
 
 class Claude(Target):
     name = "claude"
-    version = 2
+    version = 3  # 3: paths as a block list
     default_dir = ".claude/rules/vmem"  # sync.dir's default in vmem.yaml
     configured_dir = True
 
