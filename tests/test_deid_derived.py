@@ -47,6 +47,7 @@ def test_an_initialism_of_a_name_of_three_or_more_words_is_the_customer(head, ta
 @settings(max_examples=60, deadline=None)
 @given(first=coined, second=coined, joiner=st.sampled_from(["&", " & ", " and "]))
 def test_a_firm_of_two_names_by_its_two_letters_joined(first, second, joiner):
+    assume(first[0] + second[0] not in deid.COMMON_ACRONYMS)  # "M&L" may be machine learning's ML
     lexicon = build_lexicon([{"id": "c1", "name": f"{first} & {second} Insurance"}])
     assert "initialism" in rules(f"{first[0]}{joiner}{second[0]} wanted audit trails.", lexicon)
 

@@ -389,7 +389,7 @@ class Lexicon:
 
     FIELDS = ("terms", "person_parts", "domains", "quantities", "units", "dates", "quotes")
     __slots__ = FIELDS + ("_lookup", "_quote_index", "_lookup_il", "_skeletons", "_person_skeletons", "_heads",
-                          "_first_words", "_derived")
+                          "_first_words", "_derived", "_near")
 
     def __init__(self, terms: list[Term] | None = None, person_parts: dict[str, tuple[Term, ...]] | None = None,
                  domains: list[Term] | None = None, quantities: list[tuple[Term, Quantity]] | None = None,
@@ -412,6 +412,7 @@ class Lexicon:
         self._heads: tuple | None = None
         self._first_words: tuple | None = None
         self._derived: tuple | None = None
+        self._near: tuple | None = None
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Lexicon) and all(getattr(self, k) == getattr(other, k) for k in self.FIELDS)
@@ -467,6 +468,12 @@ class Lexicon:
         if self._derived is None or self._derived[0] != len(self.terms):
             self._derived = (len(self.terms), _derive(self.terms))
         return self._derived[1]
+
+    def near_index(self) -> "NearIndex":
+        """The name words fuzzy and phonetic matching compares against (see NearIndex); built once per lexicon."""
+        if self._near is None or self._near[0] != len(self.terms):
+            self._near = (len(self.terms), _near_index(self.terms))
+        return self._near[1]
 
     def heads(self) -> frozenset[str]:
         """The first words of the names of more than one word (where a name written backwards can start)."""
@@ -1298,6 +1305,173 @@ def _derived_hits(words: list[Word], folded: str, lexicon: Lexicon) -> list[Hit]
     return hits
 
 
+# -- near-spellings and sound-alikes -----------------------------------------------------------------------------
+
+class NearIndex(namedtuple("NearIndex", "words sounds singles surnames windows")):
+    """words: every name word of four letters or more; sounds: phonetic key -> those words; singles: words that
+    name a customer alone (one-word names and aliases, first words of longer names), five letters or more;
+    surnames: contacts' surnames of five letters or more; windows: (words, term) for every name of two words or
+    more, its first words when it has three or more, and without its "and"."""
+
+    __slots__ = ()
+
+
+def _near_index(terms: list[Term]) -> NearIndex:
+    from vmem.gates.near import sound_keys
+
+    words: set[str] = set()
+    singles: dict[str, tuple[Term, ...]] = {}
+    surnames: dict[str, tuple[Term, ...]] = {}
+    windows: dict[tuple[str, ...], tuple[Term, ...]] = {}
+    for term in terms:
+        if term.kind not in ("name", "alias", "person"):
+            continue
+        toks = tokens(term.text)
+        words.update(t for t in toks if len(t) >= 4 and t.isalpha())
+        if term.kind == "person":
+            _, surname = _name_parts(term.text)
+            if len(surname) >= 5 and surname.isalpha():
+                surnames[surname] = surnames.get(surname, ()) + (term,)
+                words.add(surname)
+        elif len(toks) == 1 or len(toks[0]) >= 5:
+            key = toks[0]  # as written: the squashed form drops a plural s ("Korkorvis")
+            if len(key) >= 5 and key.isalpha():
+                singles[key] = singles.get(key, ()) + (term,)
+                words.add(key)
+        if len(toks) >= 2:
+            shapes = {tuple(toks), tuple(t for t in toks if t != "and")}
+            if term.kind != "person" and len(toks) >= 3:
+                shapes.update(tuple(toks[:width]) for width in range(2, len(toks)))
+            for shape in shapes:
+                if len(shape) >= 2:
+                    windows[shape] = windows.get(shape, ()) + (term,)
+    sounds: dict[str, set[str]] = {}
+    for word in words:
+        for key in sound_keys(word) | {"s:" + _skeleton(word)} if len(_skeleton(word)) >= 3 else sound_keys(word):
+            sounds.setdefault(key, set()).add(word)
+    return NearIndex(sorted(words), sounds, singles, surnames, windows)
+
+
+def _likeness(words: list[str], index: NearIndex) -> list[dict[str, str]]:
+    """For each word of the statement, the name words it is like: "near spelling" (a few edits) or "sound-alike"
+    (a phonetic key in common); a word equal to a name word is matched elsewhere and left out."""
+    from vmem.gates.near import near_spellings, sound_keys
+
+    out: list[dict[str, str]] = []
+    known = set(index.words)
+    for word in words:
+        like: dict[str, str] = {}
+        if len(word) >= 4 and word.isalpha() and word not in known:
+            for choice in near_spellings(word, index.words):
+                like[choice] = "near spelling"
+            keys = sound_keys(word)
+            skeleton = _skeleton(word)
+            if len(skeleton) >= 3:
+                keys.add("s:" + skeleton)
+            agreeing: Counter = Counter(choice for key in keys for choice in index.sounds.get(key, ()))
+            for choice, codes in agreeing.items():
+                if codes >= 2 and abs(len(choice) - len(word)) <= 3:
+                    like.setdefault(choice, "sound-alike")
+        out.append(like)
+    return out
+
+
+def _near_hits(words: list[Word], lexicon: Lexicon) -> list[Hit]:
+    """Names spelt a little wrong or as they sound ("Corvane", "Tavsito", "Korvan Byologics", "Halvarde and
+    Kwist", "Ilsa Fandersteen"). Only words that are not common English count as near a name, and only name
+    words that are not common English count alone: "Quest" is not Quist, "sank" not Sankt. A name of several
+    words counts when each word is the name's, near it, or (in a name of three words or more, one of them)
+    loosely alike, and one matched word is no common word ("Harbour Lane Health" is all of a three-word name)."""
+    from vmem.gates.near import common, similarity, zipf
+
+    index = lexicon.near_index()
+    if not index.words:
+        return []
+    lower = [w.text.casefold() for w in words]
+    like = _likeness(lower, index)
+    # two capitalised words written for one ("Vel Moura")
+    joined = {n: lower[n] + lower[n + 1] for n in range(len(words) - 1)
+              if not words[n + 1].boundary and words[n].text[:1].isupper() and words[n + 1].text[:1].isupper()}
+    joined_like = dict(zip(joined, _likeness(list(joined.values()), index))) if joined else {}
+    hits: list[Hit] = []
+
+    def rare(word: str, lowered: bool) -> bool:
+        return not common(word) and (not lowered or zipf(word) < _KNOWN_ZIPF)
+
+    for n, word in enumerate(words):
+        candidates = [(n, n + 1, choice, how) for choice, how in like[n].items()]
+        # split words joined are compared by spelling only: by sound, "Police Day" is Pellucid
+        candidates += [(n, n + 2, choice, how) for choice, how in joined_like.get(n, {}).items()
+                       if how == "near spelling"]
+        for start, end, choice, how in candidates:
+            written = " ".join(w.text for w in words[start:end])
+            found = "".join(lower[start:end])
+            # one word alone: six letters or more (a five-letter name has real neighbours: Mehra, Mehta)
+            if len(choice) < 6:
+                continue
+            if choice in index.singles and rare(choice, False) and rare(found, word.text.islower()):
+                for term in index.singles[choice]:
+                    if not needs_cue(term):
+                        hits.append(Hit(term.entity, term.kind, term.text, written, how))
+            if choice in index.surnames and end == start + 1 and word.text[:1].isupper() and rare(choice, False) \
+                    and rare(found, False):
+                before = words[start - 1] if start and not word.boundary else None
+                after = lower[end] if end < len(words) and not words[end].boundary else ""
+                named = before is not None and before.text[:1].isupper() and not before.gap or \
+                    before is not None and before.text.casefold() in _BEFORE_NAME or after in _AFTER_NAME
+                if named:
+                    for term in index.surnames[choice]:
+                        first, _ = _name_parts(term.text)
+                        # a full name with another first name is someone else ("Paul Dewar")
+                        if before is None or not before.text[:1].isupper() or before.gap or \
+                                _first_alike(before.text.casefold(), first, like[start - 1]):
+                            hits.append(Hit(term.entity, "person", term.text, written, how))
+    for shape, terms in index.windows.items():
+        width = len(shape)
+        for start in range(len(words) - width + 1):
+            if lower[start] != shape[0] and shape[0] not in like[start]:
+                continue
+            window = words[start:start + width]
+            if any(w.boundary for w in window[1:]) or not all(
+                    w.text[:1].isupper() or w.text.casefold() in _SKIPPED_IN_INITIALS for w in window):
+                continue
+            kinds = []
+            for k, part in enumerate(shape):
+                said = lower[start + k]
+                if said == part:
+                    kinds.append("exact")
+                elif part in like[start + k]:
+                    kinds.append(like[start + k][part])
+                elif len(part) >= 4 and similarity(said, part) >= _LOOSE_SIMILARITY:
+                    kinds.append("loose")
+                else:
+                    break
+            else:
+                if all(k == "exact" for k in kinds) or kinds.count("loose") > (1 if width >= 3 else 0):
+                    continue
+                matched = [part for part, k in zip(shape, kinds) if k != "loose"]
+                whole = width >= 3 and kinds.count("exact") == width - 1
+                changed = [lower[start + k] for k, kind in enumerate(kinds) if kind != "exact"]
+                if (whole or any(not common(part) for part in matched)) and \
+                        not any(common(word) and zipf(word) >= _COMMON_TYPO_ZIPF for word in changed):
+                    how = "near spelling" if "near spelling" in kinds else "sound-alike"
+                    for term in terms:
+                        hits.append(Hit(term.entity, term.kind, term.text, " ".join(w.text for w in window), how))
+    return hits
+
+
+# in a name of three words or more, one word may be only loosely alike ("Zankt Owrel Kliniken": Owrel, Aurel)
+_LOOSE_SIMILARITY = 0.6
+# a changed word this common is that word, whatever name it is near ("the Quest team" is not Quist)
+_COMMON_TYPO_ZIPF = 4.5
+
+
+def _first_alike(written: str, first: str, like: dict[str, str]) -> bool:
+    from vmem.gates.near import similarity
+
+    return written == first or first in like or similarity(written, first) >= 0.5
+
+
 def scan(statement: str, lexicon: Lexicon, _depth: int = 0) -> list[Hit]:
     """Every identifying thing in STATEMENT; an empty list means it passes. Encoded text in it (HTML entities,
     percent-encoding, backslash escapes, base64 and hex runs) is decoded and screened too, two layers deep, and
@@ -1311,6 +1485,7 @@ def scan(statement: str, lexicon: Lexicon, _depth: int = 0) -> list[Hit]:
     folded_words = _words(folded)
     hits.extend(_person_hits(folded_words, lexicon))
     hits.extend(_derived_hits(folded_words, folded, lexicon))
+    hits.extend(_near_hits(folded_words, lexicon))
     hits.extend(_spelled_hits(folded, by_squash))
     hits.extend(_reversed_hits(folded, lexicon, by_squash))
     hits.extend(_identifier_hits(folded, lexicon))

@@ -1,0 +1,104 @@
+"""De-id: near-spellings and sound-alikes of name words that are not common English (edit distance, phonetic
+codes), alone for a one-word name, word by word for a longer one; and the real words and other people's names
+they must not catch."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+from vmem.gates import deid
+from vmem.gates.deid import build_lexicon, check_statement
+from vmem.gates.near import common, edits_allowed
+
+SYLLABLES = ["kor", "van", "ta", "vis", "mel", "dra", "quin", "lo", "ber", "sten", "hal", "rin", "tho", "vel"]
+coined = st.lists(st.sampled_from(SYLLABLES), min_size=3, max_size=4).map(lambda s: "".join(s).capitalize()).filter(
+    lambda w: len(w) >= 7 and not common(w) and not deid._ordinary(w) and w.casefold() not in deid._dictionary())
+
+
+def typo(word: str, kind: str, at: int) -> str:
+    """One slip inside the word (never its first letter): a letter dropped, doubled, changed, or two swapped."""
+    i = 1 + at % (len(word) - 2)
+    return {"drop": word[:i] + word[i + 1:], "double": word[:i] + word[i] + word[i:],
+            "swap": word[:i] + word[i + 1] + word[i] + word[i + 2:],
+            "change": word[:i] + ("x" if word[i] != "x" else "z") + word[i + 1:]}[kind]
+
+
+SOUNDS = [("c", "k"), ("ph", "f"), ("i", "ee"), ("v", "f"), ("qu", "kw"), ("y", "i"), ("o", "oh")]
+
+
+def respell(word: str) -> str | None:
+    low = word.lower()
+    for letters, sound in SOUNDS:
+        if letters in low[1:]:
+            i = low.index(letters, 1)
+            return (low[:i] + sound + low[i + len(letters):]).capitalize()
+    return None
+
+
+@settings(max_examples=150, deadline=None)
+@given(name=coined, kind=st.sampled_from(["drop", "double", "swap", "change"]), at=st.integers(0, 20),
+       shape=st.sampled_from(["one word", "company", "contact"]))
+def test_one_slip_in_a_name_word_is_still_the_name(name, kind, at, shape):
+    slipped = typo(name, kind, at)
+    assume(slipped.casefold() != name.casefold() and not common(slipped))
+    lexicon = build_lexicon([{"id": "c1", "name": name if shape == "one word" else f"{name} Biologics",
+                              "people": [f"Ilse {name}"] if shape == "contact" else []}])
+    statement = {"one word": f"Store managers at {slipped} wanted offline mode.",
+                 "company": f"Finance teams at {slipped} Biologics asked for invoicing.",
+                 "contact": f"Ilse {slipped} pushed for a shorter validation cycle."}[shape]
+    result = check_statement(statement, lexicon)
+    assert any(h.rule == "near spelling" for h in result.hits), (statement, result.hits)
+
+
+@settings(max_examples=100, deadline=None)
+@given(name=coined)
+def test_a_name_respelt_by_sound_is_still_the_name(name):
+    sounded = respell(name)
+    assume(sounded is not None and sounded.casefold() != name.casefold() and not common(sounded))
+    lexicon = build_lexicon([{"id": "c1", "name": f"{name} Mobility"}])
+    result = check_statement(f"{sounded} Mobility's dispatchers wanted status updates.", lexicon)
+    assert not result.passed, (sounded, name)
+
+
+def test_edits_allowed_grow_with_the_word():
+    assert [edits_allowed(n) for n in (3, 4, 8, 9, 12)] == [0, 1, 1, 2, 2]
+
+
+LEXICON = build_lexicon([
+    {"id": "cb", "name": "Corvanne Biologics", "people": ["Ilse Vandersteen"]},
+    {"id": "hq", "name": "Halvard & Quist Insurance", "aliases": ["Halvard and Quist"], "people": ["Saoirse Kealy"]},
+    {"id": "ta", "name": "Tavisto Mobility", "people": ["Arjun Mehta"]},
+    {"id": "ve", "name": "Velmora", "people": ["Bram Oosterhuis"]},
+    {"id": "sa", "name": "Sankt Aurel Kliniken"},
+    {"id": "hl", "name": "Harbor Lane Health"},
+    {"id": "qm", "name": "Quintara Moda", "aliases": ["Quintara"]},
+    {"id": "md", "name": "Meridale Capital", "aliases": ["Meridale"]},
+    {"id": "co", "name": "Corvane Diagnostics", "aliases": ["Corvane"]},
+    {"id": "ph", "name": "Pellucid Home Goods", "aliases": ["Pellucid Home"]},
+])
+
+
+@pytest.mark.parametrize("statement", [
+    "Korvan Byologics asked for quarterly invoicing.", "Store managers at Vel Moura asked for stock counts.",
+    "Claims staff at Halvarde and Kwist asked for bulk export.", "Zankt Owrel Kliniken asked for audit reports.",
+    "Ilsa Fandersteen pushed for a shorter validation cycle.", "Seersha Keely raised data residency.",
+    "Nurses at Harbour Lane Health wanted badge-tap login.", "Bram Oostrehuis asked for dashboards.",
+    "Taveesto Mobility's dispatchers wanted updates.",
+])
+def test_near_spellings_and_sound_alikes_on_the_lexicon(statement):
+    assert not check_statement(statement, LEXICON).passed, statement
+
+
+@pytest.mark.parametrize("statement", [
+    "Prospects in Tavistock asked for hybrid-work features.", "A teaching hospital in Vellore asked about forms.",
+    "Claims teams named a Quest Diagnostics integration.", "Adoption sank after the price change.",
+    "Biological sample tracking was the top request.", "Several retailers used Oosterhout as their hub.",
+    "The film stars Lily Rabe and Anthony Quintal.", "He was replaced by Murtala Mohammed in 1975.",
+    "The Briquet Griffon Vendeen has a bushy head.", "Egypt marks National Police Day on 25 January.",
+    "Mehra agreed to act in the film.", "He was born in St. Gallen, Switzerland.",
+])
+def test_real_words_and_other_names_near_a_customer_pass(statement):
+    result = check_statement(statement, LEXICON)
+    assert result.passed, result.hits
