@@ -125,7 +125,8 @@ def test_amounts_in_scientific_notation_are_values(mantissa, power, style):
     lexicon = lexicon_for("Zzyzxcorp", restricted=[f"${value:,.0f} ARR"])
     written = style.format(m=f"{mantissa / 10:g}", p=power)
     assert not passes(f"An ARR of {written} dollars is typical.", lexicon), written
-    other = style.format(m=f"{(mantissa + 1) / 10:g}", p=power)  # another value in the same notation
+    # another value in the same notation, ten per cent or more away (a value within 2 % pins it: test_deid_values)
+    other = style.format(m=f"{(mantissa + 10 if mantissa <= 89 else mantissa - 10) / 10:g}", p=power)
     assert passes(f"An ARR of {other} dollars is typical.", lexicon), other
 
 
@@ -139,7 +140,7 @@ def test_amounts_with_a_locales_scale_abbreviation_are_values(whole, scale, deci
     lexicon = lexicon_for("Zzyzxcorp", restricted=[f"${value:,.0f} ARR"])
     number = f"{whole},5" if decimal_comma else f"{whole}.5"
     assert not passes(f"Their ARR is {number} {word} USD.", lexicon), (number, word)
-    assert passes(f"Their ARR is {whole + 1},5 {word} USD.", lexicon)
+    assert passes(f"Their ARR is {whole + 10},5 {word} USD.", lexicon)  # far from it (within 2 % pins it)
 
 
 LETTERLIKE = {

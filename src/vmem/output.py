@@ -22,9 +22,19 @@ _CONTROL.update({c: f"<U+{c:04X}>" for c in (0x061C, 0x180E, *range(0x200B, 0x20
                                              0xFEFF, *range(0xFFF9, 0xFFFC), 0xE0001, *range(0xE0020, 0xE0080))})
 
 
-def counted(n: int, one: str, many: str | None = None) -> str:
-    """"1 claim", "2 claims", "0 claims": a count with its noun in the right number."""
-    return f"{n} {one if n == 1 else many or one + 's'}"
+def counted(count: int, word: str, many: str | None = None) -> str:
+    """COUNT and WORD, plural unless one ("1 alias", "2 aliases", "0 entries"): the one way every message counts.
+    MANY: the plural where adding s is wrong; words ending in s, x, ch or sh take es, consonant + y takes ies."""
+    if count == 1:
+        return f"{count} {word}"
+    if many is None:
+        if word.endswith(("s", "x", "ch", "sh")):
+            many = word + "es"
+        elif word.endswith("y") and word[-2:-1] not in ("a", "e", "i", "o", "u"):
+            many = word[:-1] + "ies"
+        else:
+            many = word + "s"
+    return f"{count} {many}"
 
 
 def plain(text: Any) -> str:

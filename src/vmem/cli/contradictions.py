@@ -8,7 +8,7 @@ import typer
 
 from vmem.cli.common import JsonOpt, StoreOpt, session
 from vmem.cli.render import shorten as _shorten
-from vmem.output import safe
+from vmem.output import counted, safe
 
 
 def contradictions(
@@ -38,7 +38,7 @@ def contradictions(
                 console.print(f"    {safe(_shorten(pair['a_statement'], 160))}\n"
                               f"    {safe(_shorten(pair['b_statement'], 160))}", soft_wrap=True)
             both = sum(live_sides(p) == 2 for p in pairs)
-            console.print(f"[dim]{len(pairs)} open contradiction{'s' * (len(pairs) != 1)}"
+            console.print(f"[dim]{counted(len(pairs), 'open contradiction')}"
                           + (f", {both} between two live items (agents are served both)" if both else "")
                           + "; approving one side in vmem review asks what becomes of the other, or retire one: "
                           "vmem revoke ID --reason …[/]", soft_wrap=True)

@@ -9,6 +9,7 @@ import typer
 from vmem.cli.common import JsonOpt, NoAsOpt, StoreOpt, session
 from vmem.cli.fast import refuse_as
 from vmem.cli.render import contradiction_warning, one_line
+from vmem.output import counted
 
 ID_HELP = "A claim or learning id, or a unique prefix of one (c-f3d5)."
 
@@ -81,6 +82,6 @@ def expire(ctx: typer.Context, json_: JsonOpt = False, store: StoreOpt = None) -
 
         expired = run(s.store)
         s.out.result({"expired": expired})
-        s.out.line(f"{len(expired)} claim{'s' * (len(expired) != 1)} recorded as expired"
+        s.out.line(f"{counted(len(expired), 'claim')} recorded as expired"
                    + (": " + ", ".join(expired[:10]) if expired else "")
                    + (f" and {len(expired) - 10} more (--json lists all)" if len(expired) > 10 else ""))

@@ -9,7 +9,7 @@ from typing import Annotated, Optional
 import typer
 
 from vmem.cli.common import JsonOpt, StoreOpt, session
-from vmem.output import plain, safe
+from vmem.output import counted, plain, safe
 
 def harvest(
     ctx: typer.Context,
@@ -115,12 +115,12 @@ def _print(console, found) -> None:
 
 def _summary(out, found) -> None:
     n = len(found.candidates)
-    read = f"{found.read} file{'s' * (found.read != 1)} read" + (
+    read = f"{counted(found.read, 'file')} read" + (
         f", {found.unchanged} unchanged since last time" if found.unchanged else "")
     if found.dry_run:
-        out.info(f"dry run: {found.new} candidate{'s' * (found.new != 1)} found ({read}); nothing remembered")
+        out.info(f"dry run: {counted(found.new, 'candidate')} found ({read}); nothing remembered")
     elif n:
-        out.info(f"{n} candidate{'s' * (n != 1)} wait ({found.new} new; {read}): vmem harvest --accept ID "
+        out.info(f"{counted(n, 'candidate')} wait ({found.new} new; {read}): vmem harvest --accept ID "
                  "proposes one, --dismiss ID forgets it")
     else:
         out.info(f"no candidates ({read})")

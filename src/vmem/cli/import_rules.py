@@ -8,6 +8,7 @@ from typing import Annotated, Optional
 import typer
 
 from vmem.cli.common import JsonOpt, StoreOpt, session
+from vmem.output import counted
 
 # what each outcome is called in the listing (the JSON says `outcome`)
 _LABEL = {"propose": "new", "known": "known", "revoked": "revoked", "rejected": "rejected", "near": "near",
@@ -56,7 +57,7 @@ def import_(
         verb = "would propose" if dry_run else "proposed"
         files = len(data["sources"])
         s.out.line(f"{verb} {len(data['proposed'])} of {len(data['statements'])} statements from "
-                   f"{files} file{'' if files == 1 else 's'}" + (f" ({others})" if others else "")
+                   + counted(files, 'file') + (f" ({others})" if others else "")
                    + (f" [{data['commit'][:10]}]" if data["commit"] else "")
                    + ("; nothing written" if dry_run else ""))
         if data["skipped"]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 
-from vmem.output import safe
+from vmem.output import counted, safe
 
 TYPE_CHECKING = False  # typing's flag, without importing typing (~3 ms of every command)
 if TYPE_CHECKING:
@@ -66,7 +66,7 @@ def item_table(console, items: list[dict]) -> None:
     for item in items:
         table.add_row(item["id"], status(item["status"]), safe(_where(item)), safe(_shorten(item["statement"], 110)))
     console.print(table)
-    console.print(f"[dim]{len(items)} item{'s' if len(items) != 1 else ''}[/]")
+    console.print(f"[dim]{counted(len(items), 'item')}[/]")
 
 
 def item_panel(console, item: dict, headline: str | None = None) -> None:
@@ -155,7 +155,7 @@ def check_report(console, report: dict) -> None:
                           soft_wrap=True)  # a message often ends in a command to copy: never wrapped by us
     errors, warnings = len(report["errors"]), len(report["warnings"])
     verdict = "[red]store has errors[/]" if errors else "[green]store is valid[/]"
-    console.print(f"{verdict} ({errors} error{'s' * (errors != 1)}, {warnings} warning{'s' * (warnings != 1)})")
+    console.print(f"{verdict} ({counted(errors, 'error')}, {counted(warnings, 'warning')})")
 
 
 def card_lines(card: dict) -> list[str]:
@@ -196,8 +196,8 @@ def card_lines(card: dict) -> list[str]:
         lines.append("  " + "".join(_diff_run(op, text) for op, text in old["diff"]).strip())
     if card["kind"] == "knowledge":
         customers, writers, entries = card["distinct_entities"], card["writers"], card["evidence_count"]
-        lines.append(f"support {card['support_tier']}: {customers} distinct customer{'s' * (customers != 1)}, "
-                     f"{writers} writer{'s' * (writers != 1)}, {entries} evidence entr{'ies' if entries != 1 else 'y'}")
+        lines.append(f"support {card['support_tier']}: {counted(customers, 'distinct customer')}, "
+                     f"{counted(writers, 'writer')}, {counted(entries, 'evidence entry')}")
         if card.get("evidence_hidden"):
             lines.append("evidence quotes hidden (quarantined: they identify a customer)")
         for ev in card.get("evidence") or []:

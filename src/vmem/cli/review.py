@@ -12,7 +12,7 @@ import typer
 from vmem.cli.common import JsonOpt, NoAsOpt, StoreOpt, session
 from vmem.cli.fast import refuse_as
 from vmem.cli.render import shorten
-from vmem.output import plain, safe
+from vmem.output import counted, plain, safe
 
 
 def review(
@@ -63,7 +63,7 @@ def review(
                 for row, (_, _, clashes) in zip(rows, results):
                     row["contradictions"] = clashes
             s.out.result(rows)
-            s.out.line(f"{len(cards)} item{'s' * (len(cards) != 1)}: {action}")
+            s.out.line(f"{counted(len(cards), 'item')}: {action}")
             for card_, (_, _, clashes) in zip(cards, results):
                 for clash in clashes:
                     s.out.note(f"{card_['id']}: " + contradiction_warning(clash))

@@ -11,6 +11,7 @@ compared as values, in any common format or in words. Every hit names the rule t
 from __future__ import annotations
 
 import functools
+import math
 import re
 import unicodedata
 from collections import Counter
@@ -232,6 +233,9 @@ _DATE_PATTERNS = [
 ]
 
 
+_SPOKEN_YEAR = lazy(rf"\b({_MONTH_RE})\.?,?\s+(19|20) ([1-9]\d)\b", re.I)
+
+
 class Quantity(namedtuple("Quantity", "value percent")):
     """value (float), percent (bool)."""
 
@@ -366,11 +370,119 @@ def _numbers(text: str, dates: bool = True) -> list[tuple[Quantity, bool, frozen
 _IDENTIFIER = lazy(r"(?=\S*\d)(?=\S*[A-Za-z])[A-Za-z0-9]+(?:[-_/.][A-Za-z0-9]+)+")
 
 
+# -- numbers as values: near a restricted value, a narrow range around it, a fraction, multiple or per-period form
+
+_NEAR_VALUE = 0.02  # a number within 2 % of a restricted amount or count (its unit with it) pins it: $1.25M for $1.24M
+_DERIVED_VALUE = 0.01  # a stated fraction, multiple or per-period form, within 1 % (rounding: $7,200 a month)
+_RANGE_SPAN = 0.06  # a range that holds a restricted value and spans at most 6 % of it pins it
+# words that say a number is a part, a multiple or a per-period form of another, and the factor back to the whole
+_FACTOR_WORDS = [
+    (lazy(r"\bhal(?:f|ves)\b|\bsemi-?annual|\bbi-?annual|\bsix[- ]month", re.I), 2.0),
+    (lazy(r"\bdoubl(?:e|ed|ing)\b|\btwice\b", re.I), 0.5),
+    (lazy(r"\bthirds?\b", re.I), 3.0), (lazy(r"\btripl(?:e|ed)\b|\bthrice\b", re.I), 1 / 3),
+    (lazy(r"\bquarter(?:s|ly)?\b", re.I), 4.0),
+    (lazy(r"\bmonth(?:s|ly)?\b|/\s?mo\b|\bp\.?m\.?\b", re.I), 12.0),
+    (lazy(r"\bweek(?:s|ly)?\b|/\s?wk\b", re.I), 52.0),
+    (lazy(r"\bdaily\b|\bper day\b|\ba day\b", re.I), 365.0),
+]
+_TIMES = lazy(r"(?:[x×*]\s?(\d{1,3})\b|\b(\d{1,3})\s?[x×](?!\w)|\b(\d{1,3}) times\b|/\s?(\d{1,3})\b(?![.,]\d)|"
+              r"\bdivided by (\d{1,3})\b)", re.I)
+_EACH = lazy(r"\b(?:each|apiece|per|every)\b", re.I)
+_SMALL_COUNT = lazy(r"\b(?:([2-9]|1[0-2])|(two|three|four|five|six|seven|eight|nine|ten|eleven|twelve))\b(?![.,]\d)",
+                    re.I)
+_COUNT_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
+                "eleven": 11, "twelve": 12}
+_RANGE = lazy(r"([$€£¥]?\s?\d[\d,.]*\s?(?:k|m|mn|bn|million|billion|thousand)?)\s*(?:-|–|—|to|and|through)\s*"
+              r"([$€£¥]?\s?\d[\d,.]*\s?(?:k|m|mn|bn|million|billion|thousand)?)(?![\w.]\d)", re.I)
+
+
+def _factors(text: str) -> dict[float, str]:
+    """The factors back to a whole that the words of TEXT state: half (2), double (1/2), a month (12), x3 (3 and
+    1/3), "two ... each" (2). Each with how it reads, for the hit's rule."""
+    found: dict[float, str] = {}
+    for pattern, factor in _FACTOR_WORDS:
+        match = pattern.search(text)
+        if match:
+            found.setdefault(factor, match.group(0).strip().casefold())
+    for match in _TIMES.finditer(text):
+        n = int(next(g for g in match.groups() if g))
+        if 2 <= n <= 365:
+            found.setdefault(float(n), match.group(0).strip())
+            found.setdefault(1 / n, match.group(0).strip())
+    if _EACH.search(text):
+        for match in _SMALL_COUNT.finditer(text):
+            n = int(match.group(1)) if match.group(1) else _COUNT_WORDS[match.group(2).casefold()]
+            found.setdefault(float(n), f"{match.group(0)} ... each")
+    return found
+
+
+def _ranges(text: str) -> list[tuple[float, float, bool, frozenset[str]]]:
+    """Ranges written "$5.5M-$5.7M", "between 12,400 and 12,600 seats", "5.5 to 5.7 million": (low, high,
+    money, the words around); a bare low end takes the high end's scale ("$5.5-5.7M")."""
+    folded = fold(text)
+    out = []
+    for match in _RANGE.finditer(folded):
+        low = [q for q, _, _ in _numbers(match.group(1), dates=False) if not q.percent]
+        high = _numbers(match.group(2), dates=False)
+        high_values = [q for q, _, _ in high if not q.percent]
+        if not low or not high_values:
+            continue
+        lo, hi = max(q.value for q in low), max(q.value for q in high_values)
+        if 0 < lo < hi / 100:  # "5.5-5.7M": the low end written without its scale
+            lo *= 10 ** round(math.log10(hi / lo))
+        money = bool(_CURRENCY.search(match.group(0))) or bool(_CURRENCY.match(folded[match.end():].strip()))
+        tail = re.findall(r"[^\W\d_]+", folded[match.end():match.end() + 40])[:3]
+        head = re.findall(r"[^\W\d_]+", folded[max(match.start() - 40, 0):match.start()])[-3:]
+        if lo < hi:
+            out.append((lo, hi, money, frozenset(_stem(w.casefold()) for w in tail + head)))
+    return out
+
+
+def _pinned_values(numbers: list, texts: list[str], lexicon: "Lexicon", done: set) -> list["Hit"]:
+    """Restricted amounts and counts pinned without being stated: a number within 2 % of one (with its unit, or as
+    money for money), a narrow range around one, or a stated fraction, multiple or per-period form of one."""
+    hits = []
+    factors: dict[float, str] = {}
+    for text in texts:
+        for factor, how in _factors(text).items():
+            factors.setdefault(factor, how)
+    ranges = [r for text in texts[:1] for r in _ranges(text)]
+    for term, quantity in lexicon.quantities:
+        if (term.entity, term.text) in done or quantity.percent or quantity.value < 100:
+            continue
+        target, unit = quantity.value, lexicon.units.get((term.text, quantity))
+        money = unit is None and bool(_CURRENCY.search(term.text))
+
+        def fits(is_money: bool, around: frozenset[str]) -> bool:
+            return bool(unit & around) if unit is not None else is_money or not money
+
+        rule = None
+        for q, is_money, around in numbers:
+            if q.percent or q.value <= 0 or not fits(is_money, around):
+                continue
+            if q.value != target and abs(q.value - target) <= _NEAR_VALUE * target:
+                rule = f"value within {_NEAR_VALUE:.0%}"
+                break
+            for factor, how in factors.items():
+                if abs(q.value * factor - target) <= _DERIVED_VALUE * target:
+                    rule = f"value as a part or multiple ({how})"
+                    break
+            if rule:
+                break
+        for lo, hi, is_money, around in ranges if rule is None else ():
+            if lo <= target <= hi and hi - lo <= _RANGE_SPAN * target and fits(is_money, around):
+                rule = "range around the value"
+        if rule:
+            hits.append(Hit(term.entity, "restricted", term.text, _fmt(quantity), rule))
+    return hits
+
+
 def _distinctive(quantity: Quantity, text: str) -> bool:
     """Small round counts ("3-year term") identify nobody; amounts, percentages and big or exact numbers may."""
     if not quantity.percent and quantity.value == int(quantity.value) and 1900 <= quantity.value <= 2100 \
-            and not _CURRENCY.search(text):
+            and not _CURRENCY.search(text) and not re.search(r"\d[,.\u00a0 ']\d{3}", text):
         return False  # a year alone is not a restricted value: "2026" is not SCC-RFP-2026-014 or a renewal date
+        # (a year is never written with a thousands separator: "1,900 beds" is a count)
     return quantity.percent or quantity.value >= 100 or quantity.value != int(quantity.value)
 
 
@@ -1516,11 +1628,23 @@ def scan(statement: str, lexicon: Lexicon, _depth: int = 0) -> list[Hit]:
                     hits.append(Hit(term.entity, "restricted", term.text, _fmt(quantity), "count-with-unit"))
             elif quantity in present or Quantity(quantity.value, not quantity.percent) in present and quantity.percent:
                 hits.append(Hit(term.entity, "restricted", term.text, _fmt(quantity), "value"))
+        hits.extend(_pinned_values(numbers, texts, lexicon, {(h.entity, h.term) for h in hits}))
     if lexicon.dates:
+        from vmem.gates.datewords import dates_in_words
+
+        # a year said in words: "August, twenty twenty-six" reads "August, 20 26"
+        texts = texts[:1] + [_SPOKEN_YEAR.sub(r"\1 \2\3", t) for t in texts[1:]]
         present_dates = {day for text in texts for day in dates_in(text)}
+        years = {day.year for _, day in lexicon.dates}
+        worded: dict[date, str] = {}
+        for text in texts:
+            for day, how in dates_in_words(unicodedata.normalize("NFKC", text), years).items():
+                worded.setdefault(day, how)
         for term, day in lexicon.dates:
             if day in present_dates:
                 hits.append(Hit(term.entity, "restricted", term.text, day.isoformat(), "date"))
+            elif day in worded:
+                hits.append(Hit(term.entity, "restricted", term.text, day.isoformat(), f"date ({worded[day]})"))
     # quoted spans from the evidence's episodes
     if lexicon.quotes:
         said = _quote_tokens(statement)

@@ -9,6 +9,7 @@ from collections import namedtuple
 from vmem import model
 from vmem.gates.deid import Lexicon, build_lexicon, check_statement
 from vmem.policy import k_min as policy_k_min
+from vmem.output import counted
 
 
 class GateInputs:
@@ -144,7 +145,7 @@ def _k_support(item: dict, inputs: GateInputs, knowledge: dict, k: int) -> str |
     if len(entities) >= k:
         return None
     waiting = len(named - entities)
-    return (f"support from {len(entities)} distinct customer{'s' * (len(entities) != 1)}; needs {k}"
+    return (f"support from {counted(len(entities), 'distinct customer')}; needs {k}"
             + (f" ({waiting} more await a reviewer: vmem entity approve ID)" if waiting else ""))
 
 
@@ -153,7 +154,7 @@ def _writers(item: dict, inputs: GateInputs, knowledge: dict, k: int) -> str | N
     writers = {e["writer"].casefold() for e in evidence}
     if len(writers) >= knowledge["writers_min"] or any(e.get("tier") == 1 for e in evidence):
         return None
-    return (f"reported by {len(writers)} distinct writer{'s' * (len(writers) != 1)}; "
+    return (f"reported by {counted(len(writers), 'distinct writer')}; "
             f"needs {knowledge['writers_min']} (or tier-1 evidence)")
 
 

@@ -26,6 +26,7 @@ from vmem.knowledge.tables import (
     _NEGATION,
     _UP_WORDS,
 )
+from vmem.output import counted
 
 
 # Each returns a short reason when it finds a decisive difference, else None. The lexicons
@@ -69,7 +70,7 @@ def negation_difference(a: Parsed, b: Parsed) -> str | None:
     na, nb = a.stream.count(_NEGATION), b.stream.count(_NEGATION)
     if na == nb:
         return None
-    return f"negation differs (a has {na} negation{'s' * (na != 1)}, b has {nb})"
+    return f"negation differs (a has {counted(na, 'negation')}, b has {nb})"
 
 
 def _listing(parsed: Parsed, tokens: list[str]) -> str:

@@ -18,6 +18,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from vmem.errors import ItemNotFound, UsageError
+from vmem.output import counted
 
 # The largest value each argument may carry (characters; for a list, how many entries and each entry's length).
 # A question is a sentence or two; a statement's limit is `vmem propose`'s (4,000 characters, checked by its body).
@@ -282,7 +283,7 @@ class AgentView:
         data["contradictions"] = [c for c in done.contradictions if c["id"] in served]
         hidden = len(done.contradictions) - len(data["contradictions"])
         if hidden:
-            notes.append(f"it contradicts {hidden} item(s) outside this agent's view; a reviewer will see both")
+            notes.append(f"it contradicts {counted(hidden, 'item')} outside this agent's view; a reviewer will see both")
         for clash in data["contradictions"]:
             notes.append(f"warning: contradicts {clash['id']} ({clash['reason']}); a reviewer will see both")
         return data, notes

@@ -8,6 +8,7 @@ from vmem import model
 from vmem.errors import SchemaError
 from vmem.policy import POLICY_FILE
 from vmem.store.repo import Store
+from vmem.output import counted
 
 
 @dataclass
@@ -182,7 +183,7 @@ def audit(store: Store, governance: bool = False) -> Report:
     elif found.errors:
         first = found.errors[0]
         count = len(found.errors)
-        report.error("governance", f"{count} governance problem{'s' * (count != 1)} (first: {first['path']}: "
+        report.error("governance", f"{counted(count, 'governance problem')} (first: {first['path']}: "
                                    f"{first['message']}); the full report: vmem check --governance")
     return report
 

@@ -10,6 +10,7 @@ from vmem.confidence import is_expired
 from vmem.errors import NotAllowed, UsageError
 from vmem.ops.common import require_attested, require_reviewer, widenings
 from vmem.store.repo import Store
+from vmem.output import counted
 
 
 @dataclass
@@ -198,5 +199,5 @@ def _expire_in(tx) -> list[str]:
         tx.message.items = sorted(set(tx.message.items) | set(expired))
         tx.message.extra["Expired"] = str(len(expired))
         if tx.message.action == "expire":
-            tx.message.summary = f"{len(expired)} claim{'s' * (len(expired) != 1)} past expires_at"
+            tx.message.summary = f"{counted(len(expired), 'claim')} past expires_at"
     return expired

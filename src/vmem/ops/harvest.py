@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 from vmem.errors import LockTimeout, UsageError, VmemError
+from vmem.output import counted
 
 STATE_VERSION = 1
 HOOK_BUDGET_S = 0.8  # the SessionEnd hook stops reading past this (SPEC 16: bounded, never blocking)
@@ -122,7 +123,7 @@ def pending_count(project: Path | None = None) -> int:
 def waiting_notice(start: Path | None = None) -> str | None:
     """"N candidates from your sessions: vmem harvest", or None when none wait (session start, `vmem status`)."""
     count = pending_count(project_root(start) if start is not None else None)
-    return f"{count} candidate{'s' * (count != 1)} from your sessions: vmem harvest" if count else None
+    return f"{counted(count, 'candidate')} from your sessions: vmem harvest" if count else None
 
 
 def candidate_id(agent: str, session: str, ref: str) -> str:
@@ -511,5 +512,5 @@ def session_end(payload: bytes, budget_s: float = HOOK_BUDGET_S) -> str | None:
         return f"vmem harvest: nothing queued ({getattr(exc, 'message', None) or type(exc).__name__})"
     if not waiting:
         return None
-    return f"vmem: {waiting} candidate{'s' * (waiting != 1)} from your sessions wait: vmem harvest" + (
+    return f"vmem: {counted(waiting, 'candidate')} from your sessions wait: vmem harvest" + (
         f" ({len(got.new)} new)" if got.new else "")

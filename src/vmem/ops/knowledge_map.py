@@ -10,6 +10,7 @@ import re
 from collections import Counter
 
 from vmem import model
+from vmem.output import counted
 
 # what is drawn: items still in play or served (open); quarantined statements name customers and never appear
 MAPPED = model.OPEN
@@ -186,11 +187,11 @@ def thin_categories(store, pool: list[dict], floor: int) -> list[dict]:
     for c in sorted(set(customers) | set(learnings)):
         reasons = []
         if learnings[c] < floor:
-            reasons.append(f"{learnings[c]} learning{'s' * (learnings[c] != 1)}, below the floor of {floor}")
+            reasons.append(f"{counted(learnings[c], 'learning')}, below the floor of {floor}")
         if not published[c]:
             reasons.append("no published learning")
         if c.split(":", 1)[0] in facets and customers[c] < floor:
-            reasons.append(f"{customers[c]} customer{'s' * (customers[c] != 1)}, below the floor of {floor}")
+            reasons.append(f"{counted(customers[c], 'customer')}, below the floor of {floor}")
         if reasons:  # customers: None where no customer is described by this facet (the floor does not apply)
             rows.append({"category": c, "items": learnings[c], "published": published[c],
                          "customers": customers[c] if c.split(":", 1)[0] in facets else None, "reasons": reasons})

@@ -8,6 +8,7 @@ from __future__ import annotations
 import colorsys
 import math
 from html import escape
+from vmem.output import counted
 
 FONT = "DejaVu Sans,Verdana,sans-serif"  # the widths below are DejaVu Sans's: an upper bound for narrower fonts
 # advance widths in hundredths of an em (DejaVu Sans, measured in Chromium); any other character counts as 1 em
@@ -107,9 +108,9 @@ def layout(graph: dict) -> None:
         cells.append({"cluster": None, "w": max(cols * pitch, text_width(title, LABEL)), "h": LABEL + 6 + rows * pitch,
                       "label": title, "cut": False, "members": orphans, "cols": cols, "pitch": pitch})
     thin = len(graph["thin_categories"])
-    title = " · ".join((_count(len(nodes), "item"), _count(len(communities), "cluster"),
-                        _count(len(orphans), "orphan"), _count(len(graph["bridges"]), "bridge"),
-                        f"{thin} thin categor{'y' if thin == 1 else 'ies'}"))
+    title = " · ".join((counted(len(nodes), "item"), counted(len(communities), "cluster"),
+                        counted(len(orphans), "orphan"), counted(len(graph["bridges"]), "bridge"),
+                        counted(thin, 'thin category')))
     how = (f"Clusters: Louvain communities over links from each item to its {graph['neighbours']} closest others "
            f"at cosine ≥ {graph['threshold']}; the number before a name finds it in the key below.")
     keys, x = [], MARGIN
@@ -156,10 +157,6 @@ def layout(graph: dict) -> None:
                        "cells": [{k: round(v, 1) if isinstance(v, float) else v for k, v in c.items()
                                   if k not in ("members", "cols", "pitch")} for c in cells],
                        "panels": panels}
-
-
-def _count(count: int, word: str) -> str:
-    return f"{count} {word}{'s' * (count != 1)}"
 
 
 def _colour(cells: list[dict]) -> dict[int, str]:
@@ -235,8 +232,8 @@ def _panels(graph: dict, cells: list[dict], width: float, top: float) -> tuple[l
     limit = 60
     panel(f"Thin categories ({len(thin)}): fewer learnings than the category floor of {graph['category_floor']}, "
           "or none published",
-          [(f"{t['category']}: {_count(t['items'], 'learning')} ({t['published']} published)"
-            + (f", {_count(t['customers'], 'customer')}" if t["customers"] is not None else ""), None)
+          [(f"{t['category']}: {counted(t['items'], 'learning')} ({t['published']} published)"
+            + (f", {counted(t['customers'], 'customer')}" if t["customers"] is not None else ""), None)
            for t in thin[:limit]], min(usable, 400),
           f"and {len(thin) - limit} more (vmem map --json lists every one)" if len(thin) > limit else None)
     return panels, y

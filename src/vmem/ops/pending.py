@@ -3,6 +3,7 @@
 outputs, and nothing unreviewed reaches an agent)."""
 
 from __future__ import annotations
+from vmem.output import counted
 
 MATCH_COSINE = 0.45  # below recall's partial threshold (0.55): the bundled static model scores a plain paraphrase ~0.5
 
@@ -65,6 +66,6 @@ def coverage_line(result: dict) -> str:
     if stale:
         line += " — no longer live: " + ", ".join(f"{s['id']} ({s['why']})" for s in stale[:3])
     if result["coverage"] == "uncovered" and waiting:
-        line += (f" — {waiting} matching item{'s' * (waiting != 1)} await{'s' * (waiting == 1)} review "
+        line += (f" — {counted(waiting, 'matching item')} {'awaits' if waiting == 1 else 'await'} review "
                  "(a reviewer: vmem review)")
     return line

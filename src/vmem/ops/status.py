@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from vmem.output import counted
 
 
 def status(store, via: str | None = None) -> dict:
@@ -24,10 +25,6 @@ def status(store, via: str | None = None) -> dict:
     return data
 
 
-def _n(count: int, what: str) -> str:
-    return f"{count} {what}{'s' if count != 1 else ''}"
-
-
 def lines(data: dict) -> list[str]:
     """The answer for people."""
     head = (data["head"] or "no commits")[:10]
@@ -46,14 +43,14 @@ def lines(data: dict) -> list[str]:
                f"{data['ahead']} ahead, {data['behind']} behind ({asked})")
     delivery, remote = data["delivery"], data["remote"]
     if seen["lost"]:
-        out.append(f"{_n(seen['lost'], 'proposal')} this clone delivered to {seen['branch']} had gone from {remote} "
+        out.append(f"{counted(seen['lost'], 'proposal')} this clone delivered to {seen['branch']} had gone from {remote} "
                    "(a teammate overwrote or deleted the branch); "
                    + ("delivered again" if not data["waiting"] else "not delivered again yet"))
     if data["waiting"]:
-        out.append(f"waiting: {_n(data['waiting'], 'commit')} not on {remote}, not yet delivered"
+        out.append(f"waiting: {counted(data['waiting'], 'commit')} not on {remote}, not yet delivered"
                    + (f" ({delivery['message']}; {delivery['hint']})" if delivery.get("message") else ""))
     if seen["held"]:
-        out.append(f"{_n(seen['held'], 'proposal')} on {remote} ({seen['branch']}; main is protected): a reviewer "
+        out.append(f"{counted(seen['held'], 'proposal')} on {remote} ({seen['branch']}; main is protected): a reviewer "
                    "merges them with vmem review")
     elif not data["waiting"]:
         out.append("everything is delivered")

@@ -9,6 +9,7 @@ from vmem.errors import IllegalTransition, UsageError
 from vmem.ops.common import expires_at, require_attested, require_own_if_personal, require_reviewer
 from vmem.ops.propose import _statement
 from vmem.store.repo import Store
+from vmem.output import counted
 
 GOVERNED = model.SERVABLE["claim"]  # a reviewed claim: only a reviewer replaces it in place
 REWORDABLE = ("quarantined", "candidate")  # learnings an analyst rewords: nobody has decided on them yet
@@ -136,7 +137,7 @@ def _reword(store: Store, tx, old: dict, statement: str) -> tuple[dict, str, lis
     if target == "quarantined" and not tx.message.reason:
         tx.message.reason = gate["reason"]  # as propose records a quarantine
     moved = len(new["evidence"])
-    notes = [f"{item_id} is now superseded; its evidence ({moved} entr{'y' if moved == 1 else 'ies'}) moved with "
+    notes = [f"{item_id} is now superseded; its evidence ({counted(moved, 'entry')}) moved with "
              "the new words"]
     if target == "quarantined" and not screened.passed:
         return new, "quarantined", notes + [gate["reason"], screened.advice,

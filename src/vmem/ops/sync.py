@@ -16,6 +16,7 @@ from vmem.ops.bundle import CHARS_PER_TOKEN, Bundle, pack
 from vmem.store.cache import cache_file, read_cache, write_cache
 from vmem.store.served import head_commit, load_candidates  # noqa: F401 - re-exported for callers and tests
 from vmem.targets.text import marker
+from vmem.output import counted
 
 BUNDLE_TTL_S = 3600  # ranking decays with age: recompute at least hourly even if nothing changed
 HOOK_LIMIT = 10_000  # Claude Code's limit on a hook's additionalContext
@@ -226,9 +227,9 @@ def _write(chosen, rendered: dict, bundle: Bundle, root: Path, about: dict, proj
             parts.append(f"{directory}: none, as {skipped[t.name]} and AGENTS.md carries every rule")
             continue
         where = directory / next(iter(files)) if t.section else directory
-        parts.append(f"{where} ({len(shown)} file{'s' * (len(shown) != 1)}, ~{tokens} tokens)")
+        parts.append(f"{where} ({counted(len(shown), 'file')}, ~{tokens} tokens)")
     count = len(bundle.items)
-    result.summary = f"vmem: {count} trusted item{'s' * (count != 1)} synced into " + "; ".join(parts)
+    result.summary = f"vmem: {counted(count, 'trusted item')} synced into " + "; ".join(parts)
     return result, before
 
 
@@ -275,7 +276,7 @@ def hook_context(bundle: Bundle, reader, before: dict[str, bytes | None]) -> str
 
 
 def _rules(count: int) -> str:
-    return f"{count} mandatory team rule{'s' * (count != 1)}"
+    return counted(count, "mandatory team rule")
 
 
 def _scope(value: str | None, entities: list[str]) -> str | None:

@@ -26,6 +26,7 @@ import sys
 from pathlib import Path
 
 from vmem.lazyre import lazy
+from vmem.output import counted
 
 ATTEMPTS = 6  # push, replay on the new remote head, push again: a busy remote gets this many tries
 PROPOSALS = "vmem/proposals/"  # refs/heads/vmem/proposals/<writer>/<clone id>: proposals when main is protected
@@ -62,7 +63,7 @@ class Delivery:
         """One line for stderr when something is left to say (nothing when all is delivered)."""
         said = None
         if self.state == "waiting" and self.waiting:
-            said = (f"{self.waiting} commit{'s' if self.waiting != 1 else ''} not yet delivered to {self.remote} "
+            said = (f"{counted(self.waiting, 'commit')} not yet delivered to {self.remote} "
                     f"({self.message}); {self.hint}")
         elif self.state == "branch":
             said = f"main is protected on {self.remote}: delivered to {self.branch} for a reviewer to merge"
@@ -453,7 +454,7 @@ def dropped_note(root: Path, git_dir: Path) -> str | None:
     total = known["count"]
     named = ", ".join(f"{row['commit'][:10]} \"{_clean(str(row.get('subject', '')))}\" "
                       f"({_clean(str(row.get('committer', '')))})" for row in rows[:SHOWN])
-    return (f"{known.get('remote')}/{known.get('branch')} dropped {total} commit{'s' if total != 1 else ''} this "
+    return (f"{known.get('remote')}/{known.get('branch')} dropped {counted(total, 'commit')} this "
             f"clone had (a force-push): {named}{' …' if total > SHOWN else ''}; not delivered again from here; a "
             f"reviewer restores them with: git merge {rows[0]['commit'][:10]} (in the reviewer's clone, then vmem "
             f"status); to stop this notice: rm {git_dir / DROPPED}")
@@ -498,8 +499,8 @@ def _to_writer_branch(root: Path, remote: str, branch: str, timeout_s: float, wh
         if lacked != "0":
             count = int(lacked) if lacked.isdigit() else 0
             return Delivery("waiting", waiting(root, remote, branch), remote, mine,
-                            f"{remote}/{branch} refused them ({why}); {remote}'s {mine} holds {count or 'some'} "
-                            f"commit{'s' if count != 1 else ''} this clone lacks (another clone with this clone's "
+                            f"{remote}/{branch} refused them ({why}); {remote}'s {mine} holds "
+                            f"{counted(count, 'commit') if count else 'some commits'} this clone lacks (another clone with this clone's "
                             "id, or a teammate's push), which vmem does not overwrite",
                             f"look: git -C {root} log --oneline HEAD..{theirs}; to propose from a branch of this "
                             f"clone's own instead: git -C {root} config --unset {CLONE_ID}")
@@ -541,7 +542,7 @@ def _lost_note(seen: dict, remote: str, again: bool) -> str | None:
     lost = seen["lost"]
     if not lost:
         return None
-    return (f"{lost} proposal{'s' if lost != 1 else ''} this clone delivered to {seen['branch']} "
+    return (f"{counted(lost, 'proposal')} this clone delivered to {seen['branch']} "
             f"{'is' if lost == 1 else 'are'} no longer on {remote} (a teammate overwrote or deleted the branch "
             f"before a reviewer took {'it' if lost == 1 else 'them'} in); "
             + ("delivered again" if again else "not delivered again yet"))

@@ -1,0 +1,211 @@
+"""Dates written so that they pin a day without the usual formats (pure; the de-id gate's restricted dates).
+
+ISO week dates (2026-W34-2) and weeks (2026-W34, "ISO week 34 of 2026": every day of it), day of the year ("day
+230 of 2026"), Roman-numeral months (18.VIII.2026), the nth weekday of a month ("the third Tuesday of August
+2026"), holidays and days relative to them ("the Monday after Halloween 2026", "Cyber Monday 2026", "two days
+before Christmas 2026") and dates in other languages (dateparser, loaded only for a date-like phrase whose year
+is one the caller asks about). A year must be written: "the Monday after Easter" pins nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date, timedelta
+
+from vmem.lazyre import lazy
+
+_WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+_MONTH_NAMES = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+                "november", "december"]
+_ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4, "fifth": 5,
+             "5th": 5, "last": -1}
+_COUNTS = {"one": 1, "a": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "ten": 10}
+_ROMAN = {"i": 1, "ii": 2, "iii": 3, "iv": 4, "v": 5, "vi": 6, "vii": 7, "viii": 8, "ix": 9, "x": 10, "xi": 11,
+          "xii": 12}
+
+
+def _easter(year: int) -> date:
+    """Western Easter Sunday (the anonymous Gregorian computus)."""
+    a, b, c = year % 19, year // 100, year % 100
+    d, e = divmod(b, 4)
+    g = (8 * b + 13) // 25
+    h = (19 * a + b - d - g + 15) % 30
+    i, k = divmod(c, 4)
+    l = (32 + 2 * e + 2 * i - h - k) % 7
+    m = (a + 11 * h + 22 * l) // 451
+    month, day = divmod(h + l - 7 * m + 114, 31)
+    return date(year, month, day + 1)
+
+
+def _nth_weekday(year: int, month: int, weekday: int, n: int) -> date | None:
+    """The Nth WEEKDAY (0 = Monday) of MONTH; n = -1 is the last."""
+    if n == -1:
+        last = (date(year + month // 12, month % 12 + 1, 1)) - timedelta(days=1)
+        return last - timedelta(days=(last.weekday() - weekday) % 7)
+    first = date(year, month, 1)
+    day = first + timedelta(days=(weekday - first.weekday()) % 7 + 7 * (n - 1))
+    return day if day.month == month else None
+
+
+def _thanksgiving(year: int) -> date:
+    return _nth_weekday(year, 11, 3, 4)
+
+
+# holidays by the rule that dates them: a fixed day, the nth weekday of a month, or days from Easter or
+# Thanksgiving; names as English writers use them
+_HOLIDAYS = {
+    "new year's day": lambda y: date(y, 1, 1), "new year's eve": lambda y: date(y, 12, 31),
+    "epiphany": lambda y: date(y, 1, 6), "valentine's day": lambda y: date(y, 2, 14),
+    "st patrick's day": lambda y: date(y, 3, 17), "april fools' day": lambda y: date(y, 4, 1),
+    "may day": lambda y: date(y, 5, 1), "juneteenth": lambda y: date(y, 6, 19), "canada day": lambda y: date(y, 7, 1),
+    "independence day": lambda y: date(y, 7, 4), "bastille day": lambda y: date(y, 7, 14),
+    "german unity day": lambda y: date(y, 10, 3), "halloween": lambda y: date(y, 10, 31),
+    "all saints' day": lambda y: date(y, 11, 1), "guy fawkes night": lambda y: date(y, 11, 5),
+    "bonfire night": lambda y: date(y, 11, 5), "veterans day": lambda y: date(y, 11, 11),
+    "armistice day": lambda y: date(y, 11, 11), "remembrance day": lambda y: date(y, 11, 11),
+    "christmas eve": lambda y: date(y, 12, 24), "christmas day": lambda y: date(y, 12, 25),
+    "christmas": lambda y: date(y, 12, 25), "boxing day": lambda y: date(y, 12, 26),
+    "martin luther king day": lambda y: _nth_weekday(y, 1, 0, 3), "mlk day": lambda y: _nth_weekday(y, 1, 0, 3),
+    "presidents' day": lambda y: _nth_weekday(y, 2, 0, 3), "mother's day": lambda y: _nth_weekday(y, 5, 6, 2),
+    "memorial day": lambda y: _nth_weekday(y, 5, 0, -1), "father's day": lambda y: _nth_weekday(y, 6, 6, 3),
+    "labor day": lambda y: _nth_weekday(y, 9, 0, 1), "labour day": lambda y: _nth_weekday(y, 9, 0, 1),
+    "columbus day": lambda y: _nth_weekday(y, 10, 0, 2),
+    "indigenous peoples' day": lambda y: _nth_weekday(y, 10, 0, 2),
+    "election day": lambda y: _nth_weekday(y, 11, 0, 1) + timedelta(days=1),
+    "thanksgiving": _thanksgiving, "thanksgiving day": _thanksgiving,
+    "black friday": lambda y: _thanksgiving(y) + timedelta(days=1),
+    "cyber monday": lambda y: _thanksgiving(y) + timedelta(days=4),
+    "early may bank holiday": lambda y: _nth_weekday(y, 5, 0, 1),
+    "spring bank holiday": lambda y: _nth_weekday(y, 5, 0, -1),
+    "summer bank holiday": lambda y: _nth_weekday(y, 8, 0, -1),
+    "easter": _easter, "easter sunday": _easter, "good friday": lambda y: _easter(y) - timedelta(days=2),
+    "maundy thursday": lambda y: _easter(y) - timedelta(days=3),
+    "easter monday": lambda y: _easter(y) + timedelta(days=1),
+    "ash wednesday": lambda y: _easter(y) - timedelta(days=46),
+    "ascension day": lambda y: _easter(y) + timedelta(days=39), "pentecost": lambda y: _easter(y) + timedelta(days=49),
+    "whit monday": lambda y: _easter(y) + timedelta(days=50),
+}
+_HOLIDAY = "(?:" + "|".join(re.escape(h).replace("'", "'?") for h in sorted(_HOLIDAYS, key=len, reverse=True)) + ")"
+_DAY_WORD = "(?:" + "|".join(_WEEKDAYS) + "|day|weekday|business day|working day)"
+_RELATIVE = lazy(rf"\b(?:the\s+)?(?:(?P<n>\d{{1,2}}|one|a|two|three|four|five|six|seven|ten)\s+(?P<unit>days?|weeks?)"
+                 rf"|(?P<wd>{_DAY_WORD}))\s+(?P<dir>before|after|following|preceding|prior to)\s+"
+                 rf"(?P<hol>{_HOLIDAY})(?:\s+(?:in|of))?,?\s+(?P<y>\d{{4}})\b", re.I)
+_HOLIDAY_YEAR = lazy(rf"\b(?P<hol>{_HOLIDAY})(?:\s+(?:in|of))?,?\s+(?P<y>\d{{4}})\b", re.I)
+_NTH_WEEKDAY = lazy(r"\b(?:the\s+)?(?P<n>first|second|third|fourth|fifth|last|1st|2nd|3rd|4th|5th)\s+"
+                    rf"(?P<wd>{'|'.join(_WEEKDAYS)})\s+(?:of|in)\s+(?P<m>{'|'.join(_MONTH_NAMES)}),?\s+(?P<y>\d{{4}})\b",
+                    re.I)
+_ISO_WEEK = lazy(r"\b(?P<y>\d{4})-?W(?P<w>\d{2})(?:-?(?P<d>[1-7]))?\b")
+_WEEK_OF = lazy(r"\b(?:iso\s+|calendar\s+)?(?:week|wk|kw|kalenderwoche|semaine|semana|settimana)\s*(?:no\.?\s*)?"
+                r"(?P<w>\d{1,2})\s*(?:of|in|,|/)?\s*(?P<y>\d{4})\b", re.I)
+_DAY_OF_YEAR = lazy(r"\bday\s+(?P<n>\d{1,3})\s+(?:of|in)\s+(?P<y>\d{4})\b|\b(?P<n2>\d{1,3})(?:st|nd|rd|th)\s+day\s+"
+                    r"(?:of|in)\s+(?P<y2>\d{4})\b", re.I)
+_ROMAN_MONTH = lazy(r"\b(?P<d>\d{1,2})\s?[./ -]\s?(?P<m>I{1,3}|IV|VI{0,3}|IX|XI{0,2})\s?[./ -]\s?(?P<y>\d{4})\b")
+# a day, a month word and a year in any language's order: "18 de agosto de 2026", "1. März 2027", "le 18 août 2026"
+_FOREIGN = lazy(r"\b(?P<d>\d{1,2})(?:\.|º|°|er|e|o|a)?\s+(?:de\s+|of\s+)?(?P<m>[^\W\d_]{3,12})\.?,?\s+(?:de\s+|del\s+)?"
+                r"(?P<y>\d{4})\b|\b(?P<m2>[^\W\d_]{3,12})\.?\s+(?P<d2>\d{1,2})(?:\.|º)?,?\s+(?P<y2>\d{4})\b")
+_DATEPARSER_LANGUAGES = ["en", "es", "fr", "de", "it", "pt", "nl", "sv", "da", "nb", "fi", "pl", "cs", "ro", "ca",
+                         "tr", "id", "hu", "hr", "sk", "sl", "et", "lv", "lt"]
+
+
+# words that stand between a day number and a year without being a month: no parser is asked about them
+_NOT_MONTHS = frozenset("of and in on to the days day weeks week months years year from until till by".split())
+
+
+def _safe(make, *args) -> date | None:
+    try:
+        return make(*args)
+    except (ValueError, OverflowError, TypeError):
+        return None
+
+
+def dates_in_words(text: str, years: set[int]) -> dict[date, str]:
+    """The days TEXT pins in one of the forms above, each with the form's name; only dates in YEARS are looked
+    for (the years of the restricted dates), so a text with none of them costs a year search."""
+    found: dict[date, str] = {}
+    # an ISO week's year may be the one before or after its days' (2026-W53-5 is 1 January 2027)
+    if not years or not any(str(y + shift) in text for y in years for shift in (-1, 0, 1)):
+        return found
+
+    def put(day: date | None, how: str) -> None:
+        if day is not None and day.year in years:
+            found.setdefault(day, how)
+
+    for m in _ISO_WEEK.finditer(text):
+        year, week = int(m.group("y")), int(m.group("w"))
+        if m.group("d"):
+            put(_safe(date.fromisocalendar, year, week, int(m.group("d"))), "ISO week date")
+        else:
+            for weekday in range(1, 8):
+                put(_safe(date.fromisocalendar, year, week, weekday), "ISO week")
+    for m in _WEEK_OF.finditer(text):
+        for weekday in range(1, 8):
+            put(_safe(date.fromisocalendar, int(m.group("y")), int(m.group("w")), weekday), "ISO week")
+    for m in _DAY_OF_YEAR.finditer(text):
+        n, year = int(m.group("n") or m.group("n2")), int(m.group("y") or m.group("y2"))
+        if 1 <= n <= 366:
+            put(_safe(lambda: date(year, 1, 1) + timedelta(days=n - 1)), "day of the year")
+    for m in _ROMAN_MONTH.finditer(text):
+        put(_safe(date, int(m.group("y")), _ROMAN[m.group("m").casefold()], int(m.group("d"))), "Roman-numeral month")
+    for m in _NTH_WEEKDAY.finditer(text):
+        put(_safe(_nth_weekday, int(m.group("y")), _MONTH_NAMES.index(m.group("m").casefold()) + 1,
+                  _WEEKDAYS.index(m.group("wd").casefold()), _ORDINALS[m.group("n").casefold()]), "nth weekday")
+    for m in _RELATIVE.finditer(text):
+        anchor = _holiday(m.group("hol"), int(m.group("y")))
+        if anchor is None:
+            continue
+        sign = -1 if m.group("dir").casefold() in ("before", "preceding", "prior to") else 1
+        if m.group("n"):
+            n = int(m.group("n")) if m.group("n").isdigit() else _COUNTS[m.group("n").casefold()]
+            put(anchor + timedelta(days=sign * n * (7 if m.group("unit").casefold().startswith("week") else 1)),
+                "days from a holiday")
+        else:
+            put(_step(anchor, m.group("wd").casefold(), sign), "day relative to a holiday")
+    for m in _HOLIDAY_YEAR.finditer(text):
+        put(_holiday(m.group("hol"), int(m.group("y"))), "holiday")
+    for m in _FOREIGN.finditer(text):
+        day, month, year = (m.group("d"), m.group("m"), m.group("y")) if m.group("d") else \
+            (m.group("d2"), m.group("m2"), m.group("y2"))
+        month = month.casefold()
+        if int(year) not in years or month in _NOT_MONTHS:
+            continue
+        english = next((n for n, name in enumerate(_MONTH_NAMES, 1) if name.startswith(month[:3])
+                        and name.startswith(month)), None)  # "18. August 2026": an English month in another order
+        put(_safe(date, int(year), english, int(day)) if english else _parse_foreign(f"{day} {month} {year}"),
+            "date in another order" if english else "date in another language")
+    return found
+
+
+def _holiday(name: str, year: int) -> date | None:
+    key = re.sub(r"\s+", " ", name.casefold().replace("\u2019", "'"))
+    rule = _HOLIDAYS.get(key) or next((r for h, r in _HOLIDAYS.items() if h.replace("'", "") == key.replace("'", "")),
+                                      None)
+    return _safe(rule, year) if rule else None
+
+
+def _step(anchor: date, word: str, sign: int) -> date:
+    """The day, weekday or business day before (SIGN -1) or after (+1) ANCHOR."""
+    if word == "day":
+        return anchor + timedelta(days=sign)
+    day = anchor + timedelta(days=sign)
+    if word in ("weekday", "business day", "working day"):
+        while day.weekday() >= 5:
+            day += timedelta(days=sign)
+        return day
+    target = _WEEKDAYS.index(word)
+    while day.weekday() != target:
+        day += timedelta(days=sign)
+    return day
+
+
+def _parse_foreign(phrase: str) -> date | None:
+    """A day, month word and year in another language (dateparser, strict: all three parts)."""
+    try:
+        import dateparser
+    except ImportError:
+        return None
+    try:
+        parsed = dateparser.parse(phrase, languages=_DATEPARSER_LANGUAGES,
+                                  settings={"STRICT_PARSING": True, "REQUIRE_PARTS": ["day", "month", "year"]})
+    except Exception:  # a parser fault must not open the gate: the statement is still read the other ways
+        return None
+    return parsed.date() if parsed else None

@@ -1,0 +1,130 @@
+"""De-id: numbers as values and dates in any form. A restricted amount or count is pinned by a number within 2 %
+of it, a narrow range around it, or a stated fraction, multiple or per-period form of it; a restricted date by an
+ISO week or week date, a day of the year, a Roman-numeral month, the nth weekday of a month, a holiday or a day
+relative to one, words, or another language. Other numbers, other dates and dates without a year pass."""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from vmem.gates.datewords import _HOLIDAYS, _easter, dates_in_words
+from vmem.gates.deid import build_lexicon, check_statement
+
+
+def lexicon(*restricted: str):
+    return build_lexicon([{"id": "c1", "name": "Zzyzx Holdings", "restricted": list(restricted)}])
+
+
+def rules(statement: str, lex) -> set[str]:
+    return {h.rule for h in check_statement(statement, lex).hits}
+
+
+amounts = st.integers(40, 900).map(lambda n: n * 10_000)  # $400,000 .. $9,000,000
+
+
+@settings(max_examples=100, deadline=None)
+@given(amount=amounts, off=st.floats(-0.015, 0.015), form=st.sampled_from(["near", "range"]))
+def test_a_number_near_a_restricted_amount_or_a_narrow_range_around_it_pins_it(amount, off, form):
+    lex = lexicon(f"${amount:,} annual contract")
+    near = amount * (1 + off)
+    statement = {"near": f"Contracts around ${near / 1e6:.3f}M a year needed a pack.",
+                 "range": f"A deal between ${amount * 0.98:,.0f} and ${amount * 1.02:,.0f} stalled."}[form]
+    assert not check_statement(statement, lex).passed, statement
+
+
+@settings(max_examples=120, deadline=None)
+@given(amount=amounts, form=st.sampled_from(["half", "double", "month", "quarter", "week", "times", "slash"]))
+def test_a_stated_fraction_multiple_or_per_period_form_pins_it(amount, form):
+    lex = lexicon(f"${amount:,} annual subscription")
+    part = {"half": amount / 2, "double": amount * 2, "month": amount / 12, "quarter": amount / 4,
+            "week": amount / 52, "times": amount / 3, "slash": amount / 12}[form]
+    statement = {"half": f"They paid ${part:,.0f} for each half of the year.",
+                 "double": f"The renewal, ${part:,.0f}, was double the first deal.",
+                 "month": f"The fleet buyer paid about ${part:,.0f} a month.",
+                 "quarter": f"Invoices came to ${part:,.0f} per quarter.",
+                 "week": f"That works out to ${part:,.0f} weekly.",
+                 "times": f"Three instalments (x3) of ${part:,.0f} closed it.",
+                 "slash": f"Budget ${amount:,.0f}/12 came to ${part:,.0f}."}[form]
+    assert not check_statement(statement, lex).passed, statement
+
+
+@settings(max_examples=60, deadline=None)
+@given(count=st.integers(200, 20_000), each=st.sampled_from([2, 3, 4]))
+def test_a_count_as_parts_each_with_its_unit(count, each):
+    lex = lexicon(f"{count * each:,} beds")
+    words = {2: "Two", 3: "Three", 4: "Four"}[each]
+    assert not check_statement(f"{words} hospitals of {count:,} beds each wanted one tenant.", lex).passed
+    assert check_statement(f"{words} hospitals of {count:,} pages each wanted one tenant.", lex).passed  # not beds
+
+
+@settings(max_examples=80, deadline=None)
+@given(amount=amounts, factor=st.sampled_from([0.7, 0.85, 1.15, 1.4]))
+def test_numbers_far_from_every_restricted_value_pass(amount, factor):
+    lex = lexicon(f"${amount:,} renewal", "12,500 seats")
+    other = amount * factor
+    assert check_statement(f"Renewals of ${other:,.0f} were common; retainers of $2,500 per month too.", lex).passed
+    assert check_statement("Discounts of 12.5% were the norm; teams under 300 seats rarely asked for SSO.", lex).passed
+
+
+days = st.dates(min_value=date(2025, 1, 1), max_value=date(2028, 12, 31))
+ROMAN = ["I", "II", "III", "IV", "V", "VI", "VII", "VIII", "IX", "X", "XI", "XII"]
+WEEKDAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
+NTH = ["first", "second", "third", "fourth", "fifth"]
+
+
+def written(day: date, form: str) -> str:
+    year, week, weekday = day.isocalendar()
+    return {"iso week date": f"{year}-W{week:02d}-{weekday}", "iso week": f"ISO week {week} of {year}",
+            "day of year": f"day {day.timetuple().tm_yday} of {day.year}",
+            "roman": f"{day.day}.{ROMAN[day.month - 1]}.{day.year}",
+            "nth weekday": f"the {NTH[(day.day - 1) // 7]} {WEEKDAYS[day.weekday()]} of {day:%B} {day.year}",
+            "words": f"the {day:%d}th of {day:%B} {day.year}".replace(" 0", " "),
+            "after easter": f"{(day - _easter(day.year)).days} days after Easter {day.year}"}[form]
+
+
+@settings(max_examples=150, deadline=None)
+@given(day=days, form=st.sampled_from(["iso week date", "iso week", "day of year", "roman", "nth weekday", "words",
+                                       "after easter"]))
+def test_a_restricted_date_in_any_form_with_its_year_is_pinned(day, form):
+    if form == "after easter" and not 0 < (day - _easter(day.year)).days <= 99:
+        day = _easter(day.year) + timedelta(days=10)
+    lex = lexicon(f"{day.isoformat()} go-live")
+    statement = f"The go-live was {written(day, form)}."
+    assert not check_statement(statement, lex).passed, statement
+
+
+@settings(max_examples=60, deadline=None)
+@given(day=days, holiday=st.sampled_from(sorted(_HOLIDAYS)), weekday=st.integers(0, 6),
+       direction=st.sampled_from(["after", "before"]))
+def test_a_day_relative_to_a_holiday_is_that_day(day, holiday, weekday, direction):
+    anchor = _HOLIDAYS[holiday](day.year)
+    step = 1 if direction == "after" else -1
+    target = anchor + timedelta(days=step)
+    while target.weekday() != weekday:
+        target += timedelta(days=step)
+    phrase = f"the {WEEKDAYS[weekday]} {direction} {holiday.title()} {day.year}"
+    assert dates_in_words(phrase, {target.year}).get(target), phrase
+
+
+@pytest.mark.parametrize("statement", [
+    "The go-live slipped to 18 de agosto de 2026.", "Le 18 août 2026 was the hard deadline.",
+    "Il rollout è partito il 18 agosto 2026.", "Go-live am 18. August 2026.", "Go-live was the eighteenth of August, "
+    "twenty twenty-six.", "Go-live fell on 18.VIII.2026.", "The go-live was on the 230th day of 2026.",
+])
+def test_a_restricted_date_in_another_language_or_in_words(statement):
+    assert not check_statement(statement, lexicon("2026-08-18 go-live")).passed, statement
+
+
+@pytest.mark.parametrize("statement", [
+    "Most go-lives slip two weeks, as one did on 18 August 2025.", "Renewals cluster in Q3 2026.",
+    "Budget cycles close on 1 de julio de 2026.", "The Monday after Easter 2026 is a holiday in EMEA.",
+    "Day 100 of a rollout is when adoption plateaus.", "2026-W10 was our busiest onboarding week.",
+    "Halloween 2026 fell on a Saturday.", "The Monday after Halloween is always slow.",
+])
+def test_other_dates_and_dates_without_a_year_pass(statement):
+    result = check_statement(statement, lexicon("2026-08-18 go-live", "2026-11-02 cutover"))
+    assert result.passed, result.hits
