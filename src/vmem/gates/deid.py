@@ -499,7 +499,7 @@ class Term(namedtuple("Term", "entity kind text squashed")):
 class Lexicon:
     """Every customer's terms, restricted values and quotes, with lookups built on first use."""
 
-    FIELDS = ("terms", "person_parts", "domains", "quantities", "units", "dates", "quotes")
+    FIELDS = ("terms", "person_parts", "domains", "quantities", "units", "dates", "quotes", "categories")
     __slots__ = FIELDS + ("_lookup", "_quote_index", "_lookup_il", "_skeletons", "_person_skeletons", "_heads",
                           "_first_words", "_derived", "_near")
 
@@ -507,7 +507,8 @@ class Lexicon:
                  domains: list[Term] | None = None, quantities: list[tuple[Term, Quantity]] | None = None,
                  units: dict[tuple[str, Quantity], frozenset[str]] | None = None,
                  dates: list[tuple[Term, date]] | None = None,
-                 quotes: list[tuple[str, str, list[str]]] | None = None) -> None:
+                 quotes: list[tuple[str, str, list[str]]] | None = None,
+                 categories: dict[str, tuple[str, ...]] | None = None) -> None:
         self.terms: list[Term] = terms if terms is not None else []
         self.person_parts = person_parts if person_parts is not None else {}  # surname / first name alone
         self.domains: list[Term] = domains if domains is not None else []
@@ -516,6 +517,7 @@ class Lexicon:
         self.units = units if units is not None else {}
         self.dates = dates if dates is not None else []
         self.quotes = quotes if quotes is not None else []  # entity, quote, its tokens
+        self.categories = categories if categories is not None else {}  # entity -> its facet:value categories
         self._lookup: tuple | None = None
         self._quote_index: tuple | None = None
         self._lookup_il: tuple | None = None
@@ -637,7 +639,8 @@ class Lexicon:
                 "quantities": [(tuple(t), tuple(q)) for t, q in self.quantities],
                 "units": [(text, tuple(q), tuple(sorted(unit))) for (text, q), unit in self.units.items()],
                 "dates": [(tuple(t), day.toordinal()) for t, day in self.dates],
-                "quotes": [(entity, quote, list(words)) for entity, quote, words in self.quotes]}
+                "quotes": [(entity, quote, list(words)) for entity, quote, words in self.quotes],
+                "categories": {entity: list(held) for entity, held in self.categories.items()}}
 
     @classmethod
     def from_plain(cls, plain: dict) -> "Lexicon":
@@ -650,7 +653,8 @@ class Lexicon:
                    quantities=[(Term(*t), Quantity(*q)) for t, q in plain["quantities"]],
                    units={(text, Quantity(*q)): frozenset(unit) for text, q, unit in plain["units"]},
                    dates=[(Term(*t), date.fromordinal(day)) for t, day in plain["dates"]],
-                   quotes=[(entity, quote, list(words)) for entity, quote, words in plain["quotes"]])
+                   quotes=[(entity, quote, list(words)) for entity, quote, words in plain["quotes"]],
+                   categories={entity: tuple(held) for entity, held in plain["categories"].items()})
 
 
 def _squash(words: list[str]) -> str:
@@ -667,6 +671,8 @@ def build_lexicon(entities: list[dict], episodes: list[dict] = ()) -> Lexicon:
 
     for entity in entities:
         eid = entity["id"]
+        if entity.get("categories"):
+            lexicon.categories[eid] = tuple(str(c) for c in entity["categories"])
         add(eid, "name", entity["name"])
         for alias in entity.get("aliases") or []:
             if alias.strip().upper() not in COMMON_ACRONYMS:
@@ -723,7 +729,7 @@ class Hit(namedtuple("Hit", "entity kind term found rule", defaults=("exact",)))
     def describe(self) -> str:
         what = {"name": "customer name", "alias": "customer alias", "person": "customer contact",
                 "domain": "customer domain", "restricted": "restricted value", "quote": "customer quote",
-                "email": "e-mail address"}[self.kind]
+                "email": "e-mail address", "membership": "the only customer of its kind"}[self.kind]
         matches = f"matches {self.term!r}" if self.term != self.found else ""
         how = ", ".join(x for x in (matches, "" if self.rule == "exact" else f"rule: {self.rule}") if x)
         return f"{what} {self.found!r}" + (f" ({how})" if how else "")
@@ -1645,6 +1651,12 @@ def scan(statement: str, lexicon: Lexicon, _depth: int = 0) -> list[Hit]:
                 hits.append(Hit(term.entity, "restricted", term.text, day.isoformat(), "date"))
             elif day in worded:
                 hits.append(Hit(term.entity, "restricted", term.text, day.isoformat(), f"date ({worded[day]})"))
+    # the only customer of a kind, in words: the category floor's concern
+    if lexicon.categories and _depth == 0:
+        from vmem.gates.membership import unique_memberships
+
+        for entity, described, phrase in unique_memberships(folded, lexicon.categories):
+            hits.append(Hit(entity, "membership", " + ".join(described), phrase, "only one customer holds it"))
     # quoted spans from the evidence's episodes
     if lexicon.quotes:
         said = _quote_tokens(statement)

@@ -1,0 +1,94 @@
+"""Uniqueness in words: "our only North American hospital-group customer" names the one customer in that group.
+
+Pure functions over a statement and the customers' categories (facet:value). A phrase that says a customer is
+the only, sole, single or one of its kind, and describes the kind by category words, names that customer when
+exactly one customer holds every category it describes: the category floor's concern, said in words.
+"""
+
+from __future__ import annotations
+
+import re
+
+from vmem.lazyre import lazy
+
+# The words people use for common category values, beyond the value's own words ("hospital_group" is "hospital
+# group"); an organisation noun ("insurer", "credit union") names a customer without "customer" after it.
+CATEGORY_WORDS: dict[str, tuple[str, ...]] = {
+    "north_america": ("north american", "north america", "american", "u.s.", "canadian", "stateside"),
+    "latam": ("latin american", "latin america", "latam", "south american", "central american", "mexican",
+              "brazilian"),
+    "emea": ("emea", "european", "europe", "middle eastern", "middle east", "african"),
+    "apac": ("apac", "asia-pacific", "asia pacific", "asian", "asia", "australian", "japanese"),
+    "hospital_group": ("hospital group", "hospital-group", "hospital network", "hospital system", "health system",
+                       "hospital", "hospitals", "clinic group"),
+    "financial_services": ("financial services", "financial-services", "financial", "fintech", "bank", "credit union",
+                           "lender", "banking"),
+    "insurance": ("insurance", "insurer", "underwriter"),
+    "retail": ("retail", "retailer", "store chain", "chain of stores"),
+    "logistics": ("logistics", "freight", "shipping", "trucking", "fleet", "haulage", "courier"),
+    "biotech": ("biotech", "biotechnology", "life sciences", "life-sciences", "pharma", "pharmaceutical",
+                "biologics"),
+    "aerospace": ("aerospace", "aviation", "space", "satellite"),
+    "mid_market": ("mid-market", "mid market", "midmarket", "mid-sized", "mid-size"),
+    "enterprise": ("enterprise", "large-enterprise", "fortune 500"),
+    "smb": ("smb", "small business", "small-business", "small"),
+    "healthcare": ("healthcare", "health care", "health", "medical"),
+    "manufacturing": ("manufacturing", "manufacturer", "factory", "industrial"),
+    "education": ("education", "university", "school", "college"),
+    "government": ("government", "public sector", "public-sector", "agency", "municipal"),
+}
+ORG_NOUNS = frozenset({"insurer", "underwriter", "retailer", "bank", "lender", "credit union", "hospital",
+                       "hospitals", "hospital group", "hospital network", "hospital system", "health system",
+                       "manufacturer", "university", "school", "college", "agency", "store chain", "fintech"})
+CUSTOMER_NOUNS = frozenset("customer customers client clients account accounts buyer buyers logo logos tenant "
+                           "tenants company firm organisation organization org".split())
+_ON_OUR_BOOKS = lazy(r"\b(?:we (?:sell to|serve|have|work with|support)|on our books|in our base|we've signed|"
+                     r"we signed)\b", re.I)
+_UNIQUE = lazy(r"\b(?:our|the)\s+(?:only|sole|single|one|lone)\b(?!\s+(?:of|thing|way|time|reason|rule|"
+               r"requirement|question|exception|difference|problem|issue|option|choice)\b)", re.I)
+_CLAUSE_END = lazy(r"[.;:!?()]|,\s|\s(?:who|which|that|and|but|was|were|is|are|has|had|took|wants|asks|needs|says|"
+                  r"insists|\w{3,}ed)\b", re.I)
+
+
+def _phrases(values: set[str]) -> list[tuple[str, str]]:
+    """(phrase, category value) for each value: its own words and the words people use for it, longest first."""
+    out = []
+    for value in values:
+        words = {value.replace("_", " "), value.replace("_", "-")} | set(CATEGORY_WORDS.get(value, ()))
+        out += [(w, value) for w in words]
+    return sorted(out, key=lambda p: -len(p[0]))
+
+
+def unique_memberships(text: str, categories: dict[str, tuple[str, ...]]) -> list[tuple[str, tuple[str, ...], str]]:
+    """(entity, the categories described, the phrase) for each phrase of TEXT that calls a customer the only one
+    of a kind that exactly one customer in CATEGORIES (entity -> facet:value) is."""
+    if not categories or not _UNIQUE.search(text):
+        return []
+    by_value: dict[str, set[str]] = {}
+    for entity, held in categories.items():
+        for category in held:
+            by_value.setdefault(category.split(":", 1)[-1], set()).add(entity)
+    phrases = _phrases(set(by_value))
+    out = []
+    for match in _UNIQUE.finditer(text):
+        rest = text[match.end():match.end() + 90]
+        end = _CLAUSE_END.search(rest)
+        span = rest[:end.start()] if end else rest
+        lowered = f" {span.casefold()} "
+        described: set[str] = set()
+        org_noun = False
+        for phrase, value in phrases:
+            needle = f" {phrase} "
+            probe = re.sub(r"[^\w\s.-]", " ", lowered)
+            if needle in probe or f" {phrase}s " in probe:
+                described.add(value)
+                org_noun = org_noun or phrase in ORG_NOUNS
+                lowered = lowered.replace(phrase, " ")
+        words = set(re.findall(r"[a-z]+", span.casefold()))
+        if not described or not (org_noun or words & CUSTOMER_NOUNS or _ON_OUR_BOOKS.search(text[match.end():])):
+            continue
+        holders = set.intersection(*(by_value[v] for v in described))
+        if len(holders) == 1:
+            entity = next(iter(holders))
+            out.append((entity, tuple(sorted(described)), (match.group(0) + span).strip()))
+    return out
