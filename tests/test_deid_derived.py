@@ -120,3 +120,25 @@ def test_derived_forms_on_the_lexicon_are_caught(statement):
 def test_ordinary_text_that_looks_like_a_derived_form_passes(statement):
     result = check_statement(statement, LEXICON)
     assert result.passed, result.hits
+
+
+SHORT = build_lexicon([{"id": "boj", "name": "BOJ", "aliases": ["RBA"], "people": ["Kwame Asante", "Callum Dewar"]}])
+
+
+@pytest.mark.parametrize("statement", [
+    "A BOJ spokesman said the doors to recovery are open.",  # the organisation's people after it
+    "The Reserve Bank of Australia (RBA) said savings would rise.",  # spelled out just before it
+    "Japan's view of the Bank of Japan's (BOJ) rate policy has not changed.",
+])
+def test_a_short_alias_with_an_organisation_cue_is_the_customer(statement):
+    assert not check_statement(statement, SHORT).passed, statement
+
+
+@pytest.mark.parametrize("statement", [
+    "Left-handed pitchers (LHP) and RBA totals were discussed.", "RBA leaders in the league hit for power.",
+    "Asante sana, one buyer wrote after the demo.", "Lab techs order Dewar flasks weekly.",
+    "A Dewar flask is standard kit.",
+])
+def test_a_short_alias_or_surname_in_ordinary_use_passes(statement):
+    result = check_statement(statement, SHORT)
+    assert result.passed, result.hits

@@ -1002,15 +1002,33 @@ def _verb(word: str) -> bool:
     return word in _AFTER_NAME - _AUXILIARIES or word in _IRREGULAR_PAST or word.endswith("ed") and len(word) > 4
 
 
+def _spelled_out_before(words: list[Word], start: int, end: int) -> bool:
+    """An acronym in parentheses right after the words it stands for: "the Reserve Bank of Australia (RBA)",
+    "the Bank of Japan's (BOJ)": those words name an organisation, and the acronym is its name."""
+    if not start or not words[start - 1].gap.endswith("(") or not words[end - 1].gap.startswith(")"):
+        return False
+    letters = "".join(w.text for w in words[start:end]).casefold()
+    for width in range(len(letters), len(letters) + 3):
+        before = [w.text for w in words[max(start - width, 0):start]]
+        if len(before) < width or not all(w[:1].isupper() for w in before if w.casefold() not in
+                                          _SKIPPED_IN_INITIALS):
+            continue  # a name's words have capitals: "left-handed pitchers (LHP)" is no organisation
+        initials = ["".join(w[0] for w in before).casefold(),
+                    "".join(w[0] for w in before if w.casefold() not in _SKIPPED_IN_INITIALS).casefold()]
+        if letters in initials:
+            return True
+    return False
+
+
 def _org_cue(words: list[Word], start: int, end: int, headline: bool) -> bool:
     """Whether words[start:end] stand as an organisation's name (see _ORG_BEFORE), or, for a dictionary word, are
     written with a capital where the word itself would have none (not at a sentence start, not in a headline)."""
     first, last = words[start], words[end - 1]
     before = words[start - 1].text.casefold() if start and not first.boundary else ""
     after = words[end].text.casefold() if end < len(words) and not words[end].boundary else ""
-    if last.possessive or before in _ORG_BEFORE or after in _ORG_AFTER:
+    if last.possessive or before in _ORG_BEFORE or after in _ORG_AFTER or _stem(after) in _ORG_PEOPLE:
         return True
-    if after and _verb(after):
+    if after and _verb(after) or _spelled_out_before(words, start, end):
         return True
     short = len("".join(w.text for w in words[start:end])) < 4
     return not short and not headline and not first.boundary and first.text[:1].isupper()
@@ -1334,7 +1352,8 @@ def _initialism_stands(words: list[Word], start: int, end: int, letters: str, jo
 # the people of an organisation: "SRCU members", "HLH nurses", "H&Q claims staff"
 _ORG_PEOPLE = frozenset("""member nurse director staff lead buyer user engineer analyst admin adjuster manager
     clinician doctor physician agent dispatcher driver executive officer people folk employee team procurement
-    leadership customer developer accountant scientist researcher clerk teller planner operator""".split())
+    leadership customer developer accountant scientist researcher clerk teller planner operator spokesman
+    spokeswoman spokesperson official chairman chairwoman governor shareholder""".split())
 
 
 def _defined(words: list[Word], start: int, end: int, letters: str) -> bool:
