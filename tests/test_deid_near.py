@@ -102,3 +102,23 @@ def test_near_spellings_and_sound_alikes_on_the_lexicon(statement):
 def test_real_words_and_other_names_near_a_customer_pass(statement):
     result = check_statement(statement, LEXICON)
     assert result.passed, result.hits
+
+
+@pytest.mark.parametrize("statement", [
+    "コルヴァンヌ・バイオロジクス asked for quarterly invoicing.", "タヴィスト・モビリティ dispatchers wanted updates.",
+    "ノースウィンド・オービタル insisted on air-gapped deployment.", "Κορβάν Μπαϊολότζικς asked for a validation pack.",
+])
+def test_a_name_of_several_words_in_katakana_or_greek_by_its_sounds(statement):
+    lexicon = build_lexicon([{"id": "cb", "name": "Corvanne Biologics"}, {"id": "ta", "name": "Tavisto Mobility"},
+                             {"id": "no", "name": "Northwind Orbital Systems", "aliases": ["Northwind Orbital"]}])
+    result = check_statement(statement, lexicon)
+    assert {h.rule for h in result.hits} >= {"transliteration (sound-alike)"}, result.hits
+
+
+@pytest.mark.parametrize("statement", [
+    "Japanese buyers asked for アジャイル (agile) rollout plans.", "ありがとうございます replies came with good ratings.",
+    "Greek buyers wrote Ευχαριστώ πολύ after the demo.",
+])
+def test_ordinary_words_in_katakana_or_greek_pass(statement):
+    lexicon = build_lexicon([{"id": "cb", "name": "Corvanne Biologics"}, {"id": "ta", "name": "Tavisto Mobility"}])
+    assert check_statement(statement, lexicon).passed

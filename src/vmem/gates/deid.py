@@ -930,6 +930,48 @@ def _sound_hits(statement: str, lexicon: Lexicon) -> list[Hit]:
     return hits
 
 
+def _script_keys(word: str, name: bool = False) -> set[str]:
+    """Sound keys that survive a name's trip through katakana or Greek and back: l and r one sound, th heard as s,
+    g, j, tz and dz one sound, vowels out (the vowels katakana adds between consonants go with them); for a NAME's
+    word also the key without an r that closes a syllable, which katakana may write as a long vowel: "koruvannu"
+    and "Corvanne" are both k-r-v-n, "Baiolotziks" and "Biologics" b-r-g-k-s."""
+    word = word.casefold().replace("th", "s").replace("tz", "g").replace("dz", "g").replace("j", "g")
+    forms = {word}
+    if name:
+        forms.add(re.sub(r"(?<=[aeiouy])r(?=[^aeiouy])", "", word))
+    return {_skeleton(form.replace("l", "r")) for form in forms}
+
+
+def _script_name_hits(statement: str, lexicon: Lexicon) -> list[Hit]:
+    """Names of two words or more written in katakana or Greek ("コルヴァンヌ・バイオロジクス", "Κορβάν Μπαϊολότζικς"):
+    transliterated, each word's _script_key equal to the name's word for word."""
+    from anyascii import anyascii
+
+    text = statement
+    for pair, letter in _GREEK_PAIRS:
+        text = text.replace(pair, letter)
+    for pair, letters in _KANA_PAIRS:
+        text = text.replace(pair, letters)
+    words = re.findall(r"[^\W\d_]+", unicodedata.normalize("NFKC", text.replace("・", " ").replace("·", " ")))
+    keys = [next(iter(_script_keys(anyascii(word)))) if not word.isascii() else None for word in words]
+    # the words as written (the pairs above are replaced inside words, so the words line up)
+    originals = re.findall(r"[^\W\d_]+", unicodedata.normalize("NFKC", statement.replace("・", " ").replace("·", " ")))
+    if len(originals) != len(words):
+        originals = words
+    hits = []
+    for term in lexicon.terms:
+        if term.kind not in ("name", "alias", "person"):
+            continue
+        wanted = [_script_keys(w, name=True) for w in tokens(term.text)]
+        if len(wanted) < 2 or any(len(k) < 2 for keys_of in wanted for k in keys_of):
+            continue
+        for start in range(len(keys) - len(wanted) + 1):
+            if all(keys[start + k] in wanted[k] for k in range(len(wanted))):
+                hits.append(Hit(term.entity, term.kind, term.text, " ".join(originals[start:start + len(wanted)]),
+                                "transliteration (sound-alike)"))
+    return hits
+
+
 @functools.lru_cache(maxsize=1)
 def _vocabulary() -> frozenset[str]:
     """Whole words of the bundled model's WordPiece vocabulary: the ~20k commonest English word forms. A word
@@ -1628,6 +1670,8 @@ def scan(statement: str, lexicon: Lexicon, _depth: int = 0) -> list[Hit]:
     hits.extend(_identifier_hits(folded, lexicon))
     if not statement.isascii():
         hits.extend(_sound_hits(statement, lexicon))
+        if _KANA.search(statement) or any("\u0370" <= ch <= "\u03ff" for ch in statement):
+            hits.extend(_script_name_hits(statement, lexicon))
     lowered = folded.casefold()
     for domain in lexicon.domains:  # the literal first: a pattern is built only for a domain that occurs
         if domain.squashed in lowered and re.search(rf"(?<![\w-]){re.escape(domain.squashed)}(?![\w-])", lowered):
