@@ -31,23 +31,23 @@ def test_the_second_process_parses_what_this_one_would(seeded, vmem, monkeypatch
     store = _populated(seeded, vmem)
     wanted = _items(store)
     repo = pygit2.Repository(str(store.root))
-    parse._PARSED.clear()
+    parse.PARSED.clear()
     monkeypatch.setattr(parse, "SHARE_FROM", 1)
     monkeypatch.setattr(parse, "_cores", lambda: 2)
     parse.parse_ahead(wanted, lambda oid: repo[oid].data, lambda: (lambda oid: repo[oid].data))
-    shared = dict(parse._PARSED)
-    parse._PARSED.clear()
+    shared = dict(parse.PARSED)
+    parse.PARSED.clear()
     monkeypatch.setattr(parse, "SHARE_FROM", 10**9)
     parse.parse_ahead(wanted, lambda oid: repo[oid].data, lambda: None)
-    assert shared == parse._PARSED and len(shared) == len(wanted) - 1  # the broken file is left to its reader
-    assert [list(item) for item in shared.values()] == [list(item) for item in parse._PARSED.values()]
+    assert shared == parse.PARSED and len(shared) == len(wanted) - 1  # the broken file is left to its reader
+    assert [list(item) for item in shared.values()] == [list(item) for item in parse.PARSED.values()]
 
 
 def test_a_second_process_that_dies_costs_only_time(seeded, vmem, monkeypatch):
     store = _populated(seeded, vmem, broken=False)
     wanted = _items(store)
     repo = pygit2.Repository(str(store.root))
-    parse._PARSED.clear()
+    parse.PARSED.clear()
     monkeypatch.setattr(parse, "SHARE_FROM", 1)
     monkeypatch.setattr(parse, "_cores", lambda: 2)
 
@@ -55,7 +55,7 @@ def test_a_second_process_that_dies_costs_only_time(seeded, vmem, monkeypatch):
         raise OSError("no repository here")
 
     parse.parse_ahead(wanted, lambda oid: repo[oid].data, dies)
-    assert 0 < len(parse._PARSED) < len(wanted)  # this process's half; the rest is parsed when asked for
+    assert 0 < len(parse.PARSED) < len(wanted)  # this process's half; the rest is parsed when asked for
     assert all(parse.parse_blob(kind, path, oid, repo[oid].data) for kind, path, oid in wanted)
 
 
@@ -64,11 +64,11 @@ def test_a_replay_attests_the_same_with_and_without_the_look_ahead(seeded, vmem,
     store = _populated(seeded, vmem)
     repo = pygit2.Repository(str(store.root))
     head = repo.head.peel(pygit2.Commit)
-    parse._PARSED.clear()
+    parse.PARSED.clear()
     monkeypatch.setattr(attest, "_parse_ahead", lambda repo, commits: None)
     plain = attest._walk(repo, head, None, store.root)
     monkeypatch.undo()
-    parse._PARSED.clear()
+    parse.PARSED.clear()
     if shared:
         monkeypatch.setattr(parse, "SHARE_FROM", 1)
         monkeypatch.setattr(parse, "_cores", lambda: 2)
@@ -97,7 +97,7 @@ def test_remembered_diffs_are_the_diffs_and_are_forgotten_after(seeded, vmem):
     "a:\n- 'x: y'\n- b: 1\n",  # a quoted value behind "- " is a value, not an entry's key
 ])
 def test_the_stable_layout_reader_agrees_with_yaml_on_nesting(text):
-    yaml, loader, _ = codec._yaml_loader()
+    yaml, loader, _ = codec.yaml_loader()
     expected = yaml.load(text, Loader=loader)
     found = codec._load_fast(text)
     assert found is None or found == expected

@@ -173,7 +173,7 @@ def test_fast_writer_quotes_what_ruamel_can_never_write_plain(text):
 
 
 def _yaml_load(text):
-    yaml, loader, _ = codec._yaml_loader()
+    yaml, loader, _ = codec.yaml_loader()
     return yaml.load(text, Loader=loader)
 
 

@@ -149,7 +149,7 @@ def test_mcp_propose_reports_what_vmem_propose_json_reports(mixed, tmp_path):  #
     assert {c["id"] for c in cli["contradictions"]} == {three["id"], theirs["id"]}
     assert agent["contradictions"] == [c for c in cli["contradictions"] if c["id"] == three["id"]]
     notes = [block.text for block in results[0].content[1:]]  # what the CLI prints on stderr
-    assert any("1 item(s) outside this agent's view" in note for note in notes)
+    assert any("contradicts 1 item outside this agent's view" in note for note in notes)
     assert "tidewell" not in json.dumps(agent).lower() + " ".join(notes).lower()
 
 

@@ -24,7 +24,7 @@ def _forget(root: Path) -> None:
 
     cache_file(root).unlink(missing_ok=True)
     cache_file(root).with_suffix(".bundles").unlink(missing_ok=True)
-    parse._PARSED.clear()
+    parse.PARSED.clear()
 
 
 def _files(target: Path) -> dict[str, bytes]:

@@ -120,11 +120,11 @@ def parse_ts(value: Any) -> datetime:
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
 
 
-_CANONICAL_TS = re.compile(r"[1-9]\d{3}-\d\d-\d\dT\d\d:\d\d:\d\dZ")
+CANONICAL_TS = re.compile(r"[1-9]\d{3}-\d\d-\d\dT\d\d:\d\d:\d\dZ")
 
 
 def normalize_ts(value: Any) -> str:
-    if isinstance(value, str) and _CANONICAL_TS.fullmatch(value):
+    if isinstance(value, str) and CANONICAL_TS.fullmatch(value):
         try:  # already canonical (every item carries several): a valid date is returned as it is
             datetime.fromisoformat(value[:19])
             return value
@@ -192,7 +192,7 @@ class Action(namedtuple("Action", "name sets who changes key")):
     __slots__ = ()
 
 
-_ROUTINE_STATUSES = ("superseded", "expired", "quarantined", "eligible", "candidate", "merged", "invalidated",
+ROUTINE_STATUSES = ("superseded", "expired", "quarantined", "eligible", "candidate", "merged", "invalidated",
                      "proposed")
 ACTIONS: dict[str, Action] = {a.name: a for a in (
     Action("propose", ("proposed", "quarantined"), "anyone", "status", None),
@@ -204,7 +204,7 @@ ACTIONS: dict[str, Action] = {a.name: a for a in (
     Action("publish", ("published",), "reviewer", "content", "publish"),
     Action("reject", ("rejected",), "reviewer", "status", "reject"),
     Action("revoke", ("revoked",), "reviewer", "status", None),
-    Action("import", ("approved", "mandatory", "published") + _ROUTINE_STATUSES, "reviewer", "content", None),
+    Action("import", ("approved", "mandatory", "published") + ROUTINE_STATUSES, "reviewer", "content", None),
     Action("merge", ("quarantined", "eligible", "merged"), "reviewer", "status", None),
     Action("unmerge", ("candidate", "invalidated"), "reviewer", "status", None),
     Action("distinct", (), "reviewer", "status", None),
@@ -277,14 +277,14 @@ class Field(namedtuple("Field", "name check required default fix", defaults=(Fal
     __slots__ = ()
 
 
-def _str(v: Any) -> str:
+def check_str(v: Any) -> str:
     if isinstance(v, bool) or not isinstance(v, (str, int, float)):
         raise ValueError("expected text")
     return str(v)
 
 
-def _nonempty(v: Any) -> str:
-    s = _str(v).strip()
+def check_nonempty(v: Any) -> str:
+    s = check_str(v).strip()
     if not s:
         raise ValueError("must not be empty")
     return s
@@ -315,7 +315,7 @@ def _int(v: Any) -> int:
     return v
 
 
-def _ts(v: Any) -> str:
+def check_ts(v: Any) -> str:
     return normalize_ts(v)
 
 
@@ -338,7 +338,7 @@ def _one_of(*choices: str) -> Callable[[Any], str]:
     return run
 
 
-def _item_ref(v: Any) -> str:
+def check_item_ref(v: Any) -> str:
     if not isinstance(v, str) or not ITEM_ID.fullmatch(v):
         raise ValueError("expected an item id like c-7b1e0d9c4a22")
     return v
@@ -385,86 +385,86 @@ def _record(fields: tuple[Field, ...]) -> Callable[[Any], dict]:
 SOURCE = (
     Field("type", _one_of("analyst", "admin_mandate", "user_verification", "definition", "session_transcript", "import"),
           default="analyst"),
-    Field("user", _opt(_str)),
+    Field("user", _opt(check_str)),
     Field("episode", _opt(_name)),
     # a harvested claim (session_transcript): what kind of find it was, the session and the person's words
     Field("kind", _opt(_one_of("correction", "definition", "confirmation"))),
-    Field("session", _opt(_str)),
-    Field("quote", _opt(_str)),
+    Field("session", _opt(check_str)),
+    Field("quote", _opt(check_str)),
 )
 VERIFICATION = (
-    Field("user", _nonempty, required=True),
+    Field("user", check_nonempty, required=True),
     Field("kind", _one_of("confirmation", "correction"), required=True),
-    Field("at", _ts, required=True),
+    Field("at", check_ts, required=True),
 )
 REVIEW = (
-    Field("by", _nonempty, required=True),
-    Field("at", _ts, required=True),
-    Field("action", _nonempty, required=True),
-    Field("reason", _opt(_str)),
+    Field("by", check_nonempty, required=True),
+    Field("at", check_ts, required=True),
+    Field("action", check_nonempty, required=True),
+    Field("reason", _opt(check_str)),
 )
 EVIDENCE = (
     Field("entity", _name, required=True),
-    Field("writer", _nonempty, required=True),
+    Field("writer", check_nonempty, required=True),
     Field("episode", _opt(_name)),
-    Field("at", _ts, required=True),
+    Field("at", check_ts, required=True),
     Field("tier", _int, default=2),
 )
 MERGE = (
-    Field("from", _item_ref, required=True),
+    Field("from", check_item_ref, required=True),
     Field("judge", _one_of("canonical", "deterministic", "command", "reviewer"), required=True),
-    Field("reason", _opt(_str)),
-    Field("at", _ts, required=True),
+    Field("reason", _opt(check_str)),
+    Field("at", check_ts, required=True),
 )
 GATE_CHECKS = tuple(Field(n, _bool) for n in ("deid", "k_support", "writers", "category_floor"))
 GATE = (
     Field("passed", _bool, required=True),
     Field("checks", _record(GATE_CHECKS), default=dict),
-    Field("reason", _opt(_str)),
-    Field("at", _ts, required=True),
+    Field("reason", _opt(check_str)),
+    Field("at", check_ts, required=True),
 )
-PUBLISHED = (Field("by", _nonempty, required=True), Field("at", _ts, required=True))
+PUBLISHED = (Field("by", check_nonempty, required=True), Field("at", check_ts, required=True))
 # consolidation's merge suggestions (advisory: only a reviewer's merge acts on one) and reviewers' "not the same"
 # score: the rank (half embedding cosine, half word overlap, knowledge.suggest); cosine: the embedding cosine alone
-SUGGESTION = (Field("id", _item_ref, required=True), Field("score", _number01, required=True),
+SUGGESTION = (Field("id", check_item_ref, required=True), Field("score", _number01, required=True),
               Field("cosine", _opt(_number01)))
 DISTINCT = (
-    Field("id", _item_ref, required=True),
-    Field("by", _nonempty, required=True),
-    Field("at", _ts, required=True),
-    Field("reason", _opt(_str)),
+    Field("id", check_item_ref, required=True),
+    Field("by", check_nonempty, required=True),
+    Field("at", check_ts, required=True),
+    Field("reason", _opt(check_str)),
 )
 
 SCHEMAS: dict[str, tuple[Field, ...]] = {
     "claim": (
-        Field("id", _item_ref, required=True),
+        Field("id", check_item_ref, required=True),
         Field("kind", _one_of("claim"), required=True),
-        Field("title", _opt(_str)),
-        Field("statement", _nonempty, required=True, fix="write the fact in one or two sentences"),
+        Field("title", _opt(check_str)),
+        Field("statement", check_nonempty, required=True, fix="write the fact in one or two sentences"),
         Field("scope", _scope, default="org"),
         Field("class", _one_of(*CLASSES), default="factual"),
         Field("domain", _opt(_name)),
         Field("categories", _list(_category), default=list, fix=_CATEGORY_FIX),
-        Field("paths", _list(_nonempty), default=list),
+        Field("paths", _list(check_nonempty), default=list),
         Field("status", _one_of(*CLAIM_STATUSES), required=True),
         Field("audience", _audience, default="all"),
         Field("personal", _bool, default=False),
         Field("source", _record(SOURCE), default=lambda: {"type": "analyst", "user": None, "episode": None}),
         Field("confidence", _number01, default=0.5),
         Field("verifications", _list(_record(VERIFICATION)), default=list),
-        Field("created_at", _ts, required=True),
-        Field("valid_from", _opt(_ts)),
-        Field("valid_to", _opt(_ts)),
-        Field("expires_at", _opt(_ts)),
-        Field("supersedes", _opt(_item_ref)),
-        Field("superseded_by", _opt(_item_ref)),
+        Field("created_at", check_ts, required=True),
+        Field("valid_from", _opt(check_ts)),
+        Field("valid_to", _opt(check_ts)),
+        Field("expires_at", _opt(check_ts)),
+        Field("supersedes", _opt(check_item_ref)),
+        Field("superseded_by", _opt(check_item_ref)),
         Field("review", _opt(_record(REVIEW))),
     ),
     "knowledge": (
-        Field("id", _item_ref, required=True),
+        Field("id", check_item_ref, required=True),
         Field("kind", _one_of("knowledge"), required=True),
-        Field("statement", _nonempty, required=True, fix="write the generalization in one sentence"),
-        Field("canonical", _str, required=True),
+        Field("statement", check_nonempty, required=True, fix="write the generalization in one sentence"),
+        Field("canonical", check_str, required=True),
         Field("categories", _list(_category), default=list, fix=_CATEGORY_FIX),
         Field("status", _one_of(*KNOWLEDGE_STATUSES), required=True),
         Field("evidence", _list(_record(EVIDENCE)), default=list),
@@ -472,33 +472,33 @@ SCHEMAS: dict[str, tuple[Field, ...]] = {
         Field("gate", _opt(_record(GATE))),
         Field("audience", _opt(_audience)),
         Field("published", _opt(_record(PUBLISHED))),
-        Field("first_seen", _ts, required=True),
-        Field("last_reinforced", _ts, required=True),
-        Field("valid_from", _opt(_ts)),
-        Field("valid_to", _opt(_ts)),
-        Field("supersedes", _opt(_item_ref)),
-        Field("superseded_by", _opt(_item_ref)),
-        Field("merged_into", _opt(_item_ref)),
+        Field("first_seen", check_ts, required=True),
+        Field("last_reinforced", check_ts, required=True),
+        Field("valid_from", _opt(check_ts)),
+        Field("valid_to", _opt(check_ts)),
+        Field("supersedes", _opt(check_item_ref)),
+        Field("superseded_by", _opt(check_item_ref)),
+        Field("merged_into", _opt(check_item_ref)),
         Field("review", _opt(_record(REVIEW))),
         Field("suggestions", _opt(_list(_record(SUGGESTION)))),  # null: not screened for suggestions yet
         Field("distinct", _list(_record(DISTINCT)), default=list),
     ),
     "entity": (
         Field("id", _name, required=True),
-        Field("name", _nonempty, required=True, fix="the customer's canonical name"),
-        Field("aliases", _list(_nonempty), default=list),
-        Field("domains", _list(_nonempty), default=list),
-        Field("people", _list(_nonempty), default=list),
+        Field("name", check_nonempty, required=True, fix="the customer's canonical name"),
+        Field("aliases", _list(check_nonempty), default=list),
+        Field("domains", _list(check_nonempty), default=list),
+        Field("people", _list(check_nonempty), default=list),
         Field("categories", _list(_category), default=list, fix=_CATEGORY_FIX),
-        Field("restricted", _list(_nonempty), default=list),
+        Field("restricted", _list(check_nonempty), default=list),
     ),
     "episode": (
         Field("id", _name, required=True),
         Field("entity", _name, required=True),
         Field("kind", _one_of("call", "email", "note", "session"), default="note"),
-        Field("at", _opt(_ts)),
-        Field("ref", _opt(_str)),
-        Field("quotes", _list(_nonempty), default=list),
+        Field("at", _opt(check_ts)),
+        Field("ref", _opt(check_str)),
+        Field("quotes", _list(check_nonempty), default=list),
     ),
 }
 

@@ -126,9 +126,9 @@ def _full() -> None:
         message = f"internal error: {type(exc).__name__}: {exc}"
         hint = "this is a vmem bug; rerun with VMEM_DEBUG=1 for the traceback and report it"
         if "--json" in sys.argv[1:]:  # still the one error envelope a script parses
-            import json
+            from vmem.output import Output
 
-            sys.stdout.write(json.dumps({"schema_version": 1, "error": message, "hint": hint}) + "\n")
+            Output(True).error(message, hint)
         else:
             sys.stderr.write(f"error: {message}\n  {hint}\n")
         sys.exit(1)
@@ -138,17 +138,17 @@ def _usage_errors_as_json() -> None:
     """Under --json, a usage error (a missing argument, an unknown option, a bad value) is one JSON object on
     stdout, {schema_version, error, hint}, exit 2, like every other error (typer prints it through its click's
     UsageError.show, which this replaces for the process)."""
-    import json
 
     try:  # typer >= 0.26 carries its own click
         from typer._click import exceptions
     except ImportError:  # pragma: no cover - older typer uses click itself
         from click import exceptions
 
+    from vmem.output import Output
+
     def show(self, file=None) -> None:
         command = self.ctx.command_path if self.ctx is not None else "vmem"
-        sys.stdout.write(json.dumps({"schema_version": 1, "error": self.format_message(),
-                                     "hint": f"see: {command} --help"}) + "\n")
+        Output(True).error(self.format_message(), f"see: {command} --help")
 
     exceptions.UsageError.show = show
     exceptions.NoArgsIsHelpError.show = show  # `vmem --json GROUP` without its subcommand: a usage error too

@@ -107,14 +107,9 @@ def spec_of(module: str, function: str) -> Spec:
 
 
 def _cache_path(module: str, function: str) -> str:
-    base = os.environ.get("XDG_CACHE_HOME", "").strip() if sys.platform.startswith("linux") else ""
-    if sys.platform.startswith("linux"):
-        root = os.path.join(base or os.path.expanduser("~/.cache"), "vmem")
-    else:
-        from platformdirs import user_cache_dir
+    from vmem.store.cache import cache_home  # the one answer to where vmem's caches live
 
-        root = user_cache_dir("vmem")
-    return os.path.join(root, "cli", f"{module}.{function}.json")
+    return os.path.join(cache_home(), "cli", f"{module}.{function}.json")
 
 
 def _derive(sources: list[str], function: str) -> Spec:

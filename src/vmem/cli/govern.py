@@ -8,7 +8,7 @@ import typer
 
 from vmem.cli.common import JsonOpt, NoAsOpt, StoreOpt, session
 from vmem.cli.fast import refuse_as
-from vmem.cli.render import contradiction_warning, one_line
+from vmem.cli.render import one_line
 from vmem.output import counted
 
 ID_HELP = "A claim or learning id, or a unique prefix of one (c-f3d5)."
@@ -29,8 +29,10 @@ def _set(ctx, item_id, target, reason, as_, json_, store, widen_scope=False) -> 
         s.out.line(one_line(result.action, result.item, result.commit))
         if result.superseded is not None and not s.out.as_json:
             s.out.note(f"{result.superseded['id']} is now superseded by it")
+        from vmem.ops.contradictions import warning
+
         for clash in result.contradictions or []:  # a warning: the reviewer decides which belief stands
-            s.out.note(contradiction_warning(clash))
+            s.out.note(warning(clash, proposal=False))
 
 
 def approve(ctx: typer.Context, item_id: IdArg, reason: ReasonOpt = None, widen_scope: WidenOpt = False,

@@ -22,7 +22,7 @@ def consolidate(
     with session(ctx, json_, store) as s:
         from vmem.ops.consolidate import consolidate as run
 
-        with _progress(s.out) as progress:
+        with show_progress(s.out) as progress:
             result = run(s.store, dry_run=dry_run, progress=progress)
 
         def human(console) -> None:
@@ -48,7 +48,7 @@ def consolidate(
         s.out.result(result.as_dict(), human)
 
 
-def _progress(out):
+def show_progress(out):
     """A rich progress bar on a terminal, nothing otherwise (and never under --json)."""
     import contextlib
     import sys
@@ -82,7 +82,7 @@ def publish(
 ) -> None:
     """Publish an eligible knowledge item after re-running every gate (k is clamped to at least 3)."""
     with session(ctx, json_, store) as s:
-        from vmem.cli.render import contradiction_warning
+        from vmem.ops.contradictions import warning
         from vmem.confidence import support_tier
         from vmem.ops.publish import publish as run
 
@@ -92,7 +92,7 @@ def publish(
         s.out.result(result.data(),
                      lambda console: item_panel(console, result.item, f"published, support tier {tier}"))
         for clash in result.contradictions or []:  # a warning: the reviewer decides which belief stands
-            s.out.note(contradiction_warning(clash))
+            s.out.note(warning(clash, proposal=False))
 
 
 def reject(

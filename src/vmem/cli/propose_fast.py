@@ -34,9 +34,10 @@ def execute(out, store, text: str, *, from_: str | None = None, category: list[s
     out.line(one_line(HEADLINES.get(result.action, result.action), result.item, result.commit))
     for note in result.notes:
         out.note(note)
+    from vmem.ops.contradictions import warning
+
     for clash in result.contradictions:  # a warning, not a refusal: a reviewer decides which belief stands
-        out.note(f"warning: contradicts {clash['id']} ({clash['reason']}): {clash['statement'][:120]}\n"
-                 f"  a reviewer will see both; to replace it instead: vmem propose TEXT --supersedes {clash['id']}")
+        out.note(warning(clash, proposal=True))
     return result.exit_code
 
 

@@ -49,13 +49,13 @@ def index(
     with session(ctx, json_, store) as s:
         import time
 
-        from vmem.cli.knowledge import _progress
+        from vmem.cli.knowledge import show_progress
         from vmem.embed import embedder
         from vmem.index.local import LocalIndex
 
         embed = embedder(s.store.policy, s.store.root)
         started = time.perf_counter()
-        with _progress(s.out) as progress:
+        with show_progress(s.out) as progress:
             idx = LocalIndex.open(s.store, embed, model_id=str(embed.path), rebuild=rebuild,
                                   progress=(lambda done, total: progress("index", done, total)) if progress else None)
         data = {"commit": idx.commit, "items": len(idx.items), "parsed": idx.stats["parsed"],

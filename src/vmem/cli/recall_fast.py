@@ -21,9 +21,9 @@ def _root(store: str | None):
 
 def _emit(as_json: bool, data, lines: list[str]) -> None:
     if as_json:
-        import json
+        from vmem.output import Output
 
-        sys.stdout.write(json.dumps({"schema_version": 1, "data": data}, ensure_ascii=False, indent=2) + "\n")
+        Output(True).result(data)
     else:
         from vmem.output import plain
 

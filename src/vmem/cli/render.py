@@ -21,12 +21,6 @@ def one_line(headline: str, item: dict, commit: str | None) -> str:
     suffix = f"  [{commit[:10]}]" if commit else ""
     return f"{item['id']} {headline} ({item['kind']}, {where}): {statement}{suffix}"
 
-def contradiction_warning(clash: dict) -> str:
-    """The note an edit or an approval prints for each open item it contradicts (plain text, no rich)."""
-    return (f"warning: contradicts {clash['id']} ({clash['status']}; {clash['reason']}): "
-            f"{shorten(clash['statement'], 120)}\n  both stay open (vmem contradictions lists them) until one is "
-            f"retired: vmem revoke ID --reason … (a proposal: vmem reject ID --reason …)")
-
 STATUS_STYLE = {
     "proposed": "yellow", "candidate": "yellow", "eligible": "cyan", "approved": "green", "mandatory": "bold green",
     "published": "bold green", "rejected": "red", "revoked": "red", "quarantined": "red", "invalidated": "red",

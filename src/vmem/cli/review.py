@@ -55,7 +55,7 @@ def review(
             s.out.result(cards, lambda console: _print_queue(console, cards))
             return
         if yes:
-            from vmem.cli.render import contradiction_warning
+            from vmem.ops.contradictions import warning
 
             results = [_apply(s.store, c, action, reason) for c in cards]
             rows = [{"id": c["id"], "action": a, "commit": commit} for c, (a, commit, _) in zip(cards, results)]
@@ -66,7 +66,7 @@ def review(
             s.out.line(f"{counted(len(cards), 'item')}: {action}")
             for card_, (_, _, clashes) in zip(cards, results):
                 for clash in clashes:
-                    s.out.note(f"{card_['id']}: " + contradiction_warning(clash))
+                    s.out.note(f"{card_['id']}: " + warning(clash, proposal=False))
             return
         _interactive(s, cards)
 

@@ -49,7 +49,9 @@ def run(*, store: str | None, directory: str | None, scope: str | None, audience
             answer["systemMessage"] = "vmem: " + "; ".join([plain(w) for w in warnings] + ([waiting] if waiting else []))
         print(json.dumps(answer))
     elif as_json:
-        print(json.dumps({"schema_version": 1, "data": result.as_dict()}, indent=2))
+        from vmem.output import Output
+
+        Output(True).result(result.as_dict())
     else:
         print(plain(result.summary) + f" ({len(result.written)} written, {len(result.unchanged)} unchanged, "
                                       f"{len(result.deleted)} deleted)")

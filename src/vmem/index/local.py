@@ -120,11 +120,11 @@ def _epoch(stamp: str | None) -> float:
     return model.parse_ts(stamp).timestamp() if stamp else NO_TIME
 
 
-def _text(item: dict) -> str:
+def item_text(item: dict) -> str:
     return " ".join(filter(None, [item.get("title"), item["statement"], " ".join(item.get("categories") or [])]))
 
 
-def _meta(item: dict) -> dict:
+def item_meta(item: dict) -> dict:
     """What recall needs from an item, without lineage: knowledge keeps a count, not its customers."""
     keep = ("id", "kind", "title", "statement", "scope", "status", "audience", "personal", "confidence",
             "created_at", "review", "verifications", "expires_at", "valid_from", "valid_to", "superseded_by",
@@ -378,7 +378,7 @@ class LocalIndex:
                 continue  # vmem check reports it; the index serves the rest
             if model.item_path(item["id"]) != path:
                 continue
-            meta = _meta(state.as_served(path, item))
+            meta = item_meta(state.as_served(path, item))
             meta["status"] = state.status_of(path) or "unattested"  # served as history attests it (SPEC 12)
             meta["published_seq"] = state.published.get(path) if meta["status"] == "published" else None
             updates[item["id"]] = meta
@@ -390,12 +390,12 @@ class LocalIndex:
         for item_id in removed + list(updates):
             writer.delete_documents_by_term("id", item_id)
         for item_id, meta in updates.items():
-            writer.add_document(tantivy.Document(id=item_id, text=_text(meta)))
+            writer.add_document(tantivy.Document(id=item_id, text=item_text(meta)))
         writer.commit()
         writer.wait_merging_threads()
         self.items.drop(removed)
         self.items.put(updates)
-        vectors = embed([_text(meta) for meta in updates.values()]) if updates else None
+        vectors = embed([item_text(meta) for meta in updates.values()]) if updates else None
         if vectors is not None and len(vectors):
             self._dims = int(vectors.shape[1])
         new_ids = [i for i in updates if i not in self.rows]

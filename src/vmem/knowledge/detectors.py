@@ -7,34 +7,34 @@ import re
 from collections import Counter
 
 from vmem.knowledge.parsing import (
-    _BOUNDS,
-    _category_words,
-    _HEDGES,
-    _is_artifact,
-    _normalise_word,
+    BOUNDS,
+    category_words,
+    HEDGES,
+    is_artifact,
+    normalise_word,
     parse,
     Parsed,
     Quantity,
 )
 from vmem.knowledge.tables import (
-    _ARTICLES,
-    _COMPASS,
-    _DOWN_WORDS,
-    _MARKERS,
-    _MODAL_CAN,
-    _MODAL_MUST,
-    _NEGATION,
-    _UP_WORDS,
+    ARTICLES,
+    COMPASS,
+    DOWN_WORDS,
+    MARKERS,
+    MODAL_CAN,
+    MODAL_MUST,
+    NEGATION,
+    UP_WORDS,
 )
 from vmem.output import counted
 
 
 # Each returns a short reason when it finds a decisive difference, else None. The lexicons
 # are written as plain words and compared in normalised form.
-_UP = frozenset(map(_normalise_word, _UP_WORDS))
-_DOWN = frozenset(map(_normalise_word, _DOWN_WORDS))
-_TEMPORAL = frozenset(map(_normalise_word, ("before", "after")))
-_SOFT = _HEDGES | frozenset(_MARKERS.values())
+_UP = frozenset(map(normalise_word, UP_WORDS))
+_DOWN = frozenset(map(normalise_word, DOWN_WORDS))
+_TEMPORAL = frozenset(map(normalise_word, ("before", "after")))
+_SOFT = HEDGES | frozenset(MARKERS.values())
 
 
 def category_conflict(categories_a: list[str], categories_b: list[str]) -> str | None:
@@ -59,7 +59,7 @@ def number_difference(a: Parsed, b: Parsed) -> str | None:
         ka, kb = Counter(map(key, a.quantities)), Counter(map(key, b.quantities))
         if ka != kb:
             def shown(q: Quantity) -> str:
-                return f"{_BOUNDS[q.bound]} {q.text}" if what == "bounds" and q.bound else q.text
+                return f"{BOUNDS[q.bound]} {q.text}" if what == "bounds" and q.bound else q.text
             only_a = [shown(q) for q in a.quantities if (ka - kb)[key(q)]]
             only_b = [shown(q) for q in b.quantities if (kb - ka)[key(q)]]
             return f"different {what} {', '.join(only_a) or '(none)'} vs {', '.join(only_b) or '(none)'}"
@@ -67,7 +67,7 @@ def number_difference(a: Parsed, b: Parsed) -> str | None:
 
 
 def negation_difference(a: Parsed, b: Parsed) -> str | None:
-    na, nb = a.stream.count(_NEGATION), b.stream.count(_NEGATION)
+    na, nb = a.stream.count(NEGATION), b.stream.count(NEGATION)
     if na == nb:
         return None
     return f"negation differs (a has {counted(na, 'negation')}, b has {nb})"
@@ -99,7 +99,7 @@ def temporal_difference(a: Parsed, b: Parsed) -> str | None:
 
 def modality_difference(a: Parsed, b: Parsed) -> str | None:
     def kind(parsed: Parsed) -> set[str]:
-        return {"can" if m in _MODAL_CAN else "must" for m in parsed.modals}
+        return {"can" if m in MODAL_CAN else "must" for m in parsed.modals}
 
     ka, kb = kind(a), kind(b)
     if ka and kb and not ka & kb:
@@ -108,8 +108,8 @@ def modality_difference(a: Parsed, b: Parsed) -> str | None:
 
 
 def artifact_difference(a: Parsed, b: Parsed) -> str | None:
-    xa = {t for t in a.words if _is_artifact(t)}
-    xb = {t for t in b.words if _is_artifact(t)}
+    xa = {t for t in a.words if is_artifact(t)}
+    xb = {t for t in b.words if is_artifact(t)}
     if xa == xb:
         return None
     return f"different named artifacts {_listing(a, sorted(xa - xb))} vs {_listing(b, sorted(xb - xa))}"
@@ -152,7 +152,7 @@ def role_difference(a: Parsed, b: Parsed) -> str | None:
 def order_difference(a: Parsed, b: Parsed) -> str | None:
     """Every occurrence of the shared words, aligned: they may move as one block (a clause moved); anything more
     is a swap of roles or preference."""
-    shared = (a.words & b.words) - _HEDGES
+    shared = (a.words & b.words) - HEDGES
     seq_a, seq_b = _drop_extras([(t, i) for i, t in enumerate(a.stream) if t in shared],
                                 [(t, i) for i, t in enumerate(b.stream) if t in shared])
     if one_block_move([t for t, _ in seq_a], [t for t, _ in seq_b], _seams(a.breaks, seq_a),
@@ -278,7 +278,7 @@ def named_differences(a: str, b: str, categories_a: list[str], categories_b: lis
         ("temporal", temporal_difference(pa, pb)),
         ("modality", modality_difference(pa, pb)),
         ("causal", causal_difference(pa, pb)),
-        ("unaligned", unaligned(pa, pb, _category_words(shared_categories))),
+        ("unaligned", unaligned(pa, pb, category_words(shared_categories))),
         ("order", order_difference(pa, pb)),
         ("role", role_difference(pa, pb)),
         ("relation", relation_difference(pa, pb)),
@@ -305,7 +305,7 @@ def clear_differences(a: str, b: str, categories_a: list[str], categories_b: lis
     if any(name == "number" for name, _ in found) and set(pa.quantities) - set(pb.quantities) and \
             set(pb.quantities) - set(pa.quantities):
         return found  # each states an amount the other does not (a unit is part of it: 3 weeks vs 3 months)
-    redundant = _category_words(tuple(sorted(set(categories_a) & set(categories_b))))
+    redundant = category_words(tuple(sorted(set(categories_a) & set(categories_b))))
     rest = (pa.words ^ pb.words) - _SOFT - redundant
     explained = {w for w in rest if w[:1] in "#@" or w in _FIXED}
     return found if not rest - explained else []
@@ -317,7 +317,7 @@ def differences(a: str, b: str, categories_a: list[str], categories_b: list[str]
 
 
 # Words whose difference is itself decisive: never traded for a synonym.
-_FIXED = _UP | _DOWN | _TEMPORAL | _MODAL_CAN | _MODAL_MUST | {_NEGATION}
+_FIXED = _UP | _DOWN | _TEMPORAL | MODAL_CAN | MODAL_MUST | {NEGATION}
 
 
 def align_synonyms(a: Parsed, b: Parsed) -> Parsed:
@@ -325,7 +325,7 @@ def align_synonyms(a: Parsed, b: Parsed) -> Parsed:
     ("send" for "route"), so every detector after this compares them as one word. Quantities, markers, named
     artifacts and the words other detectors decide on (direction, negation, before/after, modals) never move."""
     def movable(token: str) -> bool:
-        return token.isalpha() and token not in _FIXED and not _is_artifact(token) and token not in _HEDGES
+        return token.isalpha() and token not in _FIXED and not is_artifact(token) and token not in HEDGES
 
     only_a = sorted(t for t in a.words - b.words if movable(t))
     only_b = sorted(t for t in b.words - a.words if movable(t))
@@ -382,7 +382,7 @@ def _run_before(skeleton: tuple, end: int) -> list[str]:
 
 def _run_after(skeleton: tuple, start: int) -> list[str]:
     """The content words from index START on, after any articles ("of the board" -> board)."""
-    while start < len(skeleton) and skeleton[start][0] == "f" and skeleton[start][1] in _ARTICLES:
+    while start < len(skeleton) and skeleton[start][0] == "f" and skeleton[start][1] in ARTICLES:
         start += 1
     out: list[str] = []
     while start < len(skeleton) and skeleton[start][0] == "w":
@@ -476,7 +476,7 @@ def voice_difference(a: Parsed, b: Parsed) -> str | None:
 _LIST_ROLES = frozenset({"to", "from", "into"})
 _COORDINATORS = frozenset({"and", "or", "but", "then"})
 _COORDINATOR_ENTRIES = frozenset(("f", c) for c in _COORDINATORS)
-_COMPASS_BASE = {_normalise_word(w): w.removesuffix("ern") if w.endswith("ern") else w for w in _COMPASS}
+_COMPASS_BASE = {normalise_word(w): w.removesuffix("ern") if w.endswith("ern") else w for w in COMPASS}
 
 
 def _compass_args(parsed: Parsed) -> dict[str, set[str]]:
@@ -596,7 +596,7 @@ def _coordinated(parsed: Parsed) -> dict[str, set[str]]:
             runs.append((i, end))
     out: dict[str, set[str]] = {}
     for (s1, e1), (s2, e2) in zip(runs, runs[1:]):
-        between = [entry for entry in sk[e1:s2] if not (entry[0] == "f" and entry[1] in _ARTICLES)]
+        between = [entry for entry in sk[e1:s2] if not (entry[0] == "f" and entry[1] in ARTICLES)]
         if len(between) == 1 and (between[0][0] == "b" and between[0][1] == "phrase"
                                   or between[0][0] == "f" and between[0][1] in ("and", "or")):
             left, right = {t for _, t in sk[s1:e1]}, {t for _, t in sk[s2:e2]}

@@ -9,25 +9,25 @@ from functools import lru_cache
 from collections import namedtuple
 
 from vmem.knowledge.tables import (
-    _ARTIFACTS,
-    _BE,
-    _CONTRACTIONS,
-    _MARKERS,
-    _MODAL_CAN,
-    _MODAL_MUST,
-    _MONEY_UNITS,
-    _NUMBER_WORDS,
-    _PARTICIPLES,
-    _PERCENT,
-    _PHRASES,
-    _PLACES,
-    _ROLE_WORDS,
-    _SCALES,
-    _SOFT_WORDS,
-    _STOP,
-    _TIME_UNITS,
-    _UNIT_FORMS,
-    _WORDS,
+    ARTIFACTS,
+    BE,
+    CONTRACTIONS,
+    MARKERS,
+    MODAL_CAN,
+    MODAL_MUST,
+    MONEY_UNITS,
+    NUMBER_WORDS,
+    PARTICIPLES,
+    PERCENT,
+    PHRASES,
+    PLACES,
+    ROLE_WORDS,
+    SCALES,
+    SOFT_WORDS,
+    STOP,
+    TIME_UNITS,
+    UNIT_FORMS,
+    WORDS,
     Ratio,
     ratio,
     times,
@@ -61,11 +61,11 @@ class Parsed(namedtuple("Parsed", "stream quantities modals written roles breaks
 
     def show(self, token: str) -> str:
         form = dict(self.written).get(token, token)
-        if form in _PLACES:
+        if form in PLACES:
             return form.capitalize()
         if form == "itdept":
             return "IT"
-        if _is_artifact(form):
+        if is_artifact(form):
             return re.sub(r"^(soc|iso|sev|tier|net|type|art)(\d+)$", r"\1 \2", form).upper()
         return form
 
@@ -78,7 +78,7 @@ def _prepare(statement: str) -> str:
     text = re.sub(r"\bIT\b", " itdept ", text)  # the department, before casefolding makes it "it"
     text = re.sub(r"\bU\.?S\.?(?=\W|$)(?!\.\w)", " usa ", text)
     if "'" in text:  # every contraction holds one (and none is written back): else no pattern is compiled
-        for pattern, repl in _CONTRACTIONS:
+        for pattern, repl in CONTRACTIONS:
             text = re.sub(pattern, repl, text, flags=re.IGNORECASE)
     text = re.sub(r"\bcannot\b", "can not", text, flags=re.IGNORECASE)
     text = re.sub(r"\b(art|approx|vs|e\.g|i\.e|etc)\.", lambda m: "article" if m.group(1).lower() == "art"
@@ -90,7 +90,7 @@ def _prepare(statement: str) -> str:
 
 
 def _is_number_word(part: str) -> bool:
-    return part in _NUMBER_WORDS or part in _SCALES
+    return part in NUMBER_WORDS or part in SCALES
 
 
 def _number_words(tokens: list[str]) -> list[str]:
@@ -105,9 +105,9 @@ def _number_words(tokens: list[str]) -> list[str]:
         lead = 0
         while lead < len(parts) and _is_number_word(parts[lead]):
             lead += 1
-        if lead == 0 or parts[0] in _SCALES:
-            if out and re.fullmatch(r"\d+(\.\d+)?", out[-1]) and tokens[i] in _SCALES:
-                out[-1] = _fmt(times(_decimal(out[-1]), ratio(_SCALES[tokens[i]])))
+        if lead == 0 or parts[0] in SCALES:
+            if out and re.fullmatch(r"\d+(\.\d+)?", out[-1]) and tokens[i] in SCALES:
+                out[-1] = _fmt(times(_decimal(out[-1]), ratio(SCALES[tokens[i]])))
             else:
                 out.append(tokens[i])
             i += 1
@@ -119,25 +119,25 @@ def _number_words(tokens: list[str]) -> list[str]:
             sub = tokens[j].split("-")
             if all(_is_number_word(p) for p in sub):
                 words += sub
-            elif tokens[j] == "and" and words[-1] in _SCALES and j + 1 < len(tokens) \
-                    and tokens[j + 1].split("-")[0] in _NUMBER_WORDS:
+            elif tokens[j] == "and" and words[-1] in SCALES and j + 1 < len(tokens) \
+                    and tokens[j + 1].split("-")[0] in NUMBER_WORDS:
                 pass
             else:
                 break
             j += 1
         total, current = 0, 0
         for word in words:
-            if word in _NUMBER_WORDS:
-                current += _NUMBER_WORDS[word]
+            if word in NUMBER_WORDS:
+                current += NUMBER_WORDS[word]
             elif word == "hundred":
                 current = max(current, 1) * 100
             else:
-                total += max(current, 1) * _SCALES[word]
+                total += max(current, 1) * SCALES[word]
                 current = 0
         following = tail[0] if tail else (tokens[j] if j < len(tokens) else "")
         previous = out[-1] if out else ""
-        if words == ["one"] and following not in _UNIT_FORMS and following not in ("business", "working") \
-                and previous not in _UNIT_FORMS:
+        if words == ["one"] and following not in UNIT_FORMS and following not in ("business", "working") \
+                and previous not in UNIT_FORMS:
             out.append(tokens[i])
         else:
             out.append("-".join([str(total + current)] + tail))
@@ -161,7 +161,7 @@ def _phrase_pattern(phrase: str) -> str:
 
 
 _PHRASE_RULES = sorted(
-    ((p, canon) for canon, forms in _PHRASES.items() for p in forms),
+    ((p, canon) for canon, forms in PHRASES.items() for p in forms),
     key=lambda item: -len(item[0]),
 )
 
@@ -283,11 +283,11 @@ def _stem(word: str) -> str:
     return word
 
 
-def _normalise_word(word: str) -> str:
-    word = _WORDS.get(word, word)
-    if "_" in word or any(ch.isdigit() for ch in word) or word in _ARTIFACTS:
+def normalise_word(word: str) -> str:
+    word = WORDS.get(word, word)
+    if "_" in word or any(ch.isdigit() for ch in word) or word in ARTIFACTS:
         return word
-    return _WORDS.get(_stem(word), _stem(word))
+    return WORDS.get(_stem(word), _stem(word))
 
 
 _NUMBER_RE = re.compile(r"^(\$|€|£)?(\d+(?:\.\d+)?)(k|m|bn)?(%|x)?$")
@@ -297,15 +297,15 @@ _UNIT_BEFORE = {"day", "days", "week", "weeks", "month", "months", "year", "year
 def _unit_at(tokens: list[str], j: int) -> int:
     """How many tokens from j spell a unit (0 when none)."""
     if j < len(tokens) and tokens[j] in ("business", "working") and j + 1 < len(tokens) \
-            and tokens[j + 1] in _UNIT_FORMS and _UNIT_FORMS[tokens[j + 1]] in ("day", "week"):
+            and tokens[j + 1] in UNIT_FORMS and UNIT_FORMS[tokens[j + 1]] in ("day", "week"):
         return 2
-    if j < len(tokens) and (tokens[j] in _UNIT_FORMS or tokens[j] in _MONEY_UNITS or tokens[j] in _PERCENT):
+    if j < len(tokens) and (tokens[j] in UNIT_FORMS or tokens[j] in MONEY_UNITS or tokens[j] in PERCENT):
         return 1
     return 0
 
 
 _UNIT_FILLERS = frozenset({"extra", "more", "additional", "further", "full", "whole", "calendar", "consecutive"})
-_BOUNDS = {"gt": "more than", "lt": "less than", "ge": "at least", "le": "at most"}
+BOUNDS = {"gt": "more than", "lt": "less than", "ge": "at least", "le": "at most"}
 _ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
              "eighth": 8, "ninth": 9, "tenth": 10, "last": -1, "final": -1}
 
@@ -317,12 +317,12 @@ def _spread_units(tokens: list[str]) -> list[str]:
     while i < len(out):
         if out[i] in _UNIT_BEFORE and i + 1 < len(out) and out[i + 1].isdigit() \
                 and not _unit_at(out, i + 2) and (i == 0 or not _NUMBER_RE.match(out[i - 1])):
-            unit = _UNIT_FORMS[out[i]]
+            unit = UNIT_FORMS[out[i]]
             out[i:i + 2] = [f"@{unit}{out[i + 1]}"]
             if i + 2 < len(out) and out[i + 1] == "to" and out[i + 2].isdigit():
                 out[i + 2] = f"@{unit}{out[i + 2]}"
         elif out[i] in _ORDINALS and i + 1 < len(out) and out[i + 1] in _UNIT_BEFORE:
-            out[i:i + 2] = [f"@{_UNIT_FORMS[out[i + 1]]}{_ORDINALS[out[i]]}"]
+            out[i:i + 2] = [f"@{UNIT_FORMS[out[i + 1]]}{_ORDINALS[out[i]]}"]
         elif _NUMBER_RE.match(out[i]) and not _unit_at(out, i + 1) and i + 2 < len(out) and out[i + 1] == "to" \
                 and _NUMBER_RE.match(out[i + 2]):
             width = _unit_at(out, i + 3)
@@ -357,15 +357,15 @@ def _quantities(tokens: list[str]) -> tuple[list[str], list[Quantity]]:
             tokens = tokens[:i + 1] + tokens[i + 2:i + 3] + tokens[i + 1:i + 2] + tokens[i + 3:]  # "2 extra weeks"
         width = 0 if unit else _unit_at(tokens, i + 1)
         if width == 2:
-            unit, factor = _TIME_UNITS["business" + _UNIT_FORMS[tokens[i + 2]]]
+            unit, factor = TIME_UNITS["business" + UNIT_FORMS[tokens[i + 2]]]
         elif width == 1:
             word = tokens[i + 1]
-            if word in _UNIT_FORMS:
-                unit, factor = _TIME_UNITS[_UNIT_FORMS[word]]
+            if word in UNIT_FORMS:
+                unit, factor = TIME_UNITS[UNIT_FORMS[word]]
             else:
-                unit = _MONEY_UNITS.get(word, "%")
+                unit = MONEY_UNITS.get(word, "%")
         key = _fmt(times(value, factor)) + unit
-        bound = out[-1] if out and out[-1] in _BOUNDS else ""
+        bound = out[-1] if out and out[-1] in BOUNDS else ""
         out.append("#" + key)
         found.append(Quantity(key, " ".join(tokens[i:i + 1 + width]), bound))
         i += 1 + width
@@ -389,7 +389,7 @@ def parse(statement: str) -> Parsed:
     """Normalise a statement into ordered tokens, quantities and modal verbs."""
     text = " ".join(_number_words(_prepare(statement).split()))
     raw, quantities = _quantities(_split(_rewrite(text)))
-    modals = frozenset(t for t in raw if t in _MODAL_CAN | _MODAL_MUST)
+    modals = frozenset(t for t in raw if t in MODAL_CAN | MODAL_MUST)
     stream: list[str] = []
     written: dict[str, str] = {}
     roles: list[tuple[str, str]] = []
@@ -409,21 +409,21 @@ def parse(statement: str) -> Parsed:
         if token == "qqposs":  # no word of its own: "Acme's team" and "the Acme team" align as before
             skeleton.append(("p", "'s"))
             continue
-        role = _ROLE_WORDS.get(token)
+        role = ROLE_WORDS.get(token)
         if role:
             pending.append(role)
             if role == "of":
                 hinges.add(len(stream))
         if token.startswith(("#", "@")):
             pass
-        elif token in _MARKERS:
-            token = _MARKERS[token]
-        elif token in _STOP:
+        elif token in MARKERS:
+            token = MARKERS[token]
+        elif token in STOP:
             skeleton.append(("f", token))
             continue
         else:
-            token = _normalise_word(token)
-            if token in _STOP:
+            token = normalise_word(token)
+            if token in STOP:
                 skeleton.append(("f", form))
                 continue
         if token.startswith("~"):
@@ -432,7 +432,7 @@ def parse(statement: str) -> Parsed:
         skeleton.append((kind, form if kind == "f" else token))
         stream.append(token)
         written.setdefault(token, form)
-        if not role and not token.startswith("~") and token not in _HEDGES:
+        if not role and not token.startswith("~") and token not in HEDGES:
             roles += [(r, token) for r in pending]
             pending = []
     return Parsed(tuple(stream), tuple(quantities), modals, tuple(written.items()), tuple(roles),
@@ -442,29 +442,29 @@ def parse(statement: str) -> Parsed:
 def _word_kind(form: str, skeleton: list[tuple[str, str]], forms: list[str]) -> str:
     """ "v" for a passive participle ("was acquired", "is often held"): a form of "be", at most one -ly adverb,
     then a word ending in -ed or an irregular participle; else "w". FORMS[-1] is FORM itself."""
-    if not (form.endswith("ed") or form in _PARTICIPLES) or len(form) < 4:
+    if not (form.endswith("ed") or form in PARTICIPLES) or len(form) < 4:
         return "w"
     back = len(skeleton) - 1
     if back >= 0 and forms[back].endswith("ly") and skeleton[back][0] == "w":
         back -= 1
-    return "v" if back >= 0 and skeleton[back][0] == "f" and skeleton[back][1] in _BE else "w"
+    return "v" if back >= 0 and skeleton[back][0] == "f" and skeleton[back][1] in BE else "w"
 
 
 @lru_cache(maxsize=1024)
-def _category_words(categories: tuple[str, ...]) -> frozenset[str]:
+def category_words(categories: tuple[str, ...]) -> frozenset[str]:
     """Words that restate a category (facet and value): "stage:security_review" covers "security review stage"."""
     words: set[str] = set()
     for category in categories:
         facet, _, value = category.partition(":")
-        words.add(_normalise_word(facet))
+        words.add(normalise_word(facet))
         for token in parse(value.replace("_", " ")).words:
             words.add(token)
     return frozenset(words)
 
 
-def _is_artifact(token: str) -> bool:
-    return token in _ARTIFACTS or bool(re.fullmatch(r"[a-z]+\d+", token))
+def is_artifact(token: str) -> bool:
+    return token in ARTIFACTS or bool(re.fullmatch(r"[a-z]+\d+", token))
 
 
 # Hedges: unmatched on one side they do not change the claim; never a role's argument.
-_HEDGES = frozenset(map(_normalise_word, _SOFT_WORDS))
+HEDGES = frozenset(map(normalise_word, SOFT_WORDS))

@@ -17,7 +17,7 @@ from math import gcd
 
 # Multi-word forms collapse onto one token so that "data processing agreement" and
 # "DPA" align and count as the same named artifact.
-_PHRASES: dict[str, tuple[str, ...]] = {
+PHRASES: dict[str, tuple[str, ...]] = {
     "dpa": ("data processing agreement", "data processing addendum", "data protection agreement"),
     "baa": ("business associate agreement",),
     "msa": ("master services agreement", "master service agreement", "master agreement"),
@@ -106,7 +106,7 @@ _PHRASES: dict[str, tuple[str, ...]] = {
 }
 
 # Single words: inflected forms are handled by the stemmer, these are true synonyms.
-_WORDS: dict[str, str] = {
+WORDS: dict[str, str] = {
     "typically": "usually", "generally": "usually", "normally": "usually", "commonly": "usually",
     "often": "usually", "frequently": "usually", "mostly": "usually", "mainly": "usually",
     "largely": "usually", "primarily": "usually", "predominantly": "usually",
@@ -139,7 +139,7 @@ _WORDS: dict[str, str] = {
     "nor": "not", "neither": "not",
 }
 
-_STOP = frozenset("""
+STOP = frozenset("""
 a an the of in on at onto via through per as is are was were be been being
 am has have had having do does did doing will would shall should can could may might must it its they
 them their theirs themselves we us our ours ourselves you your he she his her this that these those
@@ -150,7 +150,7 @@ actually quite simply even already indeed there's over up own during plus
 # Function words that carry roles and clause structure. They need no counterpart (so "in APAC" and
 # "APAC" align), but when both statements use one, its position relative to the shared words counts:
 # "filter events by session" is not "filter sessions by event", "X because Y" is not "Y because X".
-_MARKERS = {
+MARKERS = {
     "to": "~to", "from": "~from", "by": "~by", "for": "~for", "with": "~with", "into": "~into",
     "if": "~when", "when": "~when", "whenever": "~when", "once": "~when",
     "because": "~because", "since": "~because", "so": "~so", "therefore": "~so", "thus": "~so",
@@ -160,47 +160,47 @@ _MARKERS = {
 
 # Words that give the phrase after them a role: "from X to Y", "X by Y", "X rather than Y" (rewritten "vs").
 # Two statements that attach the same shared word to different roles say different things.
-_ROLE_WORDS = {
+ROLE_WORDS = {
     "from": "from", "to": "to", "into": "to", "by": "by", "of": "of", "than": "than", "before": "before",
     "after": "after", "over": "over", "between": "between", "vs": "vs",
 }
 
 # Unmatched on one side only, these hedge or connect and do not change the claim.
-_SOFT_WORDS = frozenset("""
+SOFT_WORDS = frozenset("""
 usually about roughly approximately around circa nearly almost typically out down
 """.split())
 
-_NEGATION = "not"
-_MODAL_CAN = frozenset({"can", "could", "may", "might"})
-_MODAL_MUST = frozenset({"must", "should", "shall"})
+NEGATION = "not"
+MODAL_CAN = frozenset({"can", "could", "may", "might"})
+MODAL_MUST = frozenset({"must", "should", "shall"})
 
 # Comparative direction: a pair whose signs differ says opposite things.
-_UP_WORDS = frozenset("""
+UP_WORDS = frozenset("""
 higher more increase raise rise grow spike surge jump longer faster better greater double inflate
 overstate exceed expand boost lengthen extend improve
 """.split())
-_DOWN_WORDS = frozenset("""
+DOWN_WORDS = frozenset("""
 lower less fewer decrease reduce drop fall decline shrink shorter shorten slower worse halve half cut
 understate undercount deflate lessen diminish
 """.split())
 
 # Named artifacts, standards, roles and places: a difference here is always decisive.
-_ARTIFACTS = frozenset("""
+ARTIFACTS = frozenset("""
 dpa baa msa nda sla sow rfp sso scim saml rbac mfa nrr grr arr mrr acv ltv cac qoq mom yoy tco roi poc
 rca qbr csat nps ae se csm po smb onprem hipaa gdpr ccpa pci hitrust fedramp soc iso api sdk crm erp usd
 eur gbp utc cfo cio cto ciso coo ceo vp itdept eu uk usa apac emea latam dach anz nz australia canada
 germany france japan india brazil nordic kpi saas
 """.split())
 
-_PLACES = frozenset("australia canada germany france japan india brazil nordic".split())
+PLACES = frozenset("australia canada germany france japan india brazil nordic".split())
 
-_NUMBER_WORDS = {
+NUMBER_WORDS = {
     "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
     "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
     "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20, "thirty": 30,
     "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90,
 }
-_SCALES = {"hundred": 100, "thousand": 1000, "million": 1_000_000, "billion": 1_000_000_000}
+SCALES = {"hundred": 100, "thousand": 1000, "million": 1_000_000, "billion": 1_000_000_000}
 
 # Exact ratios (numerator, denominator) in lowest terms: a quantity's key must not depend on rounding
 # ("12 months" is "1 year"). Plain tuples, not fractions.Fraction, whose import (decimal, numbers) costs ~4 ms
@@ -218,7 +218,7 @@ def times(a: Ratio, b: Ratio) -> Ratio:
 
 
 _MONTH = ratio(1461, 48)  # days in an average month, so 12 months make a year of 365.25 days
-_TIME_UNITS: dict[str, tuple[str, Ratio]] = {
+TIME_UNITS: dict[str, tuple[str, Ratio]] = {
     "second": ("d", ratio(1, 86400)), "sec": ("d", ratio(1, 86400)),
     "minute": ("d", ratio(1, 1440)), "min": ("d", ratio(1, 1440)),
     "hour": ("d", ratio(1, 24)), "hr": ("d", ratio(1, 24)),
@@ -227,12 +227,12 @@ _TIME_UNITS: dict[str, tuple[str, Ratio]] = {
     "yr": ("d", times(ratio(12), _MONTH)), "decade": ("d", times(ratio(120), _MONTH)),
     "businessday": ("bd", ratio(1)), "businessweek": ("bd", ratio(5)),
 }
-_UNIT_FORMS = {u + suffix: u for u in _TIME_UNITS for suffix in ("", "s")}
-_MONEY_UNITS = {"dollar": "$", "dollars": "$", "usd": "$", "cent": "c", "cents": "c", "euro": "€", "euros": "€",
+UNIT_FORMS = {u + suffix: u for u in TIME_UNITS for suffix in ("", "s")}
+MONEY_UNITS = {"dollar": "$", "dollars": "$", "usd": "$", "cent": "c", "cents": "c", "euro": "€", "euros": "€",
                 "eur": "€", "pound": "£", "pounds": "£", "gbp": "£"}
-_PERCENT = {"percent", "pct", "percentage"}
+PERCENT = {"percent", "pct", "percentage"}
 
-_CONTRACTIONS = [
+CONTRACTIONS = [
     (r"\bwon't\b", "will not"), (r"\bcan't\b", "can not"), (r"\bshan't\b", "shall not"),
     (r"\b(\w+)n't\b", r"\1 not"), (r"\b(it|that|there|what|here)'s\b", r"\1 is"),
     (r"\blet's\b", "let us"), (r"'re\b", " are"), (r"'ve\b", " have"), (r"'ll\b", " will"),
@@ -243,10 +243,10 @@ _CONTRACTIONS = [
 
 # Grammar words the structure checks read (detectors.py): they find the passive voice, relation nouns, the
 # argument of a compass direction. General English, not fitted to any data set.
-_BE = frozenset("is are was were be been being".split())
-_ARTICLES = frozenset("the a an".split())
+BE = frozenset("is are was were be been being".split())
+ARTICLES = frozenset("the a an".split())
 # Irregular past participles (the regular ones end in -ed): "was built by", "is held by".
-_PARTICIPLES = frozenset("""
+PARTICIPLES = frozenset("""
 made built sold bought sent held led won written taken given known seen found brought paid run chosen told
 caught taught thought begun drawn driven eaten fallen felt fought forgotten frozen gotten hidden hit hurt kept
 laid left lent lost meant met put read ridden rung risen said set shaken shot shown shut spent spoken stolen
@@ -255,7 +255,7 @@ fed flown forbidden forgiven grown hung heard let lit overcome overseen overtake
 spread stood swept upheld withdrawn
 """.split())
 # Compass directions: "to the east is A ... to the south is B" assigns each place to one direction.
-_COMPASS = frozenset("""
+COMPASS = frozenset("""
 north south east west northeast northwest southeast southwest northern southern eastern western
 northeastern northwestern southeastern southwestern
 """.split())

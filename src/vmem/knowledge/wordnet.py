@@ -11,13 +11,13 @@ from importlib import resources
 @lru_cache(maxsize=1)
 def _synsets() -> dict[str, frozenset[int]]:
     """Normalised token (as the judge's parser writes it) -> ids of the synsets its words share with others."""
-    from vmem.knowledge.parsing import _normalise_word
+    from vmem.knowledge.parsing import normalise_word
 
     data = resources.files("vmem").joinpath("models/wordnet/synsets.tsv.gz").read_bytes()
     out: dict[str, set[int]] = {}
     for line in gzip.decompress(data).decode("utf-8").splitlines():
         word, _, ids = line.partition("\t")
-        out.setdefault(_normalise_word(word), set()).update(map(int, ids.split(",")))
+        out.setdefault(normalise_word(word), set()).update(map(int, ids.split(",")))
     return {token: frozenset(ids) for token, ids in out.items()}
 
 

@@ -47,9 +47,9 @@ def check_sizes(**values) -> None:
             continue
         if isinstance(value, str) and len(value) > LIMITS[name]:
             if name in ("statement", "corrected"):
-                from vmem.ops.propose import _statement  # vmem propose's own limit and words
+                from vmem.ops.propose import valid_statement  # vmem propose's own limit and words
 
-                _statement(value)
+                valid_statement(value)
             hint = {"query": "ask one question in a sentence or two",
                     "id": "ids look like c-7b1e0d9c4a22, or a unique prefix of one (c-7b1e)"}.get(
                 name, f"{name} is at most {LIMITS[name]} characters")
@@ -284,8 +284,10 @@ class AgentView:
         hidden = len(done.contradictions) - len(data["contradictions"])
         if hidden:
             notes.append(f"it contradicts {counted(hidden, 'item')} outside this agent's view; a reviewer will see both")
+        from vmem.ops.contradictions import warning
+
         for clash in data["contradictions"]:
-            notes.append(f"warning: contradicts {clash['id']} ({clash['reason']}); a reviewer will see both")
+            notes.append(warning(clash, proposal=True, agent=True))
         return data, notes
 
     def verify(self, item_id: str, kind: str = "confirmation", corrected: str | None = None) -> tuple[dict, list]:

@@ -63,7 +63,7 @@ def auto_merge_enabled(policy: dict) -> bool:
     return bool(policy["knowledge"]["auto_merge"])
 
 
-def _survivor_order(item: dict) -> tuple:
+def survivor_order(item: dict) -> tuple:
     return (RANK[item["status"]], item["first_seen"], -len(item["evidence"]), item["id"])
 
 
@@ -78,7 +78,7 @@ def _vouched_evidence(store: Store, snapshot, pool: dict, result: Consolidation)
     return lambda item: [e for e in item["evidence"] if evidence_key(e) in keys.get(item["id"], set())]
 
 
-def _absorb(survivor: dict, absorbed: dict, judge: str, reason: str, now: str) -> None:
+def absorb_into(survivor: dict, absorbed: dict, judge: str, reason: str, now: str) -> None:
     known = {(e["entity"], e["writer"], e["episode"]) for e in survivor["evidence"]}
     survivor["evidence"] += [e for e in absorbed["evidence"] if (e["entity"], e["writer"], e["episode"]) not in known]
     survivor["categories"] += [c for c in absorbed["categories"] if c not in survivor["categories"]]
@@ -222,7 +222,7 @@ def _cascade(pool: dict[str, dict], policy: dict, result: Consolidation, now: st
     for item in pool.values():
         groups.setdefault(item["canonical"], []).append(item)
     for members in groups.values():
-        members.sort(key=_survivor_order)
+        members.sort(key=survivor_order)
         for n, other in enumerate(members):
             if other["status"] != "candidate":
                 continue
@@ -232,12 +232,12 @@ def _cascade(pool: dict[str, dict], policy: dict, result: Consolidation, now: st
                              or set(other["categories"]) <= set(m["categories"])), None)
             if survivor is None:
                 continue
-            _absorb(survivor, other, "canonical", "identical canonical statement", now)
+            absorb_into(survivor, other, "canonical", "identical canonical statement", now)
             result.merged.append(Merge(other["id"], survivor["id"], "canonical", "identical canonical statement"))
             changed |= {survivor["id"], other["id"]}
 
     # 2-3. blocker (embedding cosine + category overlap) bounds what the judge sees
-    live = sorted((i for i in pool.values() if i["status"] in POOL), key=_survivor_order)
+    live = sorted((i for i in pool.values() if i["status"] in POOL), key=survivor_order)
     if auto_merge_enabled(policy) and any(i["status"] == "candidate" for i in live) and len(live) > 1:
         _judged_merges(policy, live, result, changed, now, progress, judge)
     return changed
@@ -281,7 +281,7 @@ def _judged_merges(policy, live, result, changed, now, progress, judge: _Judge) 
                 continue
             result.judged += 1
             if verdict.same:
-                _absorb(other, item, verdict.judge, verdict.reason, now)
+                absorb_into(other, item, verdict.judge, verdict.reason, now)
                 result.merged.append(Merge(item["id"], other["id"], verdict.judge, verdict.reason))
                 changed |= {item["id"], other["id"]}
                 break

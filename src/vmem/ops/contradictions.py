@@ -90,6 +90,25 @@ _UNIT_WORDS = frozenset("""second minute hour day week fortnight month quarter y
 fortnights months quarters years""".split())
 
 
+def warning(clash: dict, *, proposal: bool, agent: bool = False) -> str:
+    """The one wording of a contradiction warning, for every face: after a proposal (PROPOSAL: a reviewer will see
+    both; the CLI's hint is to supersede instead), or after an approval, edit or publication (both stay open until
+    a reviewer retires one). AGENT: for an MCP agent, which has no CLI to run and reads the statement in the data."""
+    status = f"{clash['status']}; " if clash.get("status") else ""
+    head = f"warning: contradicts {clash['id']} ({status}{clash['reason']})"
+    if agent:
+        return f"{head}; a reviewer will see both"
+    statement = " ".join(str(clash.get("statement") or "").split())
+    if len(statement) > 120:
+        statement = statement[:119].rsplit(" ", 1)[0] + "…"
+    if proposal:
+        tail = f"a reviewer will see both; to replace it instead: vmem propose TEXT --supersedes {clash['id']}"
+    else:
+        tail = ("both stay open (vmem contradictions lists them) until one is retired: vmem revoke ID --reason … "
+                "(a proposal: vmem reject ID --reason …)")
+    return f"{head}: {statement}\n  {tail}"
+
+
 def _spelled(found: re.Match) -> str:
     """The digits of one run of number words; a run that is two numbers ("two three") stays two."""
     numbers: list[int] = []

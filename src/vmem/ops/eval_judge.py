@@ -92,7 +92,7 @@ def evaluate_judge(pairs_path: Path, embed: Callable | None, command: list[str],
     "failures": [{id, reason}] (the first ten)}. A pair the external judge decided has rule "judge" in by_rule."""
     from vmem.knowledge.adapters import describe
     from vmem.knowledge.judge import BLOCKER_THRESHOLD, floor, judge_command
-    from vmem.ops.eval_merge import _cosines, _pool, read_pairs, tally
+    from vmem.ops.eval_merge import pair_cosines, pair_pool, read_pairs, tally
 
     threshold = BLOCKER_THRESHOLD if blocker_threshold is None else blocker_threshold
     pairs = read_pairs(Path(pairs_path))
@@ -111,8 +111,8 @@ def evaluate_judge(pairs_path: Path, embed: Callable | None, command: list[str],
                 failures.append({"id": pair["id"], "reason": verdict.reason})
         return verdict.same, rule
 
-    pool = _pool(pairs, embed) if embed is not None and pairs else None
-    cosines = _cosines(pairs, pool)
+    pool = pair_pool(pairs, embed) if embed is not None and pairs else None
+    cosines = pair_cosines(pairs, pool)
     started = time.monotonic()  # the judging, not the embedding
     report = tally(pairs, cosines, floor_then_command, progress, threshold)
     report["judge"] = {"name": describe(command), "source": source, **judged,

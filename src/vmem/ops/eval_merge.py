@@ -89,7 +89,7 @@ def _problem(pair: object) -> str | None:
     return None
 
 
-def _pool(pairs: list[dict], embed: Callable[[list[str]], np.ndarray]) -> tuple[list[str], np.ndarray]:
+def pair_pool(pairs: list[dict], embed: Callable[[list[str]], np.ndarray]) -> tuple[list[str], np.ndarray]:
     """Every distinct statement of the file and its embedding, rows normalised again so a cosine is a dot
     product."""
     import numpy as np
@@ -100,7 +100,7 @@ def _pool(pairs: list[dict], embed: Callable[[list[str]], np.ndarray]) -> tuple[
     return texts, vectors / np.where(norms == 0, 1.0, norms)
 
 
-def _cosines(pairs: list[dict], pool: tuple[list[str], np.ndarray] | None) -> list[float]:
+def pair_cosines(pairs: list[dict], pool: tuple[list[str], np.ndarray] | None) -> list[float]:
     if pool is None:  # plumbing tests: every pair reaches the judge on category overlap alone
         return [1.0] * len(pairs)
     texts, vectors = pool
@@ -196,7 +196,7 @@ def evaluate_pairs(pairs: list[dict], embed: Callable[[list[str]], np.ndarray] |
                    blocker_threshold: float = BLOCKER_THRESHOLD, suggestions: bool = True) -> dict:
     """evaluate_merge on PAIRS already read; with a model and SUGGESTIONS, also "suggestions"
     (suggestion_recall)."""
-    pool = _pool(pairs, embed) if embed is not None and pairs else None
+    pool = pair_pool(pairs, embed) if embed is not None and pairs else None
 
     opened = {"pairs": 0, "positives": 0}
 
@@ -208,7 +208,7 @@ def evaluate_pairs(pairs: list[dict], embed: Callable[[list[str]], np.ndarray] |
             opened["positives"] += pair["label"] == 1
         return verdict.same, rule
 
-    report = tally(pairs, _cosines(pairs, pool), deterministic, progress, blocker_threshold)
+    report = tally(pairs, pair_cosines(pairs, pool), deterministic, progress, blocker_threshold)
     positives = sum(p["label"] == 1 for p in pairs)
     # what a judge that reads meaning can reach: the pairs the floor leaves open for it, and the recall if it said
     # "same" to every one of them (merged by the floor + open positives)

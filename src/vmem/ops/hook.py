@@ -40,7 +40,7 @@ def _settings_path(project: Path) -> Path:
     return project / ".claude" / "settings.json"
 
 
-def _read_settings(path: Path) -> dict:
+def read_settings(path: Path) -> dict:
     from vmem.ops.writer import lstat, read_regular
 
     if lstat(path) is None:
@@ -57,7 +57,7 @@ def _read_settings(path: Path) -> dict:
     return settings
 
 
-def _write_file(path: Path, text: str) -> None:
+def write_file(path: Path, text: str) -> None:
     from vmem.ops.writer import commit
 
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -80,7 +80,7 @@ def install_claude(project: Path, command: str = HOOK_COMMAND) -> tuple[Path, bo
     keeping every other setting; idempotent. An older vmem's bare `vmem sync --hook` entry is replaced, not
     doubled."""
     path = _settings_path(project)
-    settings = _read_settings(path)
+    settings = read_settings(path)
     hooks = settings.setdefault("hooks", {})
     changed = False
     for event, wanted, timeout in EVENTS:
@@ -95,7 +95,7 @@ def install_claude(project: Path, command: str = HOOK_COMMAND) -> tuple[Path, bo
         groups.append({"hooks": [{"type": "command", "command": wanted, "timeout": timeout}]})
         changed = True
     if changed:
-        _write_file(path, json.dumps(settings, indent=2) + "\n")
+        write_file(path, json.dumps(settings, indent=2) + "\n")
     return path, changed
 
 
@@ -117,7 +117,7 @@ def _drop(groups: list, command: str) -> bool:
 
 def uninstall_claude(project: Path, command: str = HOOK_COMMAND) -> tuple[Path, bool]:
     path = _settings_path(project)
-    settings = _read_settings(path)
+    settings = read_settings(path)
     hooks = settings.get("hooks")
     found = False
     for event, wanted, _ in EVENTS:
@@ -133,7 +133,7 @@ def uninstall_claude(project: Path, command: str = HOOK_COMMAND) -> tuple[Path, 
     if not hooks:
         del settings["hooks"]
     if settings:
-        _write_file(path, json.dumps(settings, indent=2) + "\n")
+        write_file(path, json.dumps(settings, indent=2) + "\n")
     else:
         path.unlink()
     return path, True
@@ -220,7 +220,7 @@ def project_config(project: Path, store: str, targets: list[str] | None, budget:
     config that it would then refuse.
     What EXISTING (the project's config, when vmem wrote it) holds and no option names is kept: a rerun of
     `hook install --store` must not silently drop targets (whose files would then go stale), scope or budget."""
-    from vmem.ops.project import _check, climbs_out
+    from vmem.ops.project import check_config, climbs_out
     from vmem.store.remote import check_url, has_credentials, is_url, origin_url, without_credentials
 
     entry: dict = {}
@@ -243,7 +243,7 @@ def project_config(project: Path, store: str, targets: list[str] | None, budget:
     keep = existing or {}
     from vmem.targets import DEFAULT
 
-    return _check({"store": entry, "targets": targets or keep.get("targets") or [DEFAULT],
+    return check_config({"store": entry, "targets": targets or keep.get("targets") or [DEFAULT],
                    "budget": budget if budget is not None else keep.get("budget"), "scope": keep.get("scope"),
                    "audience": keep.get("audience")}, ".vmem.yaml", project.absolute())
 
@@ -261,7 +261,7 @@ def write_config(project: Path, config: dict) -> tuple[Path, bool]:
                              "move it away, or edit it by hand")
         if old == text.encode():
             return path, False
-    _write_file(path, text)
+    write_file(path, text)
     return path, True
 
 
@@ -467,7 +467,7 @@ def apply_gitignore(path: Path, new: str | None) -> bool:
     if new is None:
         return False
     if new:
-        _write_file(path, new)
+        write_file(path, new)
     else:
         path.unlink()
     return True

@@ -14,11 +14,11 @@ CURSOR = {"command": "vmem", "args": ["mcp", "--project", "${workspaceFolder}"]}
 
 def _merge(path: Path, entry: dict, project: Path) -> str | None:
     """The new text of PATH with vmem's entry merged in; None when it is there already (checked, not written)."""
-    from vmem.ops.hook import _read_settings
+    from vmem.ops.hook import read_settings
     from vmem.ops.writer import check_dir
 
     check_dir(path.parent, project)
-    config = _read_settings(path)
+    config = read_settings(path)
     servers = config.setdefault("mcpServers", {})
     if not isinstance(servers, dict):
         raise UsageError(f"{path}: mcpServers is not an object", "fix it by hand; vmem will not overwrite it")
@@ -33,7 +33,7 @@ def _merge(path: Path, entry: dict, project: Path) -> str | None:
 
 def install(project: Path, cursor: bool = True) -> dict:
     """Both files are checked before either is written: a refusal in one leaves the other untouched."""
-    from vmem.ops.hook import _write_file
+    from vmem.ops.hook import write_file
 
     planned = {project / ".mcp.json": _merge(project / ".mcp.json", CLAUDE, project)}
     if cursor:
@@ -41,19 +41,19 @@ def install(project: Path, cursor: bool = True) -> dict:
         planned[path] = _merge(path, CURSOR, project)
     for path, text in planned.items():
         if text is not None:
-            _write_file(path, text)
+            write_file(path, text)
     return {"files": {str(path): text is not None for path, text in planned.items()}}
 
 
 def _unmerge(path: Path, entry: dict, project: Path) -> str | None | bool:
     """The new text of PATH without vmem's entry; "" to delete it; False when there is nothing of ours in it."""
-    from vmem.ops.hook import _read_settings
+    from vmem.ops.hook import read_settings
     from vmem.ops.writer import check_dir, lstat
 
     check_dir(path.parent, project)
     if lstat(path) is None:
         return False
-    config = _read_settings(path)
+    config = read_settings(path)
     servers = config.get("mcpServers")
     if not isinstance(servers, dict) or servers.get("vmem") != entry:
         return False  # absent, or configured by hand: not ours to remove
@@ -65,7 +65,7 @@ def _unmerge(path: Path, entry: dict, project: Path) -> str | None | bool:
 
 def uninstall(project: Path) -> dict:
     """Remove exactly what install added: vmem's entry (as install wrote it) from both files, both checked first."""
-    from vmem.ops.hook import _write_file
+    from vmem.ops.hook import write_file
 
     planned = {project / ".mcp.json": _unmerge(project / ".mcp.json", CLAUDE, project),
                project / ".cursor" / "mcp.json": _unmerge(project / ".cursor" / "mcp.json", CURSOR, project)}
@@ -73,5 +73,5 @@ def uninstall(project: Path) -> dict:
         if text == "":
             path.unlink()
         elif text:
-            _write_file(path, text)
+            write_file(path, text)
     return {"files": {str(path): text is not False for path, text in planned.items()}}

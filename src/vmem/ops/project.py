@@ -31,10 +31,10 @@ def read(project: Path) -> dict | None:
     if not isinstance(raw, dict) or not set(raw) <= {"store", "targets", "budget", "scope", "audience"}:
         raise UsageError(f"{path}: expected the keys store, targets, budget (and optionally scope, audience)",
                          "fix it by hand, or rewrite it with: vmem hook install --store …")
-    return _check(raw, path, project)
+    return check_config(raw, path, project)
 
 
-def _check(raw: dict, path, project: Path | None = None) -> dict:
+def check_config(raw: dict, path, project: Path | None = None) -> dict:
     """RAW as a config, or a one-line usage error naming PATH. A committed config may name only a network URL
     and a relative path that passes through no symlink (checked from PROJECT): a teammate's commit must never
     point a colleague's hook at another store on the colleague's machine (issue 28, attack 7)."""

@@ -109,7 +109,7 @@ def propose_claim(
 ) -> Proposed:
     """A proposed claim; HARVEST ({kind, session, quote}) when it comes from an agent session (vmem harvest). A
     statement that repeats an open claim in the same scope is not a second claim: see repeated_claim."""
-    statement = _statement(statement)
+    statement = valid_statement(statement)
     klass = klass or store.policy["claims"]["default_class"]
     if klass not in model.CLASSES:
         raise UsageError(f"unknown class {klass!r}", f"use one of: {', '.join(model.CLASSES)}")
@@ -272,7 +272,7 @@ def propose_learning(
     tier: int = 2,
     as_: str | None = None,
 ) -> Proposed:
-    statement = _statement(statement)
+    statement = valid_statement(statement)
     model.check_name_id(entity)
     episodes = [model.check_name_id(e, "episode") for e in episodes or []]
     if not categories:
@@ -439,7 +439,7 @@ def _check_supersedable(snapshot: Snapshot, item_id: str, viewer: str | None) ->
     return old
 
 
-def _statement(text: str) -> str:
+def valid_statement(text: str) -> str:
     text = (text or "").strip()
     if not text:
         raise UsageError("the statement is empty", "write the fact or learning in quotes: vmem propose \"...\"")

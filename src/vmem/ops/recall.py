@@ -470,19 +470,19 @@ def _recall_as_of(store: Store, query: str, who: Scope, when: str, include_stale
             continue
         if who.admits(item, include_stale, at):
             items[item["id"]] = item
-    from vmem.index.local import _meta, _text
+    from vmem.index.local import item_meta, item_text
 
     if not items:
         return {"coverage": "uncovered", "coverage_reason": None, "missing": [], "stale": [], "results": [],
                 "commit": snapshot.commit_id, "awaiting_review": _waiting_then(waiting, query, embed)}
     ids = sorted(items)
 
-    metas = {i: _meta(items[i]) for i in ids}
-    vectors = embed([_text(metas[i]) for i in ids])
+    metas = {i: item_meta(items[i]) for i in ids}
+    vectors = embed([item_text(metas[i]) for i in ids])
     cosines = vectors @ np.frombuffer(embed.query(query), dtype=np.float32)
     order = np.argsort(-cosines)[:DEPTH]
     words = set(re.findall(r"\w+", query.lower()))
-    overlap = sorted(((len(words & set(re.findall(r"\w+", _text(metas[i]).lower()))), i) for i in ids),
+    overlap = sorted(((len(words & set(re.findall(r"\w+", item_text(metas[i]).lower()))), i) for i in ids),
                      key=lambda x: (-x[0], x[1]))
     lexical = [(i, float(n)) for n, i in overlap if n > 0][:DEPTH]
     result = _fuse(metas, [ids[r] for r in order], lexical, {ids[r]: float(cosines[r]) for r in range(len(ids))},
@@ -508,9 +508,9 @@ def _waiting_then(waiting: list[dict], query: str, embed) -> int:
         return 0
     import numpy as np
 
-    from vmem.index.local import _meta, _text
+    from vmem.index.local import item_meta, item_text
     from vmem.ops.pending import MATCH_COSINE
 
-    vectors = embed([_text(_meta(item)) for item in waiting])
+    vectors = embed([item_text(item_meta(item)) for item in waiting])
     cosines = vectors @ np.frombuffer(embed.query(query), dtype=np.float32)
     return int(np.count_nonzero(cosines >= MATCH_COSINE))

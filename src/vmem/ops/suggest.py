@@ -77,7 +77,7 @@ def merge(store: Store, item_id: str, other_id: str, *, reason: str | None = Non
     """A reviewer says ITEM and OTHER say the same: the higher-ranked (published, eligible, then the older) keeps
     its id and takes the other's evidence and categories; the other becomes `merged` with `merged_into`; support
     is recounted on the evidence history vouches for. One attested commit; `vmem unmerge` undoes it."""
-    from vmem.ops.consolidate import _absorb, _survivor_order
+    from vmem.ops.consolidate import absorb_into, survivor_order
 
     author = store.identity()
     require_reviewer(store, author.email, "merge learnings",
@@ -89,7 +89,7 @@ def merge(store: Store, item_id: str, other_id: str, *, reason: str | None = Non
             if item["status"] not in INTO:
                 raise NotAllowed(f"{item['id']} is {item['status']}; only open learnings ({', '.join(INTO)}) merge",
                                  "see it with: vmem show " + item["id"])
-        survivor, absorbed = sorted((first, second), key=_survivor_order)
+        survivor, absorbed = sorted((first, second), key=survivor_order)
         if absorbed["status"] not in MERGEABLE:
             raise NotAllowed(f"{first['id']} and {second['id']} are both published; a published learning is not "
                              "absorbed", f"retire one as a revision of the other: vmem supersede {absorbed['id']} …")
@@ -100,7 +100,7 @@ def merge(store: Store, item_id: str, other_id: str, *, reason: str | None = Non
         why = " ".join((reason or "").split()) or None
         if absorbed["status"] == "eligible":
             model.transition(absorbed, "candidate")  # eligible -> merged in one step: candidate in between
-        _absorb(survivor, absorbed, "reviewer", f"merged by reviewer {author.email}" + (f": {why}" if why else ""),
+        absorb_into(survivor, absorbed, "reviewer", f"merged by reviewer {author.email}" + (f": {why}" if why else ""),
                 now)
         for a, b in ((survivor, absorbed), (absorbed, survivor)):
             _drop_links(a, b["id"])

@@ -7,7 +7,7 @@ from vmem import model
 from vmem.confidence import base_confidence
 from vmem.errors import IllegalTransition, UsageError
 from vmem.ops.common import expires_at, require_attested, require_own_if_personal, require_reviewer
-from vmem.ops.propose import _statement
+from vmem.ops.propose import valid_statement
 from vmem.store.repo import Store
 from vmem.output import counted
 
@@ -34,7 +34,7 @@ class Superseded:
 def supersede(store: Store, item_id: str, statement: str, *, reason: str | None = None,
               title: str | None = None) -> Superseded:
     item_id = store.head().resolve_id(item_id)
-    statement = _statement(statement)
+    statement = valid_statement(statement)
     author = store.identity()
     with store.transaction("supersede", reason=reason) as tx:
         tx.author = author

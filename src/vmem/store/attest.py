@@ -49,7 +49,7 @@ ENTRY = {"claim": ("proposed",), "knowledge": ("candidate", "quarantined")}
 # set them (anyone's, within the lifecycle): both read off model.ACTIONS, the one table of who may do what
 GOVERNED = {status: model.setters(status, reviewer=True) for status in model.GOVERNED_STATUSES}
 GOVERNED_ACTIONS = model.REVIEWER_ACTIONS
-ROUTINE = {status: model.setters(status) for status in model._ROUTINE_STATUSES}
+ROUTINE = {status: model.setters(status) for status in model.ROUTINE_STATUSES}
 # what an agent is served of an item: a change to any of these needs a reviewer too, like a status change
 CONTENT = {"claim": ("statement", "title", "scope", "audience", "personal", "paths", "expires_at", "valid_from",
                      "valid_to"),
@@ -588,7 +588,7 @@ def _parse_ahead(repo: pygit2.Repository, commits: list) -> None:
 
     odb = repo.odb  # the object database read directly: ~35 % less than building a Blob object per file
     # meanwhile: PyYAML, which every vmem.yaml needs (its comments are outside the line reader), ~30 ms to import
-    parse_ahead(wanted, lambda oid: odb.read(oid)[1], reader, meanwhile=codec._yaml_loader)
+    parse_ahead(wanted, lambda oid: odb.read(oid)[1], reader, meanwhile=codec.yaml_loader)
 
 
 def _exists(repo, commit_id: str | None) -> bool:

@@ -21,7 +21,7 @@ _MERGE_TAGS = frozenset({"tag:yaml.org,2002:merge", "tag:yaml.org,2002:value"}) 
 _loader = None
 
 
-def _yaml_loader():
+def yaml_loader():
     """PyYAML's safe loader, built on first use: files in the stable layout are read without it (below), so a
     write or a sync never imports PyYAML (~13 ms, most of it compiling its reader's character class)."""
     global _loader
@@ -162,7 +162,7 @@ def _remember(blob: str, text: str, value: Any) -> None:
 
 
 def _load_yaml(text: str, path: str) -> Any:
-    yaml, loader, duplicate = _yaml_loader()
+    yaml, loader, duplicate = yaml_loader()
     try:
         value = yaml.load(text, Loader=loader)  # noqa: S506 - a safe loader subclass
     except duplicate as exc:
@@ -504,12 +504,12 @@ _FLOAT = re.compile(r"-?[0-9]+\.[0-9]+")
 
 
 _SCALARS: dict[str, Any] = {}  # raw text -> its value, for what repeats across files (statuses, names, stamps)
-_BAD = object()  # a value's text that the fast writer would not write as it stands: the file goes to YAML
+BAD = object()  # a value's text that the fast writer would not write as it stands: the file goes to YAML
 
 
-def _scalar(text: str) -> Any:
+def read_scalar(text: str) -> Any:
     """The value of a scalar's TEXT if the fast writer writes that value as exactly TEXT (quoted=True: how an old
-    file's values are recognised), else _BAD. Held to the writer value by value, a line reader that places every
+    file's values are recognised), else BAD. Held to the writer value by value, a line reader that places every
     line where the writer puts it accepts only what the writer renders, and so only what YAML reads the same."""
     value = _SCALARS.get(text, _SCALARS)
     if value is not _SCALARS:
@@ -522,15 +522,15 @@ def _scalar(text: str) -> Any:
         elif text in ("true", "false"):
             value = text == "true"
         elif _INT.fullmatch(text):
-            value = int(text) if len(text) <= _INT_DIGITS else _BAD  # Python refuses longer ones: YAML decides
+            value = int(text) if len(text) <= _INT_DIGITS else BAD  # Python refuses longer ones: YAML decides
         elif _FLOAT.fullmatch(text):
             value = float(text)
         elif len(text) >= 2 and text[0] == text[-1] == "'":
             value = text[1:-1].replace("''", "'")
         else:
             value = text
-        if value is not _BAD and _fast_scalar(value, True) != text:
-            value = _BAD
+        if value is not BAD and _fast_scalar(value, True) != text:
+            value = BAD
     if len(text) < 80:
         if len(_SCALARS) > 100_000:
             _SCALARS.clear()
@@ -548,22 +548,22 @@ _LINES: dict[str, tuple] = {}  # a line's text -> (indentation, dash, key, value
 
 
 def _line(line: str) -> tuple:
-    """(indentation, whether an entry's "- " opens it, key or "", value / _BLOCK / _EMPTY_* / _BAD) of LINE."""
+    """(indentation, whether an entry's "- " opens it, key or "", value / _BLOCK / _EMPTY_* / BAD) of LINE."""
     found = _LINE.fullmatch(line)
     if found is None:
-        return 0, False, "", _BAD
+        return 0, False, "", BAD
     indent, dash, key, rest = found.groups()
     key = key or ""
     if key and key in _YAML_WORDS:
-        value = _BAD
+        value = BAD
     elif key:
         raw = rest[1:]
         value = (_BLOCK if not rest else _EMPTY_MAP if raw == "{}" else _EMPTY_SEQ if raw == "[]"
-                 else _scalar(raw))
+                 else read_scalar(raw))
     elif dash:  # an entry's scalar: the writer never puts {} or [] in a sequence
-        value = _scalar(rest) if rest not in ("{}", "[]") else _BAD
+        value = read_scalar(rest) if rest not in ("{}", "[]") else BAD
     else:
-        value = _BAD  # neither a key nor an entry: a comment, a blank line, a document marker, a stray value
+        value = BAD  # neither a key nor an entry: a comment, a blank line, a document marker, a stray value
     parts = (len(indent), bool(dash), key, value)
     if len(line) < 100:
         if len(_LINES) > 100_000:
@@ -575,7 +575,7 @@ def _line(line: str) -> tuple:
 def _read_lines(text: str) -> tuple[dict | None, bool]:
     """(the data TEXT holds if it is in the stable layout, else None; whether it is within the size and depth
     bounds for certain). Every line must sit where the fast writer puts it and every value must be one the writer
-    writes as exactly its text (_scalar): what is accepted is what the writer renders, so what YAML reads alike.
+    writes as exactly its text (read_scalar): what is accepted is what the writer renders, so what YAML reads alike.
 
     A stack of open blocks (indentation, mapping or sequence) places each line. A sequence sits at its key's
     indentation, a mapping's keys two deeper (an entry's after its "- ")."""
@@ -589,7 +589,7 @@ def _read_lines(text: str) -> tuple[dict | None, bool]:
     for line in lines:
         parts = known.get(line)
         at, dash, key, value = parts if parts is not None else _line(line)
-        if value is _BAD:
+        if value is BAD:
             return None, False
         if at == 0 and not dash and pending is None:  # a top-level key, most lines: the same steps, fewer
             if len(stack) > 1:

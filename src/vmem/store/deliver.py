@@ -133,10 +133,10 @@ def _settings(root: Path) -> dict[str, str]:
 
 def _git_dir(root: Path) -> Path:
     """ROOT's git directory (a folder, or where a gitdir: file points), as the store's reader finds it."""
-    from vmem.store.lite import Unsupported, _git_dirs
+    from vmem.store.lite import Unsupported, git_dirs
 
     try:
-        return _git_dirs(root)[0]
+        return git_dirs(root)[0]
     except Unsupported:
         return root / ".git"
 
@@ -144,10 +144,10 @@ def _git_dir(root: Path) -> Path:
 def _ref_values(root: Path, *names: str) -> dict[str, str]:
     """{ref: commit} for those of NAMES that exist, read from the ref files (no process before every push); a
     repository with git's reftable storage is asked through git."""
-    from vmem.store.lite import Unsupported, _git_dirs
+    from vmem.store.lite import Unsupported, git_dirs
 
     try:
-        common = _git_dirs(root)[1].parent
+        common = git_dirs(root)[1].parent
     except Unsupported:
         common = root / ".git"
     if (common / "reftable").is_dir():

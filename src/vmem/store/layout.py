@@ -5,14 +5,14 @@ field by field; on a fresh clone every item version goes through both (~160 µs 
 every field of its kind, in schema order, at the indentation the writer uses, so its whole shape is known in
 advance: `read` matches it with one expression built from model.SCHEMAS (a group per field, nested records and
 lists of records by their own expressions) and turns each field's text into its validated value through the
-codec's own value reader (codec._scalar, the writer's quoting held value by value) and the field's own check,
+codec's own value reader (codec.read_scalar, the writer's quoting held value by value) and the field's own check,
 remembered per distinct text (statuses, names, stamps and confidences repeat across thousands of files).
 
 It only ever declines: a missing, extra, reordered or repeated field, any other indentation, a comment, a value
 the writer would not write as it stands, a value its check refuses, a value Python cannot hold, a file over the
 size bound. The caller then takes the line reader (or YAML) and validation as before, which also word the error.
 What it accepts it returns exactly as model.validate(kind, codec.load(text)) does: for every value but one kind,
-by the line reader's own argument (codec._scalar accepts a text only if the writer writes its value as exactly
+by the line reader's own argument (codec.read_scalar accepts a text only if the writer writes its value as exactly
 that text). The exception is a double-quoted line without escapes (ruamel writes text with both quotes and a
 colon so), which the line reader leaves to PyYAML: YAML reads a one-line double-quoted scalar without a backslash
 as the characters between the quotes, provided each is printable to YAML (_DOUBLE). tests/test_layout.py holds
@@ -159,10 +159,10 @@ def _memo(check: Callable) -> dict:
 
 # Certificates: for a text that passes one, the codec's value reader and the field's check are known to return the
 # text itself, so neither is run (the statement, the commonest unique value, cost ~13 us through both, ~2 us so).
-# Free text (_str, _nonempty, optional or not): a letter first, then only what the writer leaves plain (codec._PLAIN)
+# Free text (check_str, check_nonempty, optional or not): a letter first, then only what the writer leaves plain (codec._PLAIN)
 # with none of what rules a plain scalar out (codec._RESERVED: ": ", " #", "  ", a final ":" or space), and not one
 # of YAML 1.1's words for true, false or null (codec._NON_TEXT; its other forms start with a digit, a sign or a
-# symbol). A letter first also rules out the number, quote, null and stamp readings of codec._scalar; the text has
+# symbol). A letter first also rules out the number, quote, null and stamp readings of codec.read_scalar; the text has
 # no space at either end, so _nonempty's strip() keeps it whole. An item id matches model.ITEM_ID: a letter, "-"
 # and hex digits, which the writer leaves plain too; a stamp, see _stamp. tests/test_layout.py holds each
 # certificate to the two functions it stands for, on generated texts.
@@ -179,7 +179,7 @@ def _plain_text(raw: str) -> bool:
 def _stamp(raw: str) -> bool:
     """A stamp in vmem's canonical form (a digit 1-9 first, so also codec._CANONICAL_TS: the codec reads it as the
     text) that names a real moment (_ts returns it as it is)."""
-    if model._CANONICAL_TS.fullmatch(raw) is None:
+    if model.CANONICAL_TS.fullmatch(raw) is None:
         return False
     try:
         _moment(raw[:19])  # what normalize_ts asks of a canonical stamp before returning it as it is
@@ -189,8 +189,8 @@ def _stamp(raw: str) -> bool:
 
 
 _moment = datetime.fromisoformat
-_CERTIFICATES = {model._str: _plain_text, model._nonempty: _plain_text, model._item_ref: model.ITEM_ID.match,
-                 model._ts: _stamp}
+_CERTIFICATES = {model.check_str: _plain_text, model.check_nonempty: _plain_text, model.check_item_ref: model.ITEM_ID.match,
+                 model.check_ts: _stamp}
 _CERTIFIED: dict = {}  # a field's check (optional or not) -> its certificate
 
 
@@ -208,7 +208,7 @@ def _value(memo: dict, field, raw: str) -> Any:
     if certificate is not None and certificate(raw):
         if len(raw) < 80:
             _remember(memo, raw, raw)
-        return raw  # what codec._scalar and the check would both return
+        return raw  # what codec.read_scalar and the check would both return
     if raw in ("[]", "{}"):  # the line reader makes an empty container of these; a scalar's check refuses it
         raise _Decline
     if raw[:1] == '"':  # ruamel's choice for text with both quotes and a colon, say
@@ -216,8 +216,8 @@ def _value(memo: dict, field, raw: str) -> Any:
             raise _Decline
         value = raw[1:-1]
     else:
-        value = codec._scalar(raw)
-        if value is codec._BAD:
+        value = codec.read_scalar(raw)
+        if value is codec.BAD:
             raise _Decline
     if value is None:
         return _default(field)  # the field's own default: never remembered (the memo is its check's)

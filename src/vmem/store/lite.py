@@ -419,7 +419,7 @@ class Repository:
         if git is None:
             raise Unsupported("git is not installed (vmem reads and writes its store with git)",
                               "install git 2.x and put it on PATH")
-        gitdir, objects = _git_dirs(Path(root))
+        gitdir, objects = git_dirs(Path(root))
         if not hasattr(os, "posix_spawn"):
             raise Unsupported("no os.posix_spawn on this platform")
         self._git, self.root = git, Path(root)
@@ -775,7 +775,7 @@ class Repository:
         raise Unsupported(f"Repository.{name} needs pygit2")
 
 
-def _git_dirs(root: Path) -> tuple[Path, Path]:
+def git_dirs(root: Path) -> tuple[Path, Path]:
     """(the git directory, its objects directory) of the work tree ROOT: .git a folder, or a file naming one
     (`gitdir: …`, a linked worktree or a submodule; its objects are in the common directory)."""
     dot = root / ".git"

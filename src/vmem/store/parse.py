@@ -10,7 +10,7 @@ TYPE_CHECKING = False  # typing's flag, without importing typing (~3 ms of every
 if TYPE_CHECKING:
     from typing import Callable
 
-_PARSED: dict[tuple[str, str], dict] = {}  # (kind, blob id) -> validated item; blob ids are content hashes
+PARSED: dict[tuple[str, str], dict] = {}  # (kind, blob id) -> validated item; blob ids are content hashes
 CAPACITY = 200_000  # items kept; beyond this the cache starts over
 SHARE_FROM = 2_000  # blobs to parse at once from which a second process is worth its start (~10 ms)
 
@@ -35,20 +35,20 @@ class bulk:
 
 def parsed(kind: str, oid: str) -> dict | None:
     """The validated item in blob OID if this process parsed it already (None: not yet, or it does not parse)."""
-    return _PARSED.get((kind, oid))
+    return PARSED.get((kind, oid))
 
 
 def parse_blob(kind: str, path: str, oid: str, data: bytes) -> dict:
     key = (kind, oid)
-    cached = _PARSED.get(key)
+    cached = PARSED.get(key)
     if cached is None:
         text = codec.decode(data, path)
         cached = layout.read(kind, text) if kind in ("claim", "knowledge") else None  # a vmem-written file
         if cached is None:
             cached = model.validate(kind, codec.load(text, path, oid), path, codec.line_finder(text))
-        if len(_PARSED) > CAPACITY:
-            _PARSED.clear()
-        _PARSED[key] = cached
+        if len(PARSED) > CAPACITY:
+            PARSED.clear()
+        PARSED[key] = cached
     return cached
 
 
@@ -61,7 +61,7 @@ def parse_ahead(wanted: list[tuple[str, str, str]], read: Callable[[str], bytes]
     result is the one this process would have computed. A blob that does not parse is left for the caller to meet
     (its error is the caller's to report); anything that goes wrong with the second process costs only time.
     MEANWHILE runs while the second process finishes its share (work the caller will need, that needs no parse)."""
-    todo = [w for w in dict.fromkeys(wanted) if (w[0], w[2]) not in _PARSED][:max(0, CAPACITY - len(_PARSED))]
+    todo = [w for w in dict.fromkeys(wanted) if (w[0], w[2]) not in PARSED][:max(0, CAPACITY - len(PARSED))]
     share = todo[1::2] if len(todo) >= SHARE_FROM and _cores() >= 2 else []
     child = _fork(share, reader) if share else None
     for kind, path, oid in todo[::2] if child is not None else todo:
@@ -130,4 +130,4 @@ def _collect(pid: int, out: int) -> None:
     except (EOFError, ValueError, TypeError):
         return  # the child died on the way: its blobs are parsed here when asked for
     if isinstance(found, dict):
-        _PARSED.update(found)
+        PARSED.update(found)

@@ -17,7 +17,7 @@ from vmem.store.gitconfig import setting
 from vmem.store.lite import FILEMODE_LINK, hash_file
 from vmem.store.lock import StoreLock
 from vmem.store.message import Message
-from vmem.store.parse import _PARSED, parse_blob  # noqa: F401 - re-exported
+from vmem.store.parse import PARSED, parse_blob  # noqa: F401 - re-exported
 
 TYPE_CHECKING = False  # typing's flag, without importing typing (~3 ms of every command)
 if TYPE_CHECKING:
@@ -162,7 +162,7 @@ class Snapshot:
                 continue
             oid = str(entry.id)
             data = entry.data
-            if may_match is not None and (kind, oid) not in _PARSED and not may_match(data):
+            if may_match is not None and (kind, oid) not in PARSED and not may_match(data):
                 continue
             try:
                 yield Loaded(path, oid, _copy(parse_blob(kind, path, oid, data)))

@@ -75,7 +75,7 @@ def _read_store(root: Path, cached: dict | None) -> dict:
     from vmem.errors import SchemaError
     from vmem.model import SERVABLE
     from vmem.store.changes import changes_since, entry_at, tree_changes
-    from vmem.store.parse import _PARSED as parsed  # blob id -> item, filled by this process's parses
+    from vmem.store.parse import PARSED as parsed  # blob id -> item, filled by this process's parses
     from vmem.store.repo import Store, parse_blob
 
     store = Store.open(root, lite=True)  # the one reader; history walks, if any, are asked of pygit2 by the store
