@@ -206,6 +206,9 @@ def card_lines(card: dict) -> list[str]:
                          + (f" ({safe(checks)})" if checks else "") + (f": {safe(gate['reason'])}" if gate.get("reason") else ""))
         else:
             lines.append("gate not run yet")
+        if card.get("unknown_words"):  # words no rule read as a name may still be one: the reviewer decides
+            lines.append(f"[yellow]words no dictionary knows[/]: {safe(', '.join(card['unknown_words']))} "
+                         "(is any a customer's name?)")
         for merge in card["merges"]:
             lines.append(f"merged {merge['from']} [{safe(merge['judge'])}]: {safe(merge['reason'] or '')}")
     for v in card.get("verifications") or []:

@@ -92,3 +92,13 @@ def unique_memberships(text: str, categories: dict[str, tuple[str, ...]]) -> lis
             entity = next(iter(holders))
             out.append((entity, tuple(sorted(described)), (match.group(0) + span).strip()))
     return out
+
+
+def category_vocabulary(categories: set[str]) -> set[str]:
+    """Every word a statement may use for CATEGORIES (facet:value) or the common values: their own words and the
+    words people use for them, lower case."""
+    values = {c.split(":", 1)[-1] for c in categories} | set(CATEGORY_WORDS)
+    words = set()
+    for phrase, _ in _phrases(values):
+        words.update(re.findall(r"[^\W\d_]+", phrase.casefold()))
+    return words

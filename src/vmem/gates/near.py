@@ -66,3 +66,25 @@ def similarity(a: str, b: str) -> float:
     from rapidfuzz.distance import Levenshtein
 
     return Levenshtein.normalized_similarity(a, b)
+
+
+# a word this rare in English is shown on a learning's review card ("Corvanne", "Tavisto", "SRCU"): a word no rule
+# read as a name may still be one, and the reviewer is the last gate
+UNKNOWN_ZIPF = 2.0
+
+
+def unknown_words(statement: str, known: set[str]) -> list[str]:
+    """The words of STATEMENT (three letters or more, as written, once each) that are neither English (Zipf
+    frequency below UNKNOWN_ZIPF) nor in KNOWN (lower case: the store's category vocabulary and its published
+    learnings' words)."""
+    import re
+
+    out, seen = [], set()
+    for word in re.findall(r"[^\W\d_]{3,}", statement):
+        low = word.casefold()
+        if low in seen or low in known:
+            continue
+        seen.add(low)
+        if zipf(low) < UNKNOWN_ZIPF:
+            out.append(word)
+    return out

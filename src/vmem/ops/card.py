@@ -3,6 +3,7 @@ prompt, `vmem show`, `review --list --json` and the HTML report), and the viewer
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from vmem import confidence, model
@@ -140,10 +141,11 @@ def suggestions_of(item: dict, lookup, suggested_by: dict[str, list[dict]] | Non
 
 def card(store, item: dict, *, snapshot=None, viewer: str | None = None, reviewer: bool = False,
          contradictions: list[dict] | dict[str, list[dict]] | None = None, quarantined_evidence: bool = True,
-         suggestions: list[dict] | None = None) -> dict:
+         suggestions: list[dict] | None = None, vocabulary: set[str] | None = None) -> dict:
     """The card for ITEM (its status as history attests it). CONTRADICTIONS: precomputed open pairs naming it
     (else they are looked up for this item alone). Quarantined items show their evidence quotes only with
-    QUARANTINED_EVIDENCE (they name a customer)."""
+    QUARANTINED_EVIDENCE (they name a customer). VOCABULARY: the store's known words (known_vocabulary), else
+    read for this card alone."""
     snapshot = snapshot or store.head()
     knowledge = item["kind"] == "knowledge"
     source = item.get("source") or {}
@@ -178,6 +180,7 @@ def card(store, item: dict, *, snapshot=None, viewer: str | None = None, reviewe
         shown = quarantined_evidence or item["status"] != "quarantined"
         out["evidence"] = _quotes(snapshot, item) if shown else []
         out["evidence_hidden"] = not shown
+        out["unknown_words"] = unknown_words(snapshot, item, vocabulary)
     out["supersedes"] = None
     if item.get("supersedes"):
         try:
@@ -211,6 +214,28 @@ def card(store, item: dict, *, snapshot=None, viewer: str | None = None, reviewe
     out["suggestions"] = suggestions or []
     out["suggestion_actions"] = ["merge", "distinct"] if reviewer and out["suggestions"] else []
     return out
+
+
+def known_vocabulary(snapshot) -> set[str]:
+    """The words a learning may use without a reviewer looking twice: the store's category vocabulary (every
+    customer's categories, and the words people use for common ones) and the words of its published learnings."""
+    from vmem.gates.membership import category_vocabulary
+
+    categories = {c for entity in snapshot.entities().values() for c in entity.get("categories") or []}
+    known = category_vocabulary(categories)
+    for loaded in snapshot.files("knowledge"):
+        if loaded.item is not None and loaded.item.get("status") == "published":
+            known.update(re.findall(r"[^\W\d_]+", loaded.item["statement"].casefold()))
+    return known
+
+
+def unknown_words(snapshot, item: dict, vocabulary: set[str] | None = None) -> list[str]:
+    """A learning's words that are neither English, nor category vocabulary, nor the store's published vocabulary
+    ("Corvanne" when no rule fired): shown on its card, so the human gate sees what the de-id gate may not know."""
+    from vmem.gates.near import unknown_words as unknown
+
+    known = vocabulary if vocabulary is not None else known_vocabulary(snapshot)
+    return unknown(item["statement"], known | {c.split(":", 1)[-1] for c in item.get("categories") or []})
 
 
 def support(store, snapshot, item: dict) -> dict:
@@ -272,8 +297,9 @@ def queue_cards(store, status: str | None = None, *, viewer: str | None = None) 
     queued.sort(key=lambda i: (i.get("created_at") or i.get("first_seen") or "", i["id"]))
     pairs = by_item(scan(every, viewer)) if queued else {}
     reviewer = is_reviewer(store, viewer)
+    vocabulary = known_vocabulary(snapshot) if any(item["kind"] == "knowledge" for item in queued) else None
     cards = [card(store, item, snapshot=snapshot, viewer=viewer, reviewer=reviewer, contradictions=pairs,
-                  suggestions=found[item["id"]]) for item in queued]
+                  suggestions=found[item["id"]], vocabulary=vocabulary) for item in queued]
     return [withheld(c) if c["status"] == "quarantined" else c for c in cards]
 
 
@@ -307,7 +333,7 @@ def withheld(card: dict) -> dict:
         found.append(next((kind for kind in ("names a customer", "lexicon incomplete") if reason.startswith(kind)),
                           "fails de-identification"))
     found += [label for name, label in _GATE_FAILED.items() if checks.get(name) is False]
-    out.update(statement=HIDDEN_STATEMENT, title=None, evidence=[], evidence_hidden=True,
+    out.update(statement=HIDDEN_STATEMENT, title=None, evidence=[], evidence_hidden=True, unknown_words=[],
                merges=[{**m, "reason": HIDDEN_REASON} for m in card.get("merges") or []],
                prior_rejections=[{**r, "reason": HIDDEN_REASON, **({"statement": None} if "statement" in r else {})}
                                  for r in card.get("prior_rejections") or []],
