@@ -129,6 +129,7 @@ SHORT = build_lexicon([{"id": "boj", "name": "BOJ", "aliases": ["RBA"], "people"
     "A BOJ spokesman said the doors to recovery are open.",  # the organisation's people after it
     "The Reserve Bank of Australia (RBA) said savings would rise.",  # spelled out just before it
     "Japan's view of the Bank of Japan's (BOJ) rate policy has not changed.",
+    "ASANTE SIGNED THE RENEWAL", "DEWAR WANTS WEEKLY REPORTS",  # headlines with English around the surname
 ])
 def test_a_short_alias_with_an_organisation_cue_is_the_customer(statement):
     assert not check_statement(statement, SHORT).passed, statement
@@ -137,6 +138,7 @@ def test_a_short_alias_with_an_organisation_cue_is_the_customer(statement):
 @pytest.mark.parametrize("statement", [
     "Left-handed pitchers (LHP) and RBA totals were discussed.", "RBA leaders in the league hit for power.",
     "Asante sana, one buyer wrote after the demo.", "Lab techs order Dewar flasks weekly.",
+    "ASANTE SANA FROM THE NAIROBI TEAM",  # a headline: the word beside the surname is no English word
     "A Dewar flask is standard kit.",
 ])
 def test_a_short_alias_or_surname_in_ordinary_use_passes(statement):

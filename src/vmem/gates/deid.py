@@ -1197,7 +1197,8 @@ def _person_hits(words: list[Word], lexicon: Lexicon) -> list[Hit]:
                 context = after in _ROLE_AFTER or gap_after == "(" or \
                     gap_after == "," and after in _APPOSITION
             elif capital or headline:
-                context = context or headline or _surname_position(before, after, gap_before, gap_after)
+                context = context or headline and not _foreign_beside(before, after) or \
+                    _surname_position(before, after, gap_before, gap_after)
             for part in found_terms if context else ():
                 found = " ".join(w for w in (before, *lower[index:end], after) if w)
                 hits.append(Hit(part.entity, "person", part.text, found, "name-in-context"))
@@ -1212,6 +1213,17 @@ def _person_hits(words: list[Word], lexicon: Lexicon) -> list[Hit]:
             hits += [Hit(entity, "person", person, " ".join(sorted(named)), "contacts' first names together")
                      for person in sorted(people)]
     return hits
+
+
+def _foreign_beside(before: str, after: str) -> bool:
+    """Whether a word beside a surname in a headline is no English word (rarer than _FOREIGN_ZIPF) and no number:
+    the surname is a word of another language there ("ASANTE SANA" is Swahili thanks, not Kwame Asante)."""
+    from vmem.gates.near import zipf
+
+    return any(w and w.isalpha() and w not in _FUNCTION_WORDS and zipf(w) < _FOREIGN_ZIPF for w in (before, after))
+
+
+_FOREIGN_ZIPF = 3.5  # "sana" is 3.0 in English (and 6 in Turkish); the words beside headline names are commoner
 
 
 def _first(person: "Term") -> str:
