@@ -44,6 +44,7 @@ def test_the_only_customer_of_a_described_kind_is_named_exactly_when_one_holds_i
     "The only customers who asked for SCIM had more than one admin.",
     "Among our insurance customers, only one asked for on-prem.",
     "Insurers ask for audit trails on every claim edit.",
+    "Claims adjusters want one search box; our only insurer customers are in EMEA.",  # all of a kind, plural
 ])
 def test_only_about_something_else_or_without_uniqueness_passes(statement):
     lexicon = customers([("insurance", "emea"), ("aerospace", "apac"), ("retail", "emea")])

@@ -122,3 +122,9 @@ def test_a_name_of_several_words_in_katakana_or_greek_by_its_sounds(statement):
 def test_ordinary_words_in_katakana_or_greek_pass(statement):
     lexicon = build_lexicon([{"id": "cb", "name": "Corvanne Biologics"}, {"id": "ta", "name": "Tavisto Mobility"}])
     assert check_statement(statement, lexicon).passed
+
+
+def test_a_plural_of_a_name_word_is_left_to_the_exact_rules():
+    # "Kestrels" is one letter from Kestrel; the plural is the word itself, and the bird is no customer
+    lexicon = build_lexicon([{"id": "k", "name": "Kestrel Freight"}])
+    assert check_statement("Kestrels nest on warehouse roofs, so drones need geofencing.", lexicon).passed

@@ -1552,7 +1552,8 @@ def _likeness(words: list[str], index: NearIndex) -> list[dict[str, str]]:
     known = set(index.words)
     for word in words:
         like: dict[str, str] = {}
-        if len(word) >= 4 and word.isalpha() and word not in known:
+        # a plural or possessive of a name word is the name itself, matched (or not) by the exact rules
+        if len(word) >= 4 and word.isalpha() and word not in known and _stem(word) not in known:
             for choice in near_spellings(word, index.words):
                 like[choice] = "near spelling"
             keys = sound_keys(word)

@@ -40,8 +40,10 @@ CATEGORY_WORDS: dict[str, tuple[str, ...]] = {
 ORG_NOUNS = frozenset({"insurer", "underwriter", "retailer", "bank", "lender", "credit union", "hospital",
                        "hospitals", "hospital group", "hospital network", "hospital system", "health system",
                        "manufacturer", "university", "school", "college", "agency", "store chain", "fintech"})
-CUSTOMER_NOUNS = frozenset("customer customers client clients account accounts buyer buyers logo logos tenant "
-                           "tenants company firm organisation organization org".split())
+CUSTOMER_NOUNS = frozenset("customer client account buyer logo tenant company firm organisation organization org"
+                           .split())
+_PLURAL_NOUNS = frozenset("customers clients accounts buyers logos tenants companies firms organisations "
+                          "organizations insurers retailers banks lenders unions manufacturers".split())
 _ON_OUR_BOOKS = lazy(r"\b(?:we (?:sell to|serve|have|work with|support)|on our books|in our base|we've signed|"
                      r"we signed)\b", re.I)
 _UNIQUE = lazy(r"\b(?:our|the)\s+(?:only|sole|single|one|lone)\b(?!\s+(?:of|thing|way|time|reason|rule|"
@@ -85,6 +87,8 @@ def unique_memberships(text: str, categories: dict[str, tuple[str, ...]]) -> lis
                 org_noun = org_noun or phrase in ORG_NOUNS
                 lowered = lowered.replace(phrase, " ")
         words = set(re.findall(r"[a-z]+", span.casefold()))
+        if words & _PLURAL_NOUNS:
+            continue  # "our only insurer customers are in EMEA": all of a kind, not the one
         if not described or not (org_noun or words & CUSTOMER_NOUNS or _ON_OUR_BOOKS.search(text[match.end():])):
             continue
         holders = set.intersection(*(by_value[v] for v in described))
