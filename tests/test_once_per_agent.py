@@ -160,7 +160,7 @@ def _learning(store: Path, text: str) -> str:
 
 def test_publish_names_the_learning_the_new_one_contradicts_in_json_and_in_words(seeded):
     """Issue: contradictions were checked after approve and after publishing from review, never after publish."""
-    from vmem.cli.render import contradiction_warning
+    from vmem.ops.contradictions import warning
 
     store = seeded.root
     weeks, months = _learning(store, WEEKS), _learning(store, MONTHS)
@@ -170,11 +170,11 @@ def test_publish_names_the_learning_the_new_one_contradicts_in_json_and_in_words
 
     first = vmem("publish", weeks, store=store, who=RITA)  # the human face
     assert "published, support tier" in first.stdout
-    assert contradiction_warning({"id": months, "status": "eligible", "statement": MONTHS,
-                                  "reason": "different numbers 3 weeks vs 8 weeks"}) in first.stderr
+    assert warning({"id": months, "status": "eligible", "statement": MONTHS,
+                    "reason": "different numbers 3 weeks vs 8 weeks"}, proposal=False) in first.stderr
 
     second = vmem("publish", months, "--json", store=store, who=RITA)
     found = json.loads(second.stdout)["data"]["contradictions"]
     assert [(c["id"], c["status"], c["rules"]) for c in found] == [(weeks, "published", ["number"])]
     assert found[0]["statement"] == WEEKS and found[0]["reason"] == "different numbers 8 weeks vs 3 weeks"
-    assert contradiction_warning(found[0]) in second.stderr  # the one wording approve uses, also under --json
+    assert warning(found[0], proposal=False) in second.stderr  # the one wording approve uses, also under --json
