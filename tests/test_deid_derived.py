@@ -144,3 +144,11 @@ def test_a_short_alias_with_an_organisation_cue_is_the_customer(statement):
 def test_a_short_alias_or_surname_in_ordinary_use_passes(statement):
     result = check_statement(statement, SHORT)
     assert result.passed, result.hits
+
+
+def test_a_first_word_followed_by_another_name_is_that_names_first_word():
+    lexicon = build_lexicon([{"id": "sa", "name": "Sankt Aurel Kliniken"}, {"id": "no", "name": "Northwind Orbital"}])
+    assert check_statement("Sankt Petersburg is a city in Russia.", lexicon).passed
+    assert check_statement("Northwind Traders is a sample database.", lexicon).passed
+    assert not check_statement("Nursing directors at Sankt asked for audit reports.", lexicon).passed
+    assert not check_statement("Northwind's engineers want air gaps.", lexicon).passed

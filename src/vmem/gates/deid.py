@@ -1469,6 +1469,9 @@ def _derived_hits(words: list[Word], folded: str, lexicon: Lexicon) -> list[Hit]
             # a first word alone is the name only written as one (with its capital): "our moda dashboards" is not
             # Moda Quintara
             for term in derived.heads.get(key, ()) if word.text[:1].isupper() else ():
+                # another name goes on after it ("Sankt Petersburg", "Northwind Traders"): that name's first word
+                if not word.gap and _another_name(words, n + 1, set(tokens(term.text)), _headline(words, n)):
+                    continue
                 # a word English uses at all ("kestrel") is the name only where it stands as one
                 if term.squashed != key and not common(key) and (zipf(key) < _KNOWN_ZIPF and key not in _dictionary()
                                                                  or _org_cue(words, n, n + 1, _headline(words, n))):
