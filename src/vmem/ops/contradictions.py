@@ -157,7 +157,10 @@ def numerals(text: str) -> str:
 @lru_cache(maxsize=65536)
 def words(text: str) -> frozenset[str]:
     """Content words of TEXT, lower case, plural -s folded, numbers written as words as digits ("three" = "3")."""
+    from vmem.text import visible
+
     out = set()
+    text = visible(text)  # "AR\u2063R" is ARR, as the canonical form and the de-id gate read it
     tokens = _WORD.findall(text.lower().replace("’", "'"))
     if _spelled_numbers(set(tokens)):
         tokens = _WORD.findall(numerals(text).lower().replace("’", "'"))
