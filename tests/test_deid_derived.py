@@ -152,3 +152,4 @@ def test_a_first_word_followed_by_another_name_is_that_names_first_word():
     assert check_statement("Northwind Traders is a sample database.", lexicon).passed
     assert not check_statement("Nursing directors at Sankt asked for audit reports.", lexicon).passed
     assert not check_statement("Northwind's engineers want air gaps.", lexicon).passed
+

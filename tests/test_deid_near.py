@@ -128,3 +128,10 @@ def test_a_plural_of_a_name_word_is_left_to_the_exact_rules():
     # "Kestrels" is one letter from Kestrel; the plural is the word itself, and the bird is no customer
     lexicon = build_lexicon([{"id": "k", "name": "Kestrel Freight"}])
     assert check_statement("Kestrels nest on warehouse roofs, so drones need geofencing.", lexicon).passed
+
+
+def test_by_sound_alone_a_word_must_also_look_like_the_name():
+    # Metaphone and NYSIIS both hear the Czech town Karvina as Corvanne; it shares too few letters to be it
+    lexicon = build_lexicon([{"id": "cb", "name": "Corvanne Biologics"}])
+    assert check_statement("FC Bohemians 0 FC Karvina 2", lexicon).passed
+    assert not check_statement("Korvan Byologics asked for invoicing.", lexicon).passed

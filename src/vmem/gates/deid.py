@@ -1604,6 +1604,10 @@ def _near_hits(words: list[Word], lexicon: Lexicon) -> list[Hit]:
             # one word alone: six letters or more (a five-letter name has real neighbours: Mehra, Mehta)
             if len(choice) < 6:
                 continue
+            # by sound alone a word must share half its letters with the name: "Karvina" (a town) sounds like
+            # Corvanne to Metaphone and NYSIIS, "Korvan" also looks like it
+            if how == "sound-alike" and similarity(found, choice) < _SOUND_SIMILARITY:
+                continue
             if choice in index.singles and rare(choice, False) and rare(found, word.text.islower()):
                 for term in index.singles[choice]:
                     if not needs_cue(term):
@@ -1657,6 +1661,7 @@ def _near_hits(words: list[Word], lexicon: Lexicon) -> list[Hit]:
 
 # in a name of three words or more, one word may be only loosely alike ("Zankt Owrel Kliniken": Owrel, Aurel)
 _LOOSE_SIMILARITY = 0.6
+_SOUND_SIMILARITY = 0.5
 # a changed word this common is that word, whatever name it is near ("the Quest team" is not Quist)
 _COMMON_TYPO_ZIPF = 4.5
 
