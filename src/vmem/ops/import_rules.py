@@ -29,7 +29,6 @@ from pathlib import Path
 
 from vmem.errors import UsageError, VmemError
 
-SOURCES = ("CLAUDE.md", "AGENTS.md", ".claude/rules/**/*.md", ".cursor/rules/**/*.mdc", ".cursor/rules/**/*.md")
 MAX_FILE_BYTES = 1_000_000  # about 25k bullets; a rules file an agent reads whole is far smaller
 LIMIT = 500  # proposals one import may add to the review queue (a reviewer works it one card at a time)
 MAX_STATEMENT = 4000  # propose's own limit: one item holds one belief
@@ -79,14 +78,17 @@ NEAR_CANDIDATES = 16  # closest store claims (by shared words) judged per statem
 
 
 def find_sources(project: Path) -> list[Path]:
+    """Every agent's own rules files in PROJECT, as the target registry names them (each target's import_globs)."""
+    from vmem.targets import every
+
     found: list[Path] = []
-    for pattern in SOURCES:
+    for pattern in (glob for target in every() for glob in target.import_globs):
         found += sorted(project.glob(pattern))
     return list(dict.fromkeys(found))
 
 
 def _frontmatter(text: str) -> tuple[list[str], str, int]:
-    """(paths from `paths:` or `globs:`, the text after the frontmatter, the lines it took); never evaluated as
+    """(paths from `paths:`, `globs:` or Copilot's `applyTo:`, the text after the frontmatter, the lines it took); never evaluated as
     YAML (Cursor's globs are not valid YAML)."""
     if not text.startswith("---\n"):
         return [], text, 0
@@ -102,9 +104,9 @@ def _frontmatter(text: str) -> tuple[list[str], str, int]:
         match = re.match(r"^(\w+):\s*(.*)$", line)
         if match:
             key, value = match.group(1), match.group(2).strip()
-            if key in ("paths", "globs") and value:
+            if key in ("paths", "globs", "applyTo") and value:
                 paths += [p.strip().strip("'\"") for p in value.strip("[]").split(",") if p.strip().strip("'\"")]
-        elif key in ("paths", "globs") and line.strip().startswith("- "):
+        elif key in ("paths", "globs", "applyTo") and line.strip().startswith("- "):
             paths.append(line.strip()[2:].strip().strip("'\""))
     return paths, body, head.count("\n") + 3
 

@@ -1,5 +1,6 @@
-"""`vmem mcp install`: register the server in the project's MCP configs (Claude Code's `.mcp.json`, Cursor's
-`.cursor/mcp.json`), merged with what is there, idempotent, with no path of this machine in them."""
+"""`vmem mcp install`: register the server in the project's MCP configs (each target's mcp_file: Claude Code's
+`.mcp.json`, Cursor's `.cursor/mcp.json`), merged with what is there, idempotent, with no path of this machine in
+them."""
 
 from __future__ import annotations
 
@@ -8,8 +9,13 @@ from pathlib import Path
 
 from vmem.errors import UsageError
 
-CLAUDE = {"command": "vmem", "args": ["mcp"]}  # Claude Code starts it with CLAUDE_PROJECT_DIR set
-CURSOR = {"command": "vmem", "args": ["mcp", "--project", "${workspaceFolder}"]}
+
+
+def _configs(cursor: bool = True) -> list[tuple[str, dict]]:
+    """(file, vmem's entry) for every agent that reads MCP servers from a project file (the target registry)."""
+    from vmem.targets import every
+
+    return [(t.mcp_file, t.mcp_entry) for t in every() if t.mcp_file and (cursor or t.name != "cursor")]
 
 
 def _merge(path: Path, entry: dict, project: Path) -> str | None:
@@ -35,10 +41,7 @@ def install(project: Path, cursor: bool = True) -> dict:
     """Both files are checked before either is written: a refusal in one leaves the other untouched."""
     from vmem.ops.hook import write_file
 
-    planned = {project / ".mcp.json": _merge(project / ".mcp.json", CLAUDE, project)}
-    if cursor:
-        path = project / ".cursor" / "mcp.json"
-        planned[path] = _merge(path, CURSOR, project)
+    planned = {project / name: _merge(project / name, entry, project) for name, entry in _configs(cursor)}
     for path, text in planned.items():
         if text is not None:
             write_file(path, text)
@@ -67,8 +70,7 @@ def uninstall(project: Path) -> dict:
     """Remove exactly what install added: vmem's entry (as install wrote it) from both files, both checked first."""
     from vmem.ops.hook import write_file
 
-    planned = {project / ".mcp.json": _unmerge(project / ".mcp.json", CLAUDE, project),
-               project / ".cursor" / "mcp.json": _unmerge(project / ".cursor" / "mcp.json", CURSOR, project)}
+    planned = {project / name: _unmerge(project / name, entry, project) for name, entry in _configs()}
     for path, text in planned.items():
         if text == "":
             path.unlink()

@@ -2,8 +2,8 @@
 
 A target renders a packed Bundle into files relative to its directory and says which file names it may prune;
 the one writer (vmem.ops.writer) applies any target's files all or nothing and touches only what it owns.
-A new agent format is one module here (a Target with its name, directory and render, as TARGET) and one line in
-REGISTRY; everything else (sync, hook, `vmem targets`, the .vmem.yaml check, help texts, shell completion)
+A new agent format is one module here (a Target with its name, directory, render, the rules files `vmem import`
+reads and its MCP config, as TARGET) and one line in REGISTRY; everything else (sync, hook, `vmem targets`, the .vmem.yaml check, help texts, shell completion)
 reads the registry.
 """
 
@@ -92,6 +92,11 @@ def _claude_reads_agents_md(project: Path) -> str | None:
     return None
 
 
+def every() -> list:
+    """Every target, in registry order (each module imported)."""
+    return [get(name) for name in NAMES]
+
+
 def listed(default: bool = False) -> str:
     """The names for a help text: `claude, agents-md, cursor or copilot`; DEFAULT marked with `(default)`."""
     words = [f"{n} (default)" if default and n == DEFAULT else n for n in NAMES]
@@ -109,6 +114,9 @@ class Target:
     configured_dir = False  # True: vmem.yaml's sync.dir places it instead (and `vmem sync --dir`); one target only
     section = False
     owned_glob = ""  # which files of its directory are its own, for .gitignore ("": all of it)
+    import_globs: tuple[str, ...] = ()  # the agent's own rules files, relative to the project, for `vmem import`
+    mcp_file: str | None = None  # where the agent reads MCP servers (relative to the project), for `vmem mcp install`
+    mcp_entry: dict | None = None  # vmem's server entry there (no path of this machine)
 
     def render(self, bundle, marker: str) -> dict[str, str | None]:
         raise NotImplementedError

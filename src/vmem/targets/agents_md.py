@@ -29,6 +29,7 @@ class AgentsMd(Section):
     name = "agents-md"
     version = 2  # the same-rules line
     default_dir = "."
+    import_globs = ("AGENTS.md",)
     file = FILE
 
     def render(self, bundle, marker: str) -> dict[str, str | None]:

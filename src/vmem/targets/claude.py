@@ -29,6 +29,9 @@ class Claude(Target):
     name = "claude"
     version = 3  # 3: paths as a block list
     default_dir = ".claude/rules/vmem"  # sync.dir's default in vmem.yaml
+    import_globs = ("CLAUDE.md", ".claude/CLAUDE.md", ".claude/rules/**/*.md")
+    mcp_file = ".mcp.json"
+    mcp_entry = {"command": "vmem", "args": ["mcp"]}  # Claude Code starts it with CLAUDE_PROJECT_DIR set
     configured_dir = True
 
     def render(self, bundle, marker: str) -> dict[str, str]:

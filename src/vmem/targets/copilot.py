@@ -43,6 +43,7 @@ class Copilot(Target):
     name = "copilot"
     version = 3  # repository-wide rules moved into .github/copilot-instructions.md
     default_dir = ".github"
+    import_globs = (".github/copilot-instructions.md", ".github/instructions/**/*.instructions.md")
 
     def render(self, bundle, marker: str) -> dict[str, str | None]:
         files: dict[str, str | None] = {}

@@ -21,6 +21,9 @@ class Cursor(Target):
     name = "cursor"
     version = 2  # brace globs expanded instead of dropped
     default_dir = ".cursor/rules/vmem"
+    import_globs = (".cursor/rules/**/*.mdc", ".cursor/rules/**/*.md")
+    mcp_file = ".cursor/mcp.json"
+    mcp_entry = {"command": "vmem", "args": ["mcp", "--project", "${workspaceFolder}"]}
 
     def render(self, bundle, marker: str) -> dict[str, str]:
         files: dict[str, str] = {}
