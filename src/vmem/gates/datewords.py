@@ -92,7 +92,8 @@ _RELATIVE = lazy(rf"\b(?:the\s+)?(?:(?P<n>\d{{1,2}}|one|a|two|three|four|five|si
                  rf"(?P<hol>{_HOLIDAY})(?:\s+(?:in|of))?,?\s+(?P<y>\d{{4}})\b", re.I)
 _HOLIDAY_YEAR = lazy(rf"\b(?P<hol>{_HOLIDAY})(?:\s+(?:in|of))?,?\s+(?P<y>\d{{4}})\b", re.I)
 _NTH_WEEKDAY = lazy(r"\b(?:the\s+)?(?P<n>first|second|third|fourth|fifth|last|1st|2nd|3rd|4th|5th)\s+"
-                    rf"(?P<wd>{'|'.join(_WEEKDAYS)})\s+(?:of|in)\s+(?P<m>{'|'.join(_MONTH_NAMES)}),?\s+(?P<y>\d{{4}})\b",
+                    rf"(?P<wd>{'|'.join(_WEEKDAYS)})\s+(?:of|in)\s+(?P<m>{'|'.join(_MONTH_NAMES)}),?\s+"
+                    r"(?P<y>\d{4})\b",
                     re.I)
 _ISO_WEEK = lazy(r"\b(?P<y>\d{4})-?W(?P<w>\d{2})(?:-?(?P<d>[1-7]))?\b")
 _WEEK_OF = lazy(r"\b(?:iso\s+|calendar\s+)?(?:week|wk|kw|kalenderwoche|semaine|semana|settimana)\s*(?:no\.?\s*)?"
@@ -101,8 +102,9 @@ _DAY_OF_YEAR = lazy(r"\bday\s+(?P<n>\d{1,3})\s+(?:of|in)\s+(?P<y>\d{4})\b|\b(?P<
                     r"(?:of|in)\s+(?P<y2>\d{4})\b", re.I)
 _ROMAN_MONTH = lazy(r"\b(?P<d>\d{1,2})\s?[./ -]\s?(?P<m>I{1,3}|IV|VI{0,3}|IX|XI{0,2})\s?[./ -]\s?(?P<y>\d{4})\b")
 # a day, a month word and a year in any language's order: "18 de agosto de 2026", "1. März 2027", "le 18 août 2026"
-_FOREIGN = lazy(r"\b(?P<d>\d{1,2})(?:\.|º|°|er|e|o|a)?\s+(?:de\s+|of\s+)?(?P<m>[^\W\d_]{3,12})\.?,?\s+(?:de\s+|del\s+)?"
-                r"(?P<y>\d{4})\b|\b(?P<m2>[^\W\d_]{3,12})\.?\s+(?P<d2>\d{1,2})(?:\.|º)?,?\s+(?P<y2>\d{4})\b")
+_FOREIGN = lazy(r"\b(?P<d>\d{1,2})(?:\.|º|°|er|e|o|a)?\s+(?:de\s+|of\s+)?(?P<m>[^\W\d_]{3,12})\.?,?\s+"
+                r"(?:de\s+|del\s+)?(?P<y>\d{4})\b|\b(?P<m2>[^\W\d_]{3,12})\.?\s+(?P<d2>\d{1,2})(?:\.|º)?,?\s+"
+                r"(?P<y2>\d{4})\b")
 _DATEPARSER_LANGUAGES = ["en", "es", "fr", "de", "it", "pt", "nl", "sv", "da", "nb", "fi", "pl", "cs", "ro", "ca",
                          "tr", "id", "hu", "hr", "sk", "sl", "et", "lv", "lt"]
 

@@ -1460,7 +1460,8 @@ def _derived_hits(words: list[Word], folded: str, lexicon: Lexicon) -> list[Hit]
                 break  # single letters ("U.S.") are initials, read as such above
             key = "".join(w.text.casefold() for w in window)
             for term in derived.prefixes.get(key, ()) if key not in lexicon.lookup()[0] else ():
-                if not all(common(w.text) for w in window) or not _headline(words, n) and _firm_cue(words, n, n + width):
+                if not all(common(w.text) for w in window) or \
+                        not _headline(words, n) and _firm_cue(words, n, n + width):
                     hits.append(Hit(term.entity, term.kind, term.text, " ".join(w.text for w in window),
                                     "first words of the name"))
         if len(low) < 4 or word.glued:
