@@ -74,6 +74,9 @@ def test_a_json_fragment_with_escapes_and_a_full_name_in_rot13():
     assert not check_statement(f"cc {codecs.encode('Dolores Whitcombe', 'rot13')} on it", lexicon).passed
     hits = check_statement("Ask Xrfgery Servtug first.", lexicon).hits
     assert {h.rule for h in hits} == {"rot13"}
+    # the first word of a longer name alone, in rot13 (the first word's own rule, read after decoding)
+    corvanne = build_lexicon([{"id": "cb", "name": "Corvanne Biologics"}])
+    assert {h.rule for h in check_statement("Ask Pbeinaar about it.", corvanne).hits} == {"rot13"}
 
 
 @pytest.mark.parametrize("statement", [

@@ -114,6 +114,7 @@ def test_a_day_relative_to_a_holiday_is_that_day(day, holiday, weekday, directio
     "The go-live slipped to 18 de agosto de 2026.", "Le 18 août 2026 was the hard deadline.",
     "Il rollout è partito il 18 agosto 2026.", "Go-live am 18. August 2026.", "Go-live was the eighteenth of August, "
     "twenty twenty-six.", "Go-live fell on 18.VIII.2026.", "The go-live was on the 230th day of 2026.",
+    "Go-live: 18-Aug-2026.", "Deploy at 2026-08-18T09:00Z.", "Go-live was August 18th of 2026.",
 ])
 def test_a_restricted_date_in_another_language_or_in_words(statement):
     assert not check_statement(statement, lexicon("2026-08-18 go-live")).passed, statement

@@ -102,9 +102,12 @@ _DAY_OF_YEAR = lazy(r"\bday\s+(?P<n>\d{1,3})\s+(?:of|in)\s+(?P<y>\d{4})\b|\b(?P<
                     r"(?:of|in)\s+(?P<y2>\d{4})\b", re.I)
 _ROMAN_MONTH = lazy(r"\b(?P<d>\d{1,2})\s?[./ -]\s?(?P<m>I{1,3}|IV|VI{0,3}|IX|XI{0,2})\s?[./ -]\s?(?P<y>\d{4})\b")
 # a day, a month word and a year in any language's order: "18 de agosto de 2026", "1. März 2027", "le 18 août 2026"
-_FOREIGN = lazy(r"\b(?P<d>\d{1,2})(?:\.|º|°|er|e|o|a)?\s+(?:de\s+|of\s+)?(?P<m>[^\W\d_]{3,12})\.?,?\s+"
-                r"(?:de\s+|del\s+)?(?P<y>\d{4})\b|\b(?P<m2>[^\W\d_]{3,12})\.?\s+(?P<d2>\d{1,2})(?:\.|º)?,?\s+"
+_FOREIGN = lazy(r"\b(?P<d>\d{1,2})(?:\.|º|°|er|e|o|a|st|nd|rd|th)?(?:\s+|[-/.])(?:de\s+|of\s+)?"
+                r"(?P<m>[^\W\d_]{3,12})\.?,?(?:\s+|[-/.])(?:de\s+|del\s+)?(?P<y>\d{4})\b|"
+                r"\b(?P<m2>[^\W\d_]{3,12})\.?(?:\s+|[-/.])(?P<d2>\d{1,2})(?:\.|º|st|nd|rd|th)?,?\s+(?:of\s+)?"
                 r"(?P<y2>\d{4})\b")
+# an ISO date with its time ("2026-08-18T09:00Z"): the day is there, whatever the hour
+_ISO_DATETIME = lazy(r"\b(?P<y>\d{4})-(?P<m>\d{2})-(?P<d>\d{2})(?=[T ]\d{2}:?\d{2})")
 _DATEPARSER_LANGUAGES = ["en", "es", "fr", "de", "it", "pt", "nl", "sv", "da", "nb", "fi", "pl", "cs", "ro", "ca",
                          "tr", "id", "hu", "hr", "sk", "sl", "et", "lv", "lt"]
 
@@ -146,6 +149,8 @@ def dates_in_words(text: str, years: set[int]) -> dict[date, str]:
         n, year = int(m.group("n") or m.group("n2")), int(m.group("y") or m.group("y2"))
         if 1 <= n <= 366:
             put(_safe(lambda: date(year, 1, 1) + timedelta(days=n - 1)), "day of the year")
+    for m in _ISO_DATETIME.finditer(text):
+        put(_safe(date, int(m.group("y")), int(m.group("m")), int(m.group("d"))), "date with its time")
     for m in _ROMAN_MONTH.finditer(text):
         put(_safe(date, int(m.group("y")), _ROMAN[m.group("m").casefold()], int(m.group("d"))), "Roman-numeral month")
     for m in _NTH_WEEKDAY.finditer(text):

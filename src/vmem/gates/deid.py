@@ -1773,18 +1773,25 @@ def _rot13_hits(folded: str, lexicon: Lexicon, by_squash: dict[str, Term], max_w
     starts = lexicon.first_words()
     turned = rot13(folded)
     lowered = [w.casefold() for w in _TOKEN.findall(turned)]
-    if not any(w in starts or w in lexicon.person_parts for w in lowered):
+    if not any(w in starts or w in lexicon.person_parts or w in lexicon.derived().heads for w in lowered):
         return []  # the literal test first: most statements hold no word whose rot13 starts a name
     hits = []
     for hit in _name_hits(_words(turned), "rot13", by_squash, max_words):
         written = rot13(hit.found).split()
         if len("".join(tokens(hit.term))) >= 5 and not all(_ordinary(w) or w in _dictionary() for w in written):
             hits.append(hit._replace(found=" ".join(written)))
+    heads = lexicon.derived().heads
     for word in set(lowered):
         written = rot13(word)
-        if len(word) >= 6 and word in lexicon.person_parts and not _ordinary(written) and \
-                written not in _dictionary():
+        if len(word) < 5 or _ordinary(written) or written in _dictionary():
+            continue
+        if len(word) >= 6 and word in lexicon.person_parts:
             hits += [Hit(p.entity, "person", p.text, written, "rot13") for p in lexicon.person_parts[word]]
+        if word in heads:  # the first word of a longer name ("Pbeinaar" for Corvanne Biologics)
+            from vmem.gates.near import common, zipf
+
+            if not common(word) and zipf(word) < _KNOWN_ZIPF:
+                hits += [Hit(t.entity, t.kind, t.text, written, "rot13") for t in heads[word]]
     return hits
 
 
