@@ -135,3 +135,9 @@ def test_by_sound_alone_a_word_must_also_look_like_the_name():
     lexicon = build_lexicon([{"id": "cb", "name": "Corvanne Biologics"}])
     assert check_statement("FC Bohemians 0 FC Karvina 2", lexicon).passed
     assert not check_statement("Korvan Byologics asked for invoicing.", lexicon).passed
+
+
+def test_a_five_letter_surname_misspelt_counts_after_a_title():
+    lexicon = build_lexicon([{"id": "hq", "name": "Halvard & Quist Insurance", "people": ["Saoirse Kealy"]}])
+    assert not check_statement("Ms. Kealey said the renewal slips.", lexicon).passed
+    assert check_statement("Ms Kelly said so.", lexicon).passed  # Kelly is a common name and word: someone else

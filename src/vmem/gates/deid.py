@@ -1602,8 +1602,10 @@ def _near_hits(words: list[Word], lexicon: Lexicon) -> list[Hit]:
         for start, end, choice, how in candidates:
             written = " ".join(w.text for w in words[start:end])
             found = "".join(lower[start:end])
-            # one word alone: six letters or more (a five-letter name has real neighbours: Mehra, Mehta)
-            if len(choice) < 6:
+            # one word alone: six letters or more (a five-letter name has real neighbours: Mehra, Mehta), five
+            # after a title ("Ms. Kealey" for Kealy)
+            titled = start > 0 and not word.boundary and lower[start - 1] in _TITLES
+            if len(choice) < (5 if titled else 6):
                 continue
             # by sound alone a word must share half its letters with the name: "Karvina" (a town) sounds like
             # Corvanne to Metaphone and NYSIIS, "Korvan" also looks like it
