@@ -50,3 +50,10 @@ def test_only_about_something_else_or_without_uniqueness_passes(statement):
     lexicon = customers([("insurance", "emea"), ("aerospace", "apac"), ("retail", "emea")])
     result = check_statement(statement, lexicon)
     assert result.passed, result.hits
+
+
+def test_a_countrys_adjective_names_its_region():
+    lexicon = customers([("insurance", "emea"), ("retail", "apac"), ("retail", "emea"), ("aerospace", "emea")])
+    assert not check_statement("Our only Japanese retailer asked for per-store pricing.", lexicon).passed
+    assert not check_statement("Our only UK insurer wants audit trails.", lexicon).passed
+    assert check_statement("Our only German customer wants audit reports.", lexicon).passed  # three in EMEA

@@ -14,11 +14,15 @@ from vmem.lazyre import lazy
 # The words people use for common category values, beyond the value's own words ("hospital_group" is "hospital
 # group"); an organisation noun ("insurer", "credit union") names a customer without "customer" after it.
 CATEGORY_WORDS: dict[str, tuple[str, ...]] = {
+    # a country's adjective names its region: "our only German customer" is the region's only one when it has one
     "north_america": ("north american", "north america", "american", "u.s.", "canadian", "stateside"),
     "latam": ("latin american", "latin america", "latam", "south american", "central american", "mexican",
-              "brazilian"),
-    "emea": ("emea", "european", "europe", "middle eastern", "middle east", "african"),
-    "apac": ("apac", "asia-pacific", "asia pacific", "asian", "asia", "australian", "japanese"),
+              "brazilian", "argentine", "argentinian", "chilean", "colombian", "peruvian"),
+    "emea": ("emea", "european", "europe", "middle eastern", "middle east", "african", "german", "french",
+             "british", "uk", "dutch", "spanish", "italian", "swiss", "austrian", "nordic", "scandinavian",
+             "swedish", "norwegian", "danish", "finnish", "polish", "irish", "belgian", "israeli", "emirati"),
+    "apac": ("apac", "asia-pacific", "asia pacific", "asian", "asia", "australian", "japanese", "chinese",
+             "korean", "indian", "singaporean", "indonesian", "vietnamese", "thai", "malaysian", "filipino"),
     "hospital_group": ("hospital group", "hospital-group", "hospital network", "hospital system", "health system",
                        "hospital", "hospitals", "clinic group"),
     "financial_services": ("financial services", "financial-services", "financial", "fintech", "bank", "credit union",
