@@ -1,11 +1,14 @@
 """Fit recall's ranking and coverage constants on the `split: tune` questions only.
 
     python scripts/tune_recall.py STORE [examples/eval/recall.yaml]
+    python scripts/tune_recall.py STORE --coverage
 
 STORE is a demo store (`vmem demo DIR` puts it at DIR/store). Grid-searches COSINE_WEIGHT and CONFIDENCE_WEIGHT
 by MRR@10 then hit@1, and the coverage thresholds by coverage accuracy, never looking at `split: heldout`; prints
-the best settings and their tune-split scores. Copy them into src/vmem/ops/recall.py by hand, then measure the
-held-out part with `vmem eval recall`.
+the best settings and their tune-split scores. --coverage fits the coverage thresholds through the whole answer
+(the asks and near-miss tests included) on the tune halves of examples/eval/recall_coverage.yaml and recall.yaml.
+Copy them into src/vmem/ops/recall.py by hand, then measure the held-out part with `vmem eval recall --split
+heldout`.
 """
 
 from __future__ import annotations
@@ -38,8 +41,40 @@ def ranking_score(runs):
     return sum(1 / r for r in ranks if r) / len(ranks), sum(r == 1 for r in ranks) / len(ranks)
 
 
+COVERAGE_FILES = ("examples/eval/recall_coverage.yaml", "examples/eval/recall.yaml")
+
+
+def fit_coverage(index, embed) -> None:
+    """The coverage thresholds fitted through the whole answer (classify, the asks, the near-miss tests, "we used
+    to know"), on the tune halves of both labeled files: the sum of per-label accuracy (covered, partial,
+    uncovered in each file), ties to the setting nearest the previous one."""
+    sets = {name: [q for q in read_queries(Path(name)) if q.get("split", "tune") == "tune"] for name in COVERAGE_FILES}
+    before = (R.COVERED_COSINE, R.PARTIAL_COSINE, R.COVERED_TERMS, R.PARTIAL_TERMS)
+    scored = []
+    for setting in itertools.product([0.50, 0.53, 0.55, 0.58, 0.60], [0.40, 0.45, 0.50, 0.55], [0.4, 0.5, 0.6, 0.7],
+                                     [0.6, 1.01]):
+        if setting[1] > setting[0]:
+            continue
+        R.COVERED_COSINE, R.PARTIAL_COSINE, R.COVERED_TERMS, R.PARTIAL_TERMS = setting
+        by_label = {}
+        for name, queries in sets.items():
+            for q, result, _ in run(index, embed, queries):
+                by_label.setdefault((name, q["expect"]), []).append(result["coverage"] == q["expect"])
+        total = sum(sum(v) / len(v) for v in by_label.values())
+        scored.append((round(total, 6), -sum(abs(a - b) for a, b in zip(setting, before)), setting, by_label))
+    total, _, setting, by_label = max(scored, key=lambda s: s[:2])
+    print(f"best coverage (COVERED_COSINE, PARTIAL_COSINE, COVERED_TERMS, PARTIAL_TERMS) = {setting}: sum of "
+          f"per-label accuracy {total:.3f} on the tune halves")
+    for (name, label), right in sorted(by_label.items()):
+        print(f"  {Path(name).name} {label}: {sum(right)}/{len(right)}")
+
+
 def main() -> None:
     store = Store.open(sys.argv[1])
+    if "--coverage" in sys.argv:
+        embed = embedder(store.policy, store.root)
+        fit_coverage(LocalIndex.open(store, embed, model_id=str(embed.path)), embed)
+        return
     path = Path(sys.argv[2] if len(sys.argv) > 2 else "examples/eval/recall.yaml")
     tune = [q for q in read_queries(path) if q.get("split", "tune") == "tune"]
     embed = embedder(store.policy, store.root)

@@ -41,6 +41,8 @@ def merge(
         def human(console) -> None:
             from rich.table import Table
 
+            from vmem.cli.render import detector_table
+
             console.print(f"{report['pairs']} pairs: precision {report['precision']:.4f}, recall "
                           f"{report['recall']:.4f}, false-merge rate {report['false_merge_rate']:.4f}")
             console.print(f"tp {report['tp']}  fp {report['fp']}  fn {report['fn']}  tn {report['tn']}")
@@ -64,6 +66,8 @@ def merge(
                 rules.add_row(rule, str(counts["pairs"]), str(counts["positives"]),
                               str(counts["pairs"] - counts["positives"]))
             console.print(rules)
+            if report.get("by_detector"):
+                console.print(detector_table(report["by_detector"]))
             if report["errors"]:
                 console.print("[red]false merges:[/] " + ", ".join(report["errors"]))
             shown = report.get("suggestions")
@@ -113,6 +117,9 @@ def recall(
     ctx: typer.Context,
     queries: Annotated[Path, typer.Argument(metavar="FILE.yaml", help="Labeled queries (examples/eval/recall.yaml).")],
     k: Annotated[int, typer.Option("-k", help="Results per query (the depth of hit@k and MRR@k).")] = 10,
+    split: Annotated[Optional[str], typer.Option("--split", metavar="tune|heldout",
+                                                 help="Ask only that half's questions (fit on tune without ever "
+                                                      "seeing a held-out row).")] = None,
     json_: JsonOpt = False,
     store: StoreOpt = None,
 ) -> None:
@@ -120,14 +127,16 @@ def recall(
     with session(ctx, json_, store) as s:
         from vmem.ops.eval_recall import evaluate_recall
 
-        report = evaluate_recall(s.store, queries, k)
+        report = evaluate_recall(s.store, queries, k, split=split)
 
         def human(console) -> None:
             from rich.table import Table
 
             table = Table("split", "queries", "ranked", "hit@1", f"hit@{k}", f"MRR@{k}", "coverage acc.",
                           "stale rate", box=None)
-            parts = [(name, report["splits"][name]) for name in ("tune", "heldout")] + [("all", report)]
+            parts = [(name, report["splits"][name]) for name in ("tune", "heldout")
+                     if report["splits"][name]["queries"]]
+            parts += [] if report["split"] else [("all", report)]
             for name, part in parts:
                 table.add_row(name, str(part["queries"]), str(part["ranked"]),
                               *(f"{part[key]:.3f}" if part[key] is not None else "-" for key in

@@ -131,6 +131,108 @@ def read(question: str) -> Asks:
     return Asks(parts, [words(p) for p in parts], details, qualifiers)
 
 
+# The question's subject: "how are sales commissions calculated", "what discount do nonprofits get". A hit that shares
+# the question's topic words but never names its subject answers something else (a near miss): the subject of a
+# passive or copular "how" question, or the subject of the clause after "what X do/does ...".
+_AUX_BE = r"(?:is|are|was|were)"
+_AUX_DO = r"(?:do|does|did|should|can|could|will|would|must|may)"
+_PARTICIPLE = re.compile(r"^(?:[a-z-]{3,}ed|shown|known|kept|set|paid|held|made|done|built|sent|spent|taken|given|"
+                         r"split|read|written|chosen|drawn|seen|run|cut|put|sold|bought|won|lost|left|brought|"
+                         r"caught|taught|found|hidden|broken|frozen|stolen|driven|grown|thrown|begun|counted)$")
+_DETERMINER = frozenset("the a an our their its this that these those his her my your each every any all some".split())
+_PRONOUN = frozenset("i we you they he she it someone anyone everyone people one".split())
+_PREPOSITION = frozenset("""in on at by for with from to of into onto over under after before between across per
+via during within without about against toward towards than when if once while so""".split())
+# heads that name a kind of answer, not what the question is about ("how is the number of seats counted")
+_GENERIC_HEAD = frozenset("""number count value amount data thing things way kind type part share rate level list set
+total figure result results information info detail details stuff something""".split())
+_SUBJECT_FRAMES = (
+    # how are X calculated / how should X be shown
+    re.compile(rf"^how {_AUX_BE} (?P<np>.+)$"),
+    re.compile(rf"^how {_AUX_DO} (?P<np>.+?) be (?P<rest>.+)$"),
+    # what discount do X get / which columns are X stored in
+    re.compile(rf"^(?:what|which) [a-z0-9_ -]+? (?:{_AUX_DO}|{_AUX_BE}) (?P<np>.+)$"),
+)
+
+
+def subject(question: str) -> str | None:
+    """The noun phrase a question is about, when its form says so plainly (None otherwise): the subject of
+    "how is/are X <participle>", "how should X be <participle>" and "what/which Y do/does X <verb>" or "what/which Y
+    are X <participle>" (pronouns and generic heads such as "the number" do not count). Its last word is the head
+    a hit must name."""
+    text = " ".join(re.sub(r"[?!.,;:()\"]", " ", question.lower()).split())
+    for n, frame in enumerate(_SUBJECT_FRAMES):
+        found = frame.match(text)
+        if not found:
+            continue
+        after = found.group("np").split()
+        passive = n == 0 or (n == 2 and re.match(rf"^(?:what|which) [a-z0-9_ -]+? {_AUX_BE} ", text))
+        phrase: list[str] = []
+        for w in after:
+            if passive and _PARTICIPLE.match(w):
+                break
+            if w in _PREPOSITION:
+                rest = after[len(phrase):]
+                if passive and not any(_PARTICIPLE.match(v) for v in rest):
+                    return None  # "how is MAU different from DAU": no participle, no plain subject
+                break  # "how are refunds on annual plans handled": the subject ends here
+            phrase.append(w)
+        else:
+            if passive:
+                return None
+        if n == 2 and not passive and after[:1] and after[0] in _PRONOUN:
+            # "what method do we use to forecast ARR": what it is for is what the question is about
+            purpose = re.match(r"(?:use|used|need) (?:to|for) ([a-z][a-z-]+)", " ".join(after[1:]))
+            word = purpose.group(1) if purpose else None
+            return word if word and word not in _FUNCTION and word not in _GENERIC_HEAD else None
+        if n == 2 and not passive:
+            if any(w in _DETERMINER for w in phrase[1:]):
+                return None  # "what metric should open a QBR deck": the first word is the verb, no subject
+            phrase = phrase[:-1]  # "what discount do nonprofits get": the last word is the verb
+        phrase = [w for w in phrase if w not in _DETERMINER and not w.endswith("ly")]
+        if not phrase or phrase[0] in _PRONOUN or phrase[-1] in _GENERIC_HEAD or phrase[-1] in _FUNCTION:
+            return None
+        return " ".join(phrase)
+    return None
+
+
+def _acronyms(text: str) -> set[str]:
+    """The acronyms a text uses (ARR, WAU, NRR), lower case."""
+    return {a.lower() for a in re.findall(r"\b[A-Z]{2,6}s?\b", text)}
+
+
+def names(phrase: str, texts: list[str]) -> bool:
+    """Whether any of TEXTS names the noun phrase PHRASE's head: the word itself (a plural, a possessive or a
+    form sharing its first five letters: "refund" and "refunded", "dedupe" and "deduplicate"), or an acronym made
+    of the phrase's initials ("annual recurring revenue" and ARR, "weekly active users" and WAU)."""
+    parts = [w for w in re.findall(r"[a-z0-9_]+", phrase.lower()) if w not in _DETERMINER]
+    if not parts:
+        return True
+    head = next(iter(words(parts[-1])), parts[-1])
+    for text in texts:
+        found = words(text)
+        # five letters meet "dedupe" and "deduplicate", "refund" and "refunded"; a short head must be the word
+        if head in found or (len(head) >= 5 and head[:5] in {w[:5] for w in found}):
+            return True
+        for acronym in _acronyms(text):
+            acronym = acronym.rstrip("s") if len(acronym) > 2 else acronym
+            for start in range(len(parts)):
+                if "".join(w[0] for w in parts[start:]) == acronym or acronym == parts[-1]:
+                    return True
+    return False
+
+
+def customers(question: str, entity_names: list[str]) -> list[str]:
+    """The store's entities (customers) a question names by the first word of their id ("Corvane" for
+    entity:corvane, "Larkspur" for entity:larkspur-health), in the order of ENTITY_NAMES."""
+    out = []
+    for name in entity_names:
+        first = name.split("-")[0]
+        if len(first) >= 4 and re.search(rf"(?<![\w-]){re.escape(first)}(?![\w-])", question, re.I):
+            out.append(name)
+    return out
+
+
 def _stems(found: set[str]) -> set[str]:
     """Words cut to six letters: "timestamp" and "timestamped", "refund" and "refunded" meet."""
     return {w[:6] for w in found}
@@ -144,14 +246,35 @@ def answered_part(part: set[str], statement_words: set[str]) -> bool:
     return shared >= max(1, min(2, len(part)), round(len(part) * 0.5))
 
 
-def assess(question: str, hits: list[dict]) -> tuple[list[str], str | None, bool]:
+def near_miss(question: str, hits: list[dict], entity_names: list[str] = ()) -> list[str]:
+    """What makes the live HITS answer something other than the question, however many topic words they share
+    (each a `missing` entry; [] when none): a customer the question names that no hit is about (the answer, if any,
+    is only in another customer's scope), or the question's subject that no hit names ("how are sales
+    commissions calculated" answered by a claim on discounts)."""
+    texts = [" ".join(filter(None, [h.get("title"), h["statement"]])) for h in hits]
+    out = []
+    for name in customers(question, entity_names):
+        first = name.split("-")[0]
+        if not any(h.get("scope") == f"entity:{name}" or re.search(rf"(?<![\w-]){re.escape(first)}(?![\w-])", t, re.I)
+                   for h, t in zip(hits, texts)):
+            out.append(f"{first.capitalize()} (nothing live in this scope is about it)")
+    about = subject(question)
+    codes = {code.lower() for code in _CODE.findall(question)}  # a code is checked as one (CSAT, P4)
+    if about and about.split()[-1] not in codes and not names(about, texts):
+        out.append(f"{about} (nothing live names it)")
+    return out
+
+
+def assess(question: str, hits: list[dict], entity_names: list[str] = ()) -> tuple[list[str], str | None, bool]:
     """(what the question asks that the on-topic live HITS do not answer, why, whether the hits are about something
-    else: a code or acronym the question names that none of them does) -- ([], None, False) when they answer all
-    of it. HITS: the live results a covered answer rests on (their statements and titles)."""
+    else: a code or acronym, a customer or a subject the question names that none of them does) -- ([], None,
+    False) when they answer all of it. HITS: the live results a covered answer rests on (their statements, titles
+    and scopes); ENTITY_NAMES: the store's entity ids."""
     asks = read(question)
     texts = [" ".join(filter(None, [h.get("title"), h["statement"]])) for h in hits]
     hit_words = [words(t) for t in texts]
-    missing: list[str] = []
+    missing: list[str] = near_miss(question, hits, entity_names)
+    elsewhere = bool(missing)
     if len(asks.parts) > 1:
         for part, part_words in zip(asks.parts, asks.part_words):
             if not any(answered_part(part_words, w) for w in hit_words):
@@ -170,7 +293,6 @@ def assess(question: str, hits: list[dict]) -> tuple[list[str], str | None, bool
                              rf"hundred))\s*(?:[a-z-]+\s+){{0,2}}{re.escape(noun[:5])}", re.I)
         if "duration" not in asks.details and not any(counted.search(t) for t in texts):
             missing.append(f"how many {noun} (no count of {noun} stated)")
-    elsewhere = False
     for code in dict.fromkeys(_CODE.findall(question)):  # "P4", "v3", "CSAT": the answer must name it too
         if not any(re.search(rf"(?<![\w-]){re.escape(code)}(?![\w-])", t, re.I) for t in texts):
             missing.append(f"{code} (nothing live names it)")

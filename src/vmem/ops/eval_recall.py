@@ -29,18 +29,25 @@ def read_queries(path: Path) -> list[dict]:
 SPLITS = ("tune", "heldout")
 
 
-def evaluate_recall(store: Store, path: Path, k: int = 10, progress=None) -> dict:
+def evaluate_recall(store: Store, path: Path, k: int = 10, progress=None, split: str | None = None) -> dict:
     """Run every query through recall and score the ranking and the coverage answer, per split.
 
     hit@1 / hit@k / MRR@k count queries with `relevant` substrings (the first result that contains one);
     coverage accuracy compares the answer with `expect`; a served item that the scope rule forbids, or that the
     query marks stale, counts as a stale hallucination (the target is zero). `split: tune` questions may be used
-    to fit ranking and coverage constants, `split: heldout` ones never."""
+    to fit ranking and coverage constants, `split: heldout` ones never. SPLIT (tune or heldout): only that half's
+    questions are asked, so fitting on tune never shows a held-out row."""
     from vmem.embed import embedder
     from vmem.index.local import LocalIndex
     from vmem.ops.recall import Scope, search
 
     queries = read_queries(Path(path))
+    if split is not None:
+        if split not in SPLITS:
+            raise UsageError(f"--split must be one of {', '.join(SPLITS)}, not {split!r}")
+        queries = [q for q in queries if q.get("split", "tune") == split]
+        if not queries:
+            raise UsageError(f"{path}: no question is marked split: {split}")
     embed = embedder(store.policy, store.root)
     index = LocalIndex.open(store, embed, model_id=str(embed.path))
     head = store.head()
@@ -65,7 +72,7 @@ def evaluate_recall(store: Store, path: Path, k: int = 10, progress=None) -> dic
                      "rank": rank, "top": served[0]["statement"] if served else None, "stale_served": bad})
         if progress:
             progress(n, len(queries))
-    report = {"queries": len(queries), "k": k, **_scores(rows, k)}
+    report = {"queries": len(queries), "k": k, "split": split, **_scores(rows, k)}
     report["splits"] = {split: {"queries": sum(r["split"] == split for r in rows),
                                 **_scores([r for r in rows if r["split"] == split], k)} for split in SPLITS}
     report["rows"] = rows
