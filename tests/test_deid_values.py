@@ -129,3 +129,9 @@ def test_a_restricted_date_in_another_language_or_in_words(statement):
 def test_other_dates_and_dates_without_a_year_pass(statement):
     result = check_statement(statement, lexicon("2026-08-18 go-live", "2026-11-02 cutover"))
     assert result.passed, result.hits
+
+
+def test_a_count_with_a_synonym_of_its_unit_is_the_count():
+    lex = lexicon("375 stores")
+    assert not check_statement("Chains with 375 shops want per-store pricing.", lex).passed  # WordNet: shop, store
+    assert check_statement("A 375-page hardware manual came with the scanners.", lex).passed

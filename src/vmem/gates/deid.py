@@ -454,7 +454,7 @@ def _pinned_values(numbers: list, texts: list[str], lexicon: "Lexicon", done: se
         money = unit is None and bool(_CURRENCY.search(term.text))
 
         def fits(is_money: bool, around: frozenset[str]) -> bool:
-            return bool(unit & around) if unit is not None else is_money or not money
+            return _same_unit(unit, around) if unit is not None else is_money or not money
 
         rule = None
         for q, is_money, around in numbers:
@@ -990,6 +990,33 @@ def _vocabulary() -> frozenset[str]:
 
 def _ordinary(word: str) -> bool:
     return word.casefold() in _vocabulary()
+
+
+def _same_unit(unit: frozenset[str], around: frozenset[str]) -> bool:
+    """Whether the words around a number name a restricted count's unit: the same word, or a synonym of it in the
+    bundled WordNet ("375 shops" is "375 stores")."""
+    if unit & around:
+        return True
+    synsets = _synsets()
+    wanted = {i for word in unit for i in synsets.get(word, ())}
+    return bool(wanted) and any(wanted & synsets.get(word, frozenset()) for word in around)
+
+
+@functools.lru_cache(maxsize=1)
+def _synsets() -> dict[str, frozenset[str]]:
+    """Word -> its WordNet synset ids (the bundled models/wordnet: words that share a sense with another word)."""
+    import gzip
+    from importlib import resources
+
+    try:
+        data = gzip.decompress(resources.files("vmem").joinpath("models/wordnet/synsets.tsv.gz").read_bytes())
+    except (OSError, EOFError):
+        return {}
+    out = {}
+    for line in data.decode("utf-8").splitlines():
+        word, _, ids = line.partition("\t")
+        out[word] = frozenset(ids.split(","))
+    return out
 
 
 @functools.lru_cache(maxsize=1)
@@ -1717,7 +1744,7 @@ def scan(statement: str, lexicon: Lexicon, _depth: int = 0) -> list[Hit]:
         for term, quantity in lexicon.quantities:
             unit = lexicon.units.get((term.text, quantity))
             if unit is not None:
-                if any(q == quantity and unit & tail for q, _, tail in numbers):
+                if any(q == quantity and _same_unit(unit, tail) for q, _, tail in numbers):
                     hits.append(Hit(term.entity, "restricted", term.text, _fmt(quantity), "count-with-unit"))
             elif quantity in present or Quantity(quantity.value, not quantity.percent) in present and quantity.percent:
                 hits.append(Hit(term.entity, "restricted", term.text, _fmt(quantity), "value"))
