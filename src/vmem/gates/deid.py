@@ -1271,12 +1271,13 @@ def _surname_position(before: str, after: str, gap_before: str, gap_after: str) 
 
 # -- derived forms: initialisms, first-word heads, affixed forms, people's initials and handles --------------------
 
-class Derived(namedtuple("Derived", "initialisms heads affixable initials handles prefixes")):
+class Derived(namedtuple("Derived", "initialisms heads affixable initials handles prefixes people")):
     """Forms people make of the lexicon's names, each key to the terms it stands for: initialisms of names of two
     or more words ("nos" for Northwind Orbital Systems, with or without a generic last word, with or without
     "of"/"and"); first words of such names (tested for common English when met); what an affix may be added to
     (one-word names and aliases, heads, surnames); people's initials ("dw"); handle shapes ("dwhitcombe",
-    "danaw"); the first words of names of three or more words, squashed ("harborlane")."""
+    "danaw"); the first words of names of three or more words, squashed ("harborlane"); people: a contact's
+    name words by their first letter, for names cut short ("F.McA.")."""
 
     __slots__ = ()
 
@@ -1302,6 +1303,7 @@ def _derive(terms: list[Term]) -> Derived:
     initials: dict[str, tuple[Term, ...]] = {}
     handles: dict[str, tuple[Term, ...]] = {}
     prefixes: dict[str, tuple[Term, ...]] = {}
+    people: dict[str, list[tuple[tuple[str, ...], Term]]] = {}
 
     def put(table: dict, key: str, term: Term) -> None:
         if key and term not in table.get(key, ()):
@@ -1327,6 +1329,8 @@ def _derive(terms: list[Term]) -> Derived:
             first, surname = _name_parts(term.text)
             if not first:
                 continue
+            if len(words) >= 2:
+                people.setdefault(words[0][0], []).append((tuple(words), term))
             put(initials, "".join(w[0] for w in words), term)
             put(initials, first[0] + surname[0], term)
             if len(surname) >= 5:
@@ -1334,7 +1338,7 @@ def _derive(terms: list[Term]) -> Derived:
             for handle in (first[0] + surname, first + surname[0], surname + first[0]):
                 if len(handle) >= 5:
                     put(handles, handle, term)
-    return Derived(initialisms, heads, affixable, initials, handles, prefixes)
+    return Derived(initialisms, heads, affixable, initials, handles, prefixes, people)
 
 
 # forms made by adding an affix to a name: "Velmora-esque", "Corvannesque", "Velmorian", "Northwind-style"
@@ -1458,6 +1462,30 @@ def _firm_cue(words: list[Word], start: int, end: int) -> bool:
         _stem(after) in _ORG_PEOPLE or bool(after) and _verb(after)
 
 
+def _abbreviated_names(words: list[Word], lexicon: Lexicon) -> list[Hit]:
+    """A contact's name with its words cut short behind a dot, in order: "F.McA." for Fergus McAlinden, "Tamsin
+    O." for Tamsin Okonkwo. Each word written is the start of the name's word, at least one is cut short and at
+    least one is more than a letter (bare initials need a cue of person-ness: _person_cue)."""
+    hits = []
+    people = lexicon.derived().people
+    for n, word in enumerate(words):
+        if not word.text[:1].isupper():
+            continue
+        for parts, term in people.get(word.text[0].casefold(), ()):
+            window = words[n:n + len(parts)]
+            if len(parts) < 2 or len(window) < len(parts) or any(w.boundary for w in window[1:]):
+                continue
+            said = [w.text.casefold() for w in window]
+            if not all(part.startswith(s) and w.text[:1].isupper() for s, part, w in zip(said, parts, window)):
+                continue
+            cut = [s != part for s, part in zip(said, parts)]
+            if any(cut) and any(len(s) > 1 for s in said) and all(
+                    w.gap.startswith(".") for w, short in zip(window, cut) if short):
+                hits.append(Hit(term.entity, "person", term.text, " ".join(w.text for w in window),
+                                "name cut short"))
+    return hits
+
+
 def _derived_hits(words: list[Word], folded: str, lexicon: Lexicon) -> list[Hit]:
     """Customers named by a form made from their names: an initialism (a common acronym or a two-letter one needs
     an organisation cue), a first word that is not common English, an affixed form, a person's initials with a cue
@@ -1515,6 +1543,7 @@ def _derived_hits(words: list[Word], folded: str, lexicon: Lexicon) -> list[Hit]
                 for term in derived.affixable.get(candidate, ()):
                     if not common(candidate) and not common(low):
                         hits.append(Hit(term.entity, term.kind, term.text, word.text, f"affixed form (-{affix})"))
+    hits += _abbreviated_names(words, lexicon)
     for match in re.finditer(r"(?<![\w.+-])@([A-Za-z][\w.-]{1,30})", folded):
         handle = match.group(1).casefold()
         parts = [p for p in re.split(r"[._-]", handle) if p]
