@@ -224,3 +224,27 @@ def test_a_pair_a_detector_calls_different_is_never_suggested_but_a_paraphrase_i
     shown = {s["id"]: s for s in cards[third]["suggestions"]}
     assert shown[first]["cosine"] == suggested[first]["cosine"] and shown[first]["diff"]
     assert second not in {s["id"] for s in cards.get(first, {}).get("suggestions", [])}
+
+
+def test_a_neighbour_a_detector_calls_different_is_shown_as_related_never_as_a_merge(seeded):
+    """weeks vs months: consolidation finds the neighbour, a detector calls it different, so it is no suggestion;
+    the card (review --list, show, JSON and human) names it as related with the detector's words, never with the
+    merge key."""
+    a, b = OPPOSITES[0]
+    first, second = learn(seeded, a, "larkspur-health"), learn(seeded, b, "tidewell", who=BOB)
+    run(seeded, "consolidate")
+    for one, other, differs in ((first, second, "3 weeks vs 3 months"), (second, first, "3 months vs 3 weeks")):
+        stored = item(seeded, one)
+        assert not stored["suggestions"]
+        assert [(r["id"], r["differs"]) for r in stored["related"]] == [(other, f"different numbers {differs}")]
+    cards = {card["id"]: card for card in run(seeded, "review", "--list", "--status", "candidate", who=RITA)["data"]}
+    card = cards[first]
+    assert card["suggestions"] == [] and card["suggestion_actions"] == []
+    assert card["related"] == [{"id": second, "differs": "different numbers 3 weeks vs 3 months",
+                                "status": "candidate", "statement": b}]
+    assert run(seeded, "show", first, who=RITA)["data"]["card"]["related"] == card["related"]
+    env = {**os.environ, "VMEM_STORE": str(seeded.root), "COLUMNS": "300"}
+    shown = subprocess.run([str(VMEM), "show", first], capture_output=True, text=True, env=env, timeout=120)
+    assert shown.returncode == 0, shown.stderr
+    assert f"related, differs in: different numbers 3 weeks vs 3 months ({second}" in shown.stdout
+    assert "may be the same" not in shown.stdout and "[m]erge" not in shown.stdout

@@ -428,6 +428,9 @@ PUBLISHED = (Field("by", check_nonempty, required=True), Field("at", check_ts, r
 # score: the rank (half embedding cosine, half word overlap, knowledge.suggest); cosine: the embedding cosine alone
 SUGGESTION = (Field("id", check_item_ref, required=True), Field("score", _number01, required=True),
               Field("cosine", _opt(_number01)))
+# neighbours consolidation found but a detector calls different ("different numbers 3 weeks vs 3 months"): shown
+# on the card as related, never offered as a merge
+RELATED = (Field("id", check_item_ref, required=True), Field("differs", check_nonempty, required=True))
 DISTINCT = (
     Field("id", check_item_ref, required=True),
     Field("by", check_nonempty, required=True),
@@ -481,6 +484,7 @@ SCHEMAS: dict[str, tuple[Field, ...]] = {
         Field("merged_into", _opt(check_item_ref)),
         Field("review", _opt(_record(REVIEW))),
         Field("suggestions", _opt(_list(_record(SUGGESTION)))),  # null: not screened for suggestions yet
+        Field("related", _list(_record(RELATED)), default=list),
         Field("distinct", _list(_record(DISTINCT)), default=list),
     ),
     "entity": (

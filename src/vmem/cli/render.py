@@ -224,6 +224,9 @@ def card_lines(card: dict) -> list[str]:
     for other in card["contradictions"]:
         lines.append(f"[yellow]contradicts[/] {other['id']} ({other['status']}; {safe(other['reason'])}): "
                      f"{safe(shorten(other['statement'], 160))}")
+    for other in card.get("related") or []:  # near, but a detector calls them different: never a merge key
+        lines.append(f"related, differs in: {safe(other['differs'])} ({other['id']}, {other['status']}: "
+                     f"{safe(shorten(other['statement'], 160))})")
     return lines
 
 
@@ -271,3 +274,19 @@ def show_panel(console, data: dict) -> None:
 
     console.print(Panel("\n".join(lines), title=safe(f"{data['kind']} {data['id']} ({data['status']})"),
                         title_align="left"))
+
+
+def detector_table(by_detector: dict):
+    """`vmem eval merge`'s precision of each detector's finding as a difference claim, by fixed half: a rich
+    Table (the floor refuses only on the rows marked "refuses")."""
+    from rich.table import Table
+
+    def cell(part: dict) -> str:
+        return f"{part['right']}/{part['refused']} {part['precision']:.2f}" if part["refused"] else "-"
+
+    table = Table("finding (detector:shape)", "fit half", "report half", "all", "floor", box=None,
+                  title="precision as a difference claim (right = labeled different / refused)", title_justify="left")
+    for shape, row in by_detector.items():
+        table.add_row(shape, cell(row["fit"]), cell(row["report"]), cell(row),
+                      "refuses" if row["refuses"] else "opens")
+    return table

@@ -300,15 +300,62 @@ def clear_differences(a: str, b: str, categories_a: list[str], categories_b: lis
     pb = align_synonyms(pa, pb)
     found = [(name, reason) for name, reason in named_differences(a, b, categories_a, categories_b)
              if name in decisive]
-    if not found:
-        return []
+    return found if found and _explains_the_rest(pa, pb, found, categories_a, categories_b) else []
+
+
+def _explains_the_rest(pa: Parsed, pb: Parsed, found: list[tuple[str, str]], categories_a: list[str],
+                       categories_b: list[str]) -> bool:
+    """Whether FOUND explains every word the two statements do not share (see clear_differences)."""
     if any(name == "number" for name, _ in found) and set(pa.quantities) - set(pb.quantities) and \
             set(pb.quantities) - set(pa.quantities):
-        return found  # each states an amount the other does not (a unit is part of it: 3 weeks vs 3 months)
+        return True  # each states an amount the other does not (a unit is part of it: 3 weeks vs 3 months)
     redundant = category_words(tuple(sorted(set(categories_a) & set(categories_b))))
     rest = (pa.words ^ pb.words) - _SOFT - redundant
     explained = {w for w in rest if w[:1] in "#@" or w in _FIXED}
-    return found if not rest - explained else []
+    return not rest - explained
+
+
+def _unit(key: str) -> str:
+    """The unit of a quantity's key: "d" for a duration (21d, 1461/16d), "$", "%", "" for a bare number."""
+    return re.sub(r"[\d/.]", "", key)
+
+
+# The shapes a finding takes, most specific first (finding_shapes): "unit" -- two different amounts of one unit
+# (3 weeks vs 3 months, $100k vs $10k, 30% vs 20%; bare numbers are not a unit); "alone" -- the only difference,
+# every other word aligned and in place (will accept vs will not accept); "clear" -- the difference explains every
+# word the two do not share, though another detector fires too (a clause moved, say); "reworded" -- other words
+# apart as well.
+SHAPES = ("unit", "alone", "clear", "reworded")
+
+
+def finding_shapes(a: str, b: str, categories_a: list[str], categories_b: list[str]) -> list[tuple[str, str]]:
+    """(detector:shape, reason) for every finding of named_differences but "unaligned" (which finds words apart,
+    not a difference of meaning), one shape each: a category conflict is "category"; the others
+    "number:unit", "negation:alone", "order:clear", "role:reworded", ... (SHAPES). The merge floor refuses a pair
+    only on a detector:shape whose precision as a difference claim it measured (judge.REFUSING)."""
+    found = named_differences(a, b, categories_a, categories_b)
+    if not found:
+        return []
+    pa, pb = (parse(text) for text in _join_compounds(a, b))
+    pb = align_synonyms(pa, pb)
+    others = [name for name, _ in found if name not in ("unaligned", "category")]
+    out: list[tuple[str, str]] = []
+    for name, reason in found:
+        if name == "category":
+            out.append((name, reason))
+            continue
+        if name == "unaligned":
+            continue
+        shape = "reworded"
+        if _explains_the_rest(pa, pb, [(name, reason)], categories_a, categories_b):
+            shape = "alone" if others == [name] else "clear"
+        if name == "number":
+            only_a = {q.key for q in pa.quantities} - {q.key for q in pb.quantities}
+            only_b = {q.key for q in pb.quantities} - {q.key for q in pa.quantities}
+            if ({_unit(k) for k in only_a} & {_unit(k) for k in only_b}) - {""}:
+                shape = "unit"
+        out.append((f"{name}:{shape}", reason))
+    return out
 
 
 def differences(a: str, b: str, categories_a: list[str], categories_b: list[str]) -> list[str]:

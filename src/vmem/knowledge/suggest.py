@@ -92,8 +92,11 @@ class Ranker:
             yield from zip(chunk, self.vectors[chunk] @ self.vectors.T)
 
     def suggest_row(self, i: int, row, *, k: int = SHOWN, threshold: float = 0.5,
-                    among: Callable[[int], bool] | None = None, skip: Iterable[int] = ()) -> list[tuple[int, float, float]]:
-        """suggest, given ROW: the cosines of row I to every statement (a copy is changed)."""
+                    among: Callable[[int], bool] | None = None, skip: Iterable[int] = (),
+                    related: list[tuple[int, str]] | None = None) -> list[tuple[int, float, float]]:
+        """suggest, given ROW: the cosines of row I to every statement (a copy is changed). RELATED, when given,
+        receives (row, the detector's reason) for each neighbour ranked above the last suggestion that a detector
+        refused (at most K): related, never the same."""
         import numpy as np
 
         row = np.array(row, copy=True)
@@ -113,8 +116,11 @@ class Ranker:
         scored.sort(key=lambda s: (-s[0], s[1]))
         out: list[tuple[int, float, float]] = []
         for score, j, cosine in scored:
-            if refusal(self.statements[i], self.statements[j], sorted(self.categories[i]),
-                       sorted(self.categories[j])):
+            why = refusal(self.statements[i], self.statements[j], sorted(self.categories[i]),
+                          sorted(self.categories[j]))
+            if why:
+                if related is not None and len(related) < k:
+                    related.append((j, why))
                 continue
             out.append((j, max(0.0, min(1.0, round(score, 4))), cosine))
             if len(out) >= k:

@@ -324,7 +324,7 @@ class AgentView:
         if item.get("kind") != "knowledge":
             return {}
         out = {"evidence": [e for e in item.get("evidence") or [] if e.get("entity") == self.who.entity]}
-        for key in ("suggestions", "distinct"):
+        for key in ("suggestions", "related", "distinct"):
             if item.get(key):
                 out[key] = [row for row in item[key] if row.get("id") in served]
         if item.get("merges"):
@@ -335,6 +335,7 @@ class AgentView:
         card["contradictions"] = [c for c in card.get("contradictions") or [] if c["id"] in served]
         card["prior_rejections"] = []  # rejected items are never served
         card["suggestions"] = [s for s in card.get("suggestions") or [] if s["id"] in served]
+        card["related"] = [r for r in card.get("related") or [] if r["id"] in served]
         card["suggestion_actions"] = []
         card["actions"] = actions  # an agent is never a reviewer
         old = card.get("supersedes")

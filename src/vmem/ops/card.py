@@ -139,6 +139,23 @@ def suggestions_of(item: dict, lookup, suggested_by: dict[str, list[dict]] | Non
     return out
 
 
+def related_of(item: dict, lookup) -> list[dict]:
+    """What the card shows as related to ITEM, never as the same: the neighbours consolidation found that a
+    detector calls different, each with the detector's words for what differs ("different numbers 3 weeks vs 3
+    months"), the other side still an open learning (a quarantined one's words are never quoted). LOOKUP: id ->
+    item (attested status) or None."""
+    if item["kind"] != "knowledge" or item["status"] not in model.IN_REVIEW["knowledge"] + model.OPEN["knowledge"]:
+        return []
+    out = []
+    for row in item.get("related") or []:
+        other = lookup(row["id"]) if row["id"] != item["id"] else None
+        if other is None or other["status"] not in model.OPEN["knowledge"]:
+            continue
+        out.append({"id": row["id"], "differs": row["differs"], "status": other["status"],
+                    "statement": other["statement"]})
+    return out
+
+
 def card(store, item: dict, *, snapshot=None, viewer: str | None = None, reviewer: bool = False,
          contradictions: list[dict] | dict[str, list[dict]] | None = None, quarantined_evidence: bool = True,
          suggestions: list[dict] | None = None, vocabulary: set[str] | None = None) -> dict:
@@ -202,17 +219,19 @@ def card(store, item: dict, *, snapshot=None, viewer: str | None = None, reviewe
     mine = contradictions.get(item["id"], []) if isinstance(contradictions, dict) else contradictions
     out["contradictions"] = [other_side(pair, item["id"]) for pair in mine if item["id"] in (pair["a"], pair["b"])]
     out["actions"] = legal_actions(item, reviewer)
+    def lookup(other_id: str) -> dict | None:
+        try:
+            other = snapshot.item(other_id)
+        except VmemError:
+            return None
+        return {**other, "status": store.attestation(snapshot).status_of(model.item_path(other_id)) or "unattested"}
+
     if suggestions is None and knowledge:
-        def lookup(other_id: str) -> dict | None:
-            try:
-                other = snapshot.item(other_id)
-            except VmemError:
-                return None
-            return {**other, "status": store.attestation(snapshot).status_of(model.item_path(other_id))
-                    or "unattested"}
         suggestions = suggestions_of(item, lookup)
     out["suggestions"] = suggestions or []
     out["suggestion_actions"] = ["merge", "distinct"] if reviewer and out["suggestions"] else []
+    # related, never the same: no merge key goes with these
+    out["related"] = related_of(item, lookup) if knowledge and item.get("related") else []
     return out
 
 
@@ -338,7 +357,8 @@ def withheld(card: dict) -> dict:
                prior_rejections=[{**r, "reason": HIDDEN_REASON, **({"statement": None} if "statement" in r else {})}
                                  for r in card.get("prior_rejections") or []],
                contradictions=[{**o, "statement": HIDDEN_STATEMENT, "reason": HIDDEN_REASON}
-                               for o in card.get("contradictions") or []])
+                               for o in card.get("contradictions") or []],
+               related=[{**r, "differs": HIDDEN_REASON} for r in card.get("related") or []])
     if gate:
         out["gate"] = {**gate, "reason": "; ".join(found) or (HIDDEN_REASON if gate.get("reason") else None)}
     if card.get("review") and card["review"].get("reason"):

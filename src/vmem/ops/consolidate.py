@@ -382,12 +382,17 @@ def _suggest(pool: dict[str, dict], policy: dict, result: Consolidation, judge: 
         progress("suggest", done, len(due))
         item = live[n]
         skip = [row_of[other] for other in apart.get(item["id"], ()) if other in row_of]
+        refused: list[tuple[int, str]] = []
         found = [{"id": live[j]["id"], "score": score, "cosine": max(0.0, min(1.0, round(cosine, 4)))}
-                 for j, score, cosine in ranker.suggest_row(n, cosines, threshold=threshold, skip=skip)]
+                 for j, score, cosine in ranker.suggest_row(n, cosines, threshold=threshold, skip=skip,
+                                                            related=refused)]
+        # neighbours a detector calls different: shown as related (with what differs), never as a merge
+        related = [{"id": live[j]["id"], "differs": why} for j, why in refused]
         if found:
             result.suggested.append({"id": item["id"], "suggestions": found})
-        if item.get("suggestions") != found:
+        if item.get("suggestions") != found or (item.get("related") or []) != related:
             item["suggestions"] = found
+            item["related"] = related
             out.add(item["id"])
     return out
 

@@ -9,7 +9,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from vmem.errors import UsageError
-from vmem.knowledge.judge import BLOCKER_THRESHOLD, floor, judge_pair_with_rule, passes_blocker
+from vmem.knowledge.detectors import finding_shapes
+from vmem.knowledge.judge import BLOCKER_THRESHOLD, REFUSING, floor_refusal, judge_pair_with_rule, passes_blocker
+from vmem.knowledge.suggest import split_of
 
 if TYPE_CHECKING:  # numpy is imported only when a model is in play
     import numpy as np
@@ -199,13 +201,23 @@ def evaluate_pairs(pairs: list[dict], embed: Callable[[list[str]], np.ndarray] |
     pool = pair_pool(pairs, embed) if embed is not None and pairs else None
 
     opened = {"pairs": 0, "positives": 0}
+    claims: dict[str, dict[str, list[int]]] = {}  # detector:shape -> split -> [refused, right]
 
     def deterministic(pair: dict, cosine: float) -> tuple[bool, str]:
         verdict, rule = judge_pair_with_rule(pair["a"], pair["b"], pair["categories_a"], pair["categories_b"], cosine)
-        if not verdict.same and floor(pair["a"], pair["b"], pair["categories_a"], pair["categories_b"],
-                                      cosine)[0] is None:
-            opened["pairs"] += 1
-            opened["positives"] += pair["label"] == 1
+        split = split_of(pair["id"])
+        for shape in dict(finding_shapes(pair["a"], pair["b"], pair["categories_a"], pair["categories_b"])):
+            cell = claims.setdefault(shape, {"fit": [0, 0], "report": [0, 0]})[split]
+            cell[0] += 1
+            cell[1] += pair["label"] == 0
+        if not verdict.same:
+            refusal = floor_refusal(pair["a"], pair["b"], pair["categories_a"], pair["categories_b"])
+            cell = claims.setdefault(FLOOR_ROW, {"fit": [0, 0], "report": [0, 0]})[split]
+            cell[0] += refusal is not None
+            cell[1] += refusal is not None and pair["label"] == 0
+            if refusal is None:
+                opened["pairs"] += 1
+                opened["positives"] += pair["label"] == 1
         return verdict.same, rule
 
     report = tally(pairs, pair_cosines(pairs, pool), deterministic, progress, blocker_threshold)
@@ -214,9 +226,32 @@ def evaluate_pairs(pairs: list[dict], embed: Callable[[list[str]], np.ndarray] |
     # "same" to every one of them (merged by the floor + open positives)
     report["judge_open"] = {**opened, "ceiling": round((report["tp"] + opened["positives"]) / positives, 4)
                             if positives else None}
+    report["by_detector"] = detector_table(claims)
     report["suggestions"] = suggestion_recall(pairs, pool, blocker_threshold=blocker_threshold) \
         if pool is not None and suggestions else None
     return report
+
+
+# by_detector's row for the floor as a whole: the pairs it refuses (on any shape in REFUSING) and the share different
+FLOOR_ROW = "floor"
+
+
+def _precision(refused: int, right: int) -> dict:
+    return {"refused": refused, "right": right, "precision": round(right / refused, 4) if refused else None}
+
+
+def detector_table(claims: dict[str, dict[str, list[int]]]) -> dict:
+    """{detector:shape: {refused, right, precision, refuses, fit: {refused, right, precision}, report: {...}}}: each
+    finding's precision as a difference claim (of the pairs past the blocker that it would refuse, the share
+    labeled different), over all pairs and per fixed half (split_of); `refuses` says whether the floor refuses on
+    it (judge.REFUSING, chosen on the fit halves). The row "floor" is the floor's own refusals."""
+    table = {}
+    for shape in sorted(claims, key=lambda name: (name == FLOOR_ROW, name)):
+        halves = claims[shape]
+        table[shape] = {**_precision(sum(h[0] for h in halves.values()), sum(h[1] for h in halves.values())),
+                        "refuses": shape == FLOOR_ROW or shape in REFUSING,
+                        **{name: _precision(*halves[name]) for name in ("fit", "report")}}
+    return table
 
 
 def tally(pairs: list[dict], cosines: list[float], decide: Callable[[dict, float], tuple[bool, str]],

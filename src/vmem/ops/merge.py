@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
 CONFLICT_NOTE = "# vmem merge conflict: "  # heads each conflict the driver leaves for a human; vmem check looks for it
 UNIONS = {"evidence": ("entity", "writer", "episode"), "verifications": ("user", "kind", "at"), "merges": ("from",),
-          "suggestions": ("id",), "distinct": ("id",)}
+          "suggestions": ("id",), "related": ("id",), "distinct": ("id",)}
 ORDERED_SETS = ("categories", "paths")
 LATEST = ("review", "gate", "published")
 

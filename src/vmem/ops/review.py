@@ -73,6 +73,7 @@ def _commit_edit(store: Store, item_id: str, item: dict, changes: dict) -> dict:
 
             current["canonical"] = canonicalize(current["statement"])
             current["suggestions"] = None  # other words, other neighbours: screened again by the next consolidate
+            current["related"] = []
             screened = screen(current["statement"], tx.snapshot)
             if not screened.passed:
                 raise SchemaError(f"{item_id} (edited)", f"the edit still identifies a customer: {screened.reason}",
