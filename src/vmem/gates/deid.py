@@ -376,15 +376,14 @@ _NEAR_VALUE = 0.02  # a number within 2 % of a restricted amount or count (its u
 _DERIVED_VALUE = 0.01  # a stated fraction, multiple or per-period form, within 1 % (rounding: $7,200 a month)
 _RANGE_SPAN = 0.06  # a range that holds a restricted value and spans at most 6 % of it pins it
 # words that say a number is a part, a multiple or a per-period form of another, and the factor back to the whole
-_FACTOR_WORDS = [
-    (lazy(r"\bhal(?:f|ves)\b|\bsemi-?annual|\bbi-?annual|\bsix[- ]month", re.I), 2.0),
-    (lazy(r"\bdoubl(?:e|ed|ing)\b|\btwice\b", re.I), 0.5),
-    (lazy(r"\bthirds?\b", re.I), 3.0), (lazy(r"\btripl(?:e|ed)\b|\bthrice\b", re.I), 1 / 3),
-    (lazy(r"\bquarter(?:s|ly)?\b", re.I), 4.0),
-    (lazy(r"\bmonth(?:s|ly)?\b|/\s?mo\b|\bp\.?m\.?\b", re.I), 12.0),
-    (lazy(r"\bweek(?:s|ly)?\b|/\s?wk\b", re.I), 52.0),
-    (lazy(r"\bdaily\b|\bper day\b|\ba day\b", re.I), 365.0),
-]
+_FACTOR_WORDS = {"half": 2.0, "double": 0.5, "third": 3.0, "triple": 1 / 3, "quarter": 4.0, "month": 12.0,
+                 "week": 52.0, "day": 365.0}
+# one pattern for all of them (compiled once, on the first statement with a number and a restricted value)
+_FACTOR_WORD = lazy(r"(?P<half>\bhal(?:f|ves)\b|\bsemi-?annual|\bbi-?annual|\bsix[- ]month)|"
+                    r"(?P<double>\bdoubl(?:e|ed|ing)\b|\btwice\b)|(?P<third>\bthirds?\b)|"
+                    r"(?P<triple>\btripl(?:e|ed)\b|\bthrice\b)|(?P<quarter>\bquarter(?:s|ly)?\b)|"
+                    r"(?P<month>\bmonth(?:s|ly)?\b|/\s?mo\b|\bp\.?m\.?\b)|(?P<week>\bweek(?:s|ly)?\b|/\s?wk\b)|"
+                    r"(?P<day>\bdaily\b|\bper day\b|\ba day\b)", re.I)
 _TIMES = lazy(r"(?:[x×*]\s?(\d{1,3})\b|\b(\d{1,3})\s?[x×](?!\w)|\b(\d{1,3}) times\b|/\s?(\d{1,3})\b(?![.,]\d)|"
               r"\bdivided by (\d{1,3})\b)", re.I)
 _EACH = lazy(r"\b(?:each|apiece|per|every)\b", re.I)
@@ -400,10 +399,8 @@ def _factors(text: str) -> dict[float, str]:
     """The factors back to a whole that the words of TEXT state: half (2), double (1/2), a month (12), x3 (3 and
     1/3), "two ... each" (2). Each with how it reads, for the hit's rule."""
     found: dict[float, str] = {}
-    for pattern, factor in _FACTOR_WORDS:
-        match = pattern.search(text)
-        if match:
-            found.setdefault(factor, match.group(0).strip().casefold())
+    for match in _FACTOR_WORD.finditer(text):
+        found.setdefault(_FACTOR_WORDS[match.lastgroup], match.group(0).strip().casefold())
     for match in _TIMES.finditer(text):
         n = int(next(g for g in match.groups() if g))
         if 2 <= n <= 365:
@@ -458,17 +455,17 @@ def _pinned_values(numbers: list, texts: list[str], lexicon: "Lexicon", done: se
 
         rule = None
         for q, is_money, around in numbers:
-            if q.percent or q.value <= 0 or not fits(is_money, around):
+            if q.percent or q.value <= 0:
                 continue
             if q.value != target and abs(q.value - target) <= _NEAR_VALUE * target:
                 rule = f"value within {_NEAR_VALUE:.0%}"
-                break
-            for factor, how in factors.items():
+            for factor, how in factors.items() if rule is None else ():
                 if abs(q.value * factor - target) <= _DERIVED_VALUE * target:
                     rule = f"value as a part or multiple ({how})"
                     break
-            if rule:
+            if rule and fits(is_money, around):  # the unit last: its synonyms are read only for a value that fits
                 break
+            rule = None
         for lo, hi, is_money, around in ranges if rule is None else ():
             if lo <= target <= hi and hi - lo <= _RANGE_SPAN * target and fits(is_money, around):
                 rule = "range around the value"
