@@ -240,6 +240,9 @@ def test_eval_counts_the_confusion_matrix(tmp_path):
     # each finding's precision as a difference claim, by fixed half: p2's two durations are refused (a positive:
     # wrong), n1 is open (unaligned words are no finding)
     by_detector = report.pop("by_detector")
+    by_split = report.pop("by_split")  # the same per fixed half (split_of)
+    assert sum(half["pairs"] for half in by_split.values()) == 4
+    assert sum(half["positives"] for half in by_split.values()) == 2
     assert {name: (row["refused"], row["right"], row["refuses"]) for name, row in by_detector.items()} == {
         "number:unit": (1, 0, True), "floor": (1, 0, True)}
     assert by_detector["floor"]["precision"] == 0.0 and \

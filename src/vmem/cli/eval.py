@@ -66,6 +66,16 @@ def merge(
                 rules.add_row(rule, str(counts["pairs"]), str(counts["positives"]),
                               str(counts["pairs"] - counts["positives"]))
             console.print(rules)
+            opened = report.get("judge_open")
+            if opened and opened.get("ceiling") is not None:
+                console.print(f"left open for a judge that reads meaning: {opened['pairs']} pairs "
+                              f"({opened['positives']} positives); recall if it said 'same' to each: "
+                              f"{opened['ceiling']:.3f}")
+            for name, half in (report.get("by_split") or {}).items():
+                if half["positives"]:
+                    console.print(f"{name} half: {half['pairs']} pairs, recall {half['recall']:.3f}, false-merge "
+                                  f"rate {half['false_merge_rate'] or 0:.4f}, judge ceiling "
+                                  f"{half['judge_open']['ceiling']:.3f} ({half['judge_open']['pairs']} open)")
             if report.get("by_detector"):
                 console.print(detector_table(report["by_detector"]))
             if report["errors"]:

@@ -200,7 +200,7 @@ def evaluate_pairs(pairs: list[dict], embed: Callable[[list[str]], np.ndarray] |
     (suggestion_recall)."""
     pool = pair_pool(pairs, embed) if embed is not None and pairs else None
 
-    opened = {"pairs": 0, "positives": 0}
+    opened = {key: {"pairs": 0, "positives": 0} for key in ("all", "fit", "report")}
     claims: dict[str, dict[str, list[int]]] = {}  # detector:shape -> split -> [refused, right]
 
     def deterministic(pair: dict, cosine: float) -> tuple[bool, str]:
@@ -216,17 +216,19 @@ def evaluate_pairs(pairs: list[dict], embed: Callable[[list[str]], np.ndarray] |
             cell[0] += refusal is not None
             cell[1] += refusal is not None and pair["label"] == 0
             if refusal is None:
-                opened["pairs"] += 1
-                opened["positives"] += pair["label"] == 1
+                for key in ("all", split):
+                    opened[key]["pairs"] += 1
+                    opened[key]["positives"] += pair["label"] == 1
         return verdict.same, rule
 
     report = tally(pairs, pair_cosines(pairs, pool), deterministic, progress, blocker_threshold)
     positives = sum(p["label"] == 1 for p in pairs)
     # what a judge that reads meaning can reach: the pairs the floor leaves open for it, and the recall if it said
     # "same" to every one of them (merged by the floor + open positives)
-    report["judge_open"] = {**opened, "ceiling": round((report["tp"] + opened["positives"]) / positives, 4)
-                            if positives else None}
+    report["judge_open"] = {**opened["all"], "ceiling": round((report["tp"] + opened["all"]["positives"]) / positives,
+                                                              4) if positives else None}
     report["by_detector"] = detector_table(claims)
+    report["by_split"] = halves(pairs, report, opened)
     report["suggestions"] = suggestion_recall(pairs, pool, blocker_threshold=blocker_threshold) \
         if pool is not None and suggestions else None
     return report
@@ -252,6 +254,25 @@ def detector_table(claims: dict[str, dict[str, list[int]]]) -> dict:
                         "refuses": shape == FLOOR_ROW or shape in REFUSING,
                         **{name: _precision(*halves[name]) for name in ("fit", "report")}}
     return table
+
+
+def halves(pairs: list[dict], report: dict, opened: dict) -> dict:
+    """The automatic merges and the judge's ceiling per fixed half (split_of): {fit|report: {pairs, positives,
+    recall, false_merge_rate, judge_open: {pairs, positives, ceiling}}}."""
+    errors, misses = set(report["errors"]), set(report["misses"])
+    out = {}
+    for name in ("fit", "report"):
+        mine = [p for p in pairs if split_of(p["id"]) == name]
+        positives = sum(p["label"] == 1 for p in mine)
+        negatives = len(mine) - positives
+        tp = positives - sum(p["id"] in misses for p in mine)
+        fp = sum(p["id"] in errors for p in mine)
+        out[name] = {"pairs": len(mine), "positives": positives,
+                     "recall": round(tp / positives, 4) if positives else None,
+                     "false_merge_rate": round(fp / negatives, 4) if negatives else None,
+                     "judge_open": {**opened[name], "ceiling": round((tp + opened[name]["positives"]) / positives, 4)
+                                    if positives else None}}
+    return out
 
 
 def tally(pairs: list[dict], cosines: list[float], decide: Callable[[dict, float], tuple[bool, str]],
