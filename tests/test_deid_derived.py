@@ -130,6 +130,7 @@ SHORT = build_lexicon([{"id": "boj", "name": "BOJ", "aliases": ["RBA"], "people"
     "The Reserve Bank of Australia (RBA) said savings would rise.",  # spelled out just before it
     "Japan's view of the Bank of Japan's (BOJ) rate policy has not changed.",
     "ASANTE SIGNED THE RENEWAL", "DEWAR WANTS WEEKLY REPORTS",  # headlines with English around the surname
+    "The BOJ sought to put the best face on the data.",  # an irregular past tense after it: it acts
 ])
 def test_a_short_alias_with_an_organisation_cue_is_the_customer(statement):
     assert not check_statement(statement, SHORT).passed, statement

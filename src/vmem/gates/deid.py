@@ -1060,7 +1060,9 @@ def _headline(words: list[Word], index: int) -> bool:
 
 
 _IRREGULAR_PAST = frozenset("became began left went came made took gave found led ran won lost met kept held sent "
-                            "sold got brought built wrote spoke felt knew saw told paid set put".split())
+                            "sold got brought built wrote spoke felt knew saw told paid set put sought thought bought "
+                            "caught taught fought chose drove rose fell grew threw spent struck stood understood "
+                            "withdrew overtook undertook cut hit let shut quit".split())
 
 
 def _verb(word: str) -> bool:
