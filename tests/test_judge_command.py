@@ -216,8 +216,8 @@ def test_the_floor_decides_before_the_command(seeded, vmem, tmp_path):
     assert {vmem.json("show", i)["data"]["status"] for i in (two, five)} == {"candidate"}
     first, second = learn(vmem, seeded, 0), learn(vmem, seeded, 1)
     result = vmem.json("consolidate", store=seeded)["data"]
-    # the floor leaves open what it cannot decide (a finding that does not explain the other words: measured, a
-    # coin toss): this judge merges all of those; never the two/five weeks pair, a clear difference
+    # the floor leaves open what it has not measured to be a real difference (vmem eval merge's by_detector): this
+    # judge merges all of those; never the two/five weeks pair (two amounts of one unit, 13 of 13 on the dev pairs)
     assert {first, second} <= {m["from"] for m in result["merged"]} | {m["into"] for m in result["merged"]}
     assert all(m["judge"] == "command" for m in result["merged"])
     assert not any({m["from"], m["into"]} == {two, five} for m in result["merged"])
