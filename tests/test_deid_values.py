@@ -115,6 +115,8 @@ def test_a_day_relative_to_a_holiday_is_that_day(day, holiday, weekday, directio
     "Il rollout è partito il 18 agosto 2026.", "Go-live am 18. August 2026.", "Go-live was the eighteenth of August, "
     "twenty twenty-six.", "Go-live fell on 18.VIII.2026.", "The go-live was on the 230th day of 2026.",
     "Go-live: 18-Aug-2026.", "Deploy at 2026-08-18T09:00Z.", "Go-live was August 18th of 2026.",
+    "Go-live was a week before 25 August 2026.", "Go-live came 3 days after 2026-08-15.",
+    "Go-live was the Tuesday after 14 August 2026.",
 ])
 def test_a_restricted_date_in_another_language_or_in_words(statement):
     assert not check_statement(statement, lexicon("2026-08-18 go-live")).passed, statement
@@ -125,6 +127,7 @@ def test_a_restricted_date_in_another_language_or_in_words(statement):
     "Budget cycles close on 1 de julio de 2026.", "The Monday after Easter 2026 is a holiday in EMEA.",
     "Day 100 of a rollout is when adoption plateaus.", "2026-W10 was our busiest onboarding week.",
     "Halloween 2026 fell on a Saturday.", "The Monday after Halloween is always slow.",
+    "Reviews happen two weeks before 25 August 2026.", "One week after the kickoff we had the demo.",
 ])
 def test_other_dates_and_dates_without_a_year_pass(statement):
     result = check_statement(statement, lexicon("2026-08-18 go-live", "2026-11-02 cutover"))

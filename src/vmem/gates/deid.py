@@ -233,6 +233,40 @@ _DATE_PATTERNS = [
 ]
 
 
+_COUNT_WORDS_DAYS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+                     "eight": 8, "nine": 9, "ten": 10, "fourteen": 14}
+_WEEKDAY_NAMES = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+# "a week before 25 August 2026", "3 days after 2026-08-15", "the Tuesday after 14 August 2026"
+_RELATIVE_TO_DATE = lazy(r"\b(?:(?P<n>\d{1,3}|an?|one|two|three|four|five|six|seven|eight|nine|ten|fourteen)\s+"
+                         r"(?P<unit>days?|weeks?)|(?:the\s+)?(?P<wd>monday|tuesday|wednesday|thursday|friday|saturday|"
+                         r"sunday))\s+(?P<dir>before|after|prior to|ahead of|following)\s+(?:the\s+)?(?P<rest>.{6,32})",
+                         re.I)
+
+
+def _dates_relative_to_dates(text: str) -> dict[date, str]:
+    """Days written as an offset from a written date: the date is read with dates_in, then moved."""
+    from datetime import timedelta
+
+    if "before" not in text.casefold() and "after" not in text.casefold() and "prior" not in text.casefold() \
+            and "ahead" not in text.casefold() and "following" not in text.casefold():
+        return {}
+    found: dict[date, str] = {}
+    for m in _RELATIVE_TO_DATE.finditer(text):
+        anchors = dates_in(m.group("rest"))
+        sign = -1 if m.group("dir").casefold() in ("before", "prior to", "ahead of") else 1
+        for anchor in anchors:
+            if m.group("n"):
+                n = int(m.group("n")) if m.group("n").isdigit() else _COUNT_WORDS_DAYS[m.group("n").casefold()]
+                days = n * (7 if m.group("unit").casefold().startswith("week") else 1)
+                found.setdefault(anchor + timedelta(days=sign * days), "date relative to a date")
+            else:
+                target, day = _WEEKDAY_NAMES.index(m.group("wd").casefold()), anchor + timedelta(days=sign)
+                while day.weekday() != target:
+                    day += timedelta(days=sign)
+                found.setdefault(day, "date relative to a date")
+    return found
+
+
 _SPOKEN_YEAR = lazy(rf"\b({_MONTH_RE})\.?,?\s+(19|20) ([1-9]\d)\b", re.I)
 
 
@@ -1787,6 +1821,9 @@ def scan(statement: str, lexicon: Lexicon, _depth: int = 0) -> list[Hit]:
         worded: dict[date, str] = {}
         for text in texts:
             for day, how in dates_in_words(unicodedata.normalize("NFKC", text), years).items():
+                worded.setdefault(day, how)
+        for text in texts:
+            for day, how in _dates_relative_to_dates(fold(text)).items():
                 worded.setdefault(day, how)
         for term, day in lexicon.dates:
             if day in present_dates:
