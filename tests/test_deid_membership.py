@@ -57,3 +57,16 @@ def test_a_countrys_adjective_names_its_region():
     assert not check_statement("Our only Japanese retailer asked for per-store pricing.", lexicon).passed
     assert not check_statement("Our only UK insurer wants audit trails.", lexicon).passed
     assert check_statement("Our only German customer wants audit reports.", lexicon).passed  # three in EMEA
+
+
+def test_other_ways_of_saying_the_only_one():
+    lexicon = customers([("insurance", "emea"), ("retail", "apac"), ("aerospace", "north_america"),
+                         ("hospital_group", "north_america"), ("retail", "emea")])
+    for statement in ["Of all our customers, only one is an insurer, and it wants audit trails.",
+                      "Our only APAC retail chain asked for per-store pricing.",
+                      "We have exactly one aerospace customer; they insisted on air gaps.",
+                      "Our one and only hospital group in North America wants badge-tap login."]:
+        assert not check_statement(statement, lexicon).passed, statement
+    for statement in ["A single insurer asked for audit trails.", "Only one rule applies to aerospace deals.",
+                      "Among our retail customers, only one asked for on-prem."]:
+        assert check_statement(statement, lexicon).passed, statement

@@ -44,13 +44,16 @@ CATEGORY_WORDS: dict[str, tuple[str, ...]] = {
 ORG_NOUNS = frozenset({"insurer", "underwriter", "retailer", "bank", "lender", "credit union", "hospital",
                        "hospitals", "hospital group", "hospital network", "hospital system", "health system",
                        "manufacturer", "university", "school", "college", "agency", "store chain", "fintech"})
-CUSTOMER_NOUNS = frozenset("customer client account buyer logo tenant company firm organisation organization org"
-                           .split())
+CUSTOMER_NOUNS = frozenset("customer client account buyer logo tenant company firm organisation organization org "
+                           "chain brand operator provider carrier business".split())
 _PLURAL_NOUNS = frozenset("customers clients accounts buyers logos tenants companies firms organisations "
                           "organizations insurers retailers banks lenders unions manufacturers".split())
 _ON_OUR_BOOKS = lazy(r"\b(?:we (?:sell to|serve|have|work with|support)|on our books|in our base|we've signed|"
                      r"we signed)\b", re.I)
-_UNIQUE = lazy(r"\b(?:our|the)\s+(?:only|sole|single|one|lone)\b(?!\s+(?:of|thing|way|time|reason|rule|"
+# "our only", "the sole", "our one and only", "exactly one", "just one", "only one ... is a" ("a single insurer
+# asked" is one of them, not the only one)
+_UNIQUE = lazy(r"(?:\b(?:our|the)\s+(?:one\s+and\s+only|only|sole|single|one|lone)|\b(?:exactly|just|only)\s+one)"
+               r"\b(?:\s+(?:of\s+them\s+)?(?:is|was)\s+(?:an?\s+)?)?(?!\s+(?:of|thing|way|time|reason|rule|"
                r"requirement|question|exception|difference|problem|issue|option|choice)\b)", re.I)
 _CLAUSE_END = lazy(r"[.;:!?()]|,\s|\s(?:who|which|that|and|but|was|were|is|are|has|had|took|wants|asks|needs|says|"
                   r"insists|\w{3,}ed)\b", re.I)
