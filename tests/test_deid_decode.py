@@ -72,6 +72,7 @@ def test_a_json_fragment_with_escapes_and_a_full_name_in_rot13():
     fragment = json.dumps({"customer": "Kestrel Freight"}, ensure_ascii=False).replace("K", "\\u004B")
     assert not check_statement(f"Agent output: {fragment}", lexicon).passed
     assert not check_statement(f"cc {codecs.encode('Dolores Whitcombe', 'rot13')} on it", lexicon).passed
+    assert not check_statement("Ticket id=" + base64.b64encode(b"Kestrel Freight").decode(), lexicon).passed
     hits = check_statement("Ask Xrfgery Servtug first.", lexicon).hits
     assert {h.rule for h in hits} == {"rot13"}
     # the first word of a longer name alone, in rot13 (the first word's own rule, read after decoding)

@@ -19,7 +19,7 @@ _PERCENT = lazy(r"%[0-9A-Fa-f]{2}")
 _ESCAPE = lazy(r"\\(?:u\{([0-9a-fA-F]{1,6})\}|u([0-9a-fA-F]{4})|U([0-9a-fA-F]{8})|x([0-9a-fA-F]{2}))")
 # base64 (standard or URL-safe alphabet): eight or more characters; tried only when the run does not read as a
 # word (a digit, a sign, or a capital after the first letter), so "onboarding" is never decoded
-_BASE64 = lazy(r"(?<![\w+/=-])[A-Za-z0-9+/_-]{8,}={0,2}(?![\w+/=-])")
+_BASE64 = lazy(r"(?<![\w+/-])[A-Za-z0-9+/_-]{8,}={0,2}(?![\w+/=-])")  # "id=U2Fua3Q...": a value after its key
 # hex of text: pairs whose first nibble is 2-7 (printable ASCII) or of UTF-8, at least four pairs, optionally
 # apart by spaces, colons or \x / 0x prefixes
 _HEX = lazy(r"(?<![0-9A-Za-z])(?:0x|\\x)?[0-9a-fA-F]{2}(?:(?:[\s:]|\\x|0x)?[0-9a-fA-F]{2}){3,}(?![0-9A-Za-z])")
