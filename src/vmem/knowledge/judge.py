@@ -77,8 +77,10 @@ def judge_pair_with_rule(a: str, b: str, categories_a: list[str], categories_b: 
 # on the fit halves, right/refused:
 #   number:unit   6/6 dev            number:clear  3/3 dev, 18/19 PAWS      negation:alone  2/2 dev
 #   relation:*    111/117, 123/135, 1/1 PAWS     compass:*   27/28, 16/17 PAWS        voice:reworded  3/3 PAWS
+# A category conflict (same facet, no shared value) always refuses: it is the items' metadata, not a reading of
+# their words, and SPEC 7.1 names a different segment among the decisive differences (as labels, 5/6 on dev fit).
 # Everything else leaves the pair open for a judge that reads meaning (and, without one, it is simply not merged):
-# a category conflict (5/6 dev), word order (0.72-0.87 PAWS, 0.26-0.83 dev), roles (0.31-0.87), attachment
+# word order (0.72-0.87 PAWS, 0.26-0.83 dev), roles (0.31-0.87), attachment
 # (0.74-0.89), direction, time, modality, cause, artifacts, a number stated on one side only or with a unit on one
 # side only ("3" vs "3 years": 2/12 PAWS), and the wording too far apart for word alignment ("unaligned", "cosine").
 REFUSING = frozenset({"number:unit", "number:clear", "negation:alone", "relation:alone", "relation:clear",
@@ -99,6 +101,8 @@ def floor(a: str, b: str, categories_a: list[str], categories_b: list[str], cosi
     """The deterministic judge as a floor under an external one: its verdict and rule when it decides (a merge
     it is sure of, or a difference of a shape measured precise enough, REFUSING), or (None, rule) when the pair is
     open for a judge that reads meaning."""
+    from vmem.knowledge.detectors import category_conflict
+
     verdict, rule = judge_pair_with_rule(a, b, categories_a, categories_b, cosine, min_cosine)
     if verdict.same:
         return verdict, rule
@@ -106,6 +110,11 @@ def floor(a: str, b: str, categories_a: list[str], categories_b: list[str], cosi
     if refusal:
         shape, reason = refusal
         return Verdict(False, f"not merged: {reason}", "deterministic"), shape.split(":")[0]
+    # a category conflict is metadata, not a reading of words: a learning about one segment is another
+    # generalization than one about a different segment (SPEC 7.1's decisive differences), whatever a judge reads
+    conflict = category_conflict(categories_a, categories_b)
+    if conflict:
+        return Verdict(False, f"not merged: {conflict}", "deterministic"), "category"
     return None, rule
 
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from vmem.errors import UsageError
 from vmem.knowledge.detectors import finding_shapes
-from vmem.knowledge.judge import BLOCKER_THRESHOLD, REFUSING, floor_refusal, judge_pair_with_rule, passes_blocker
+from vmem.knowledge.judge import BLOCKER_THRESHOLD, REFUSING, floor, judge_pair_with_rule, passes_blocker
 from vmem.knowledge.suggest import split_of
 
 if TYPE_CHECKING:  # numpy is imported only when a model is in play
@@ -210,8 +210,8 @@ def evaluate_pairs(pairs: list[dict], embed: Callable[[list[str]], np.ndarray] |
             cell = claims.setdefault(shape, {"fit": [0, 0], "report": [0, 0]})[split]
             cell[0] += 1
             cell[1] += pair["label"] == 0
-        if not verdict.same:
-            refusal = floor_refusal(pair["a"], pair["b"], pair["categories_a"], pair["categories_b"])
+        if not verdict.same:  # the floor itself, as consolidation runs it: refused, or open for a judge
+            refusal, _ = floor(pair["a"], pair["b"], pair["categories_a"], pair["categories_b"], cosine)
             cell = claims.setdefault(FLOOR_ROW, {"fit": [0, 0], "report": [0, 0]})[split]
             cell[0] += refusal is not None
             cell[1] += refusal is not None and pair["label"] == 0
@@ -251,7 +251,7 @@ def detector_table(claims: dict[str, dict[str, list[int]]]) -> dict:
     for shape in sorted(claims, key=lambda name: (name == FLOOR_ROW, name)):
         halves = claims[shape]
         table[shape] = {**_precision(sum(h[0] for h in halves.values()), sum(h[1] for h in halves.values())),
-                        "refuses": shape == FLOOR_ROW or shape in REFUSING,
+                        "refuses": shape in (FLOOR_ROW, "category") or shape in REFUSING,
                         **{name: _precision(*halves[name]) for name in ("fit", "report")}}
     return table
 
