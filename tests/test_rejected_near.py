@@ -80,6 +80,20 @@ def test_the_same_canonical_statement_is_still_refused(seeded, rejected):
     assert commit_count(seeded) == before
 
 
+@pytest.mark.parametrize("hidden", ["\u2063", "\u200b", "\u00ad", "\ufe0f", "\U000e0041", "\u180b", "\u3164",
+                                    "\u202e"])
+def test_an_invisible_character_does_not_make_a_rejected_claim_new(seeded, rejected, hidden):
+    """Every reader ignores the one set of characters that render as nothing (vmem.text.ignorable): "AR\u2063R"
+    is the rejected ARR claim, refused like it, and the contradiction words read it the same."""
+    from vmem.ops.contradictions import words
+    from vmem.text import canonicalize, ignorable
+
+    text = REJECTED.replace("ARR", f"AR{hidden}R")
+    data = propose(text, code=1)
+    assert data["action"] == "previously_rejected" and data["item"]["id"] == rejected
+    assert ignorable(hidden) and canonicalize(text) == canonicalize(REJECTED) and words(text) == words(REJECTED)
+
+
 @pytest.mark.parametrize("text", [
     "ARR excludes the one-time setup fees",  # the opposite: it agrees with the rejection
     "ARR never includes the one-time setup fees",  # a negation
@@ -131,13 +145,18 @@ def test_the_configured_judge_decides_what_the_floor_leaves_open(seeded, rejecte
     assert (prior["id"], prior["reason"], prior["match"]) == (rejected, REASON, "judge")
     assert prior["why"] == "the merge judge says the same: both count setup fees as recurring revenue"
     assert [json.loads(line) for line in log.read_text().splitlines()] == [[text, REJECTED]]
-    # the floor's decisions never reach the judge: an aligned rewording, a number
+    # the floor's decisions never reach the judge: an aligned rewording, a negation
     log.unlink()
     assert propose("ARR includes the one-time setup fee")["prior_rejections"][0]["match"] == "aligned"
-    assert propose("ARR includes the 2 one-time setup fees")["prior_rejections"] == []
+    assert propose("ARR never includes the one-time setup fees")["prior_rejections"] == []
     # (the judge may still be asked whether a proposal repeats an open claim: never about the rejected one)
     asked = [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
     assert not [pair for pair in asked if REJECTED in pair], asked
+    # a number on one side only is no measured difference ("3" vs "3 years"): the judge decides it, here "other"
+    log.unlink(missing_ok=True)
+    assert propose("ARR includes the 2 one-time setup fees")["prior_rejections"] == []
+    assert ["ARR includes the 2 one-time setup fees", REJECTED] in [json.loads(line) for line in
+                                                                    log.read_text().splitlines()]
     # a failing judge is no warning, never a failed proposal
     broken.touch()
     data = propose("ARR counts the setup fees we charge only once")  # (it repeats the first proposal above)
