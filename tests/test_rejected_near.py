@@ -84,7 +84,8 @@ def test_the_same_canonical_statement_is_still_refused(seeded, rejected):
                                     "\u202e"])
 def test_an_invisible_character_does_not_make_a_rejected_claim_new(seeded, rejected, hidden):
     """Every reader ignores the one set of characters that render as nothing (vmem.text.ignorable): "AR\u2063R"
-    is the rejected ARR claim, refused like it, and the contradiction words read it the same."""
+    is the rejected ARR claim, refused like it, and the contradiction words and the de-id gate read it the same."""
+    from vmem.gates import deid
     from vmem.ops.contradictions import words
     from vmem.text import canonicalize, ignorable
 
@@ -92,6 +93,7 @@ def test_an_invisible_character_does_not_make_a_rejected_claim_new(seeded, rejec
     data = propose(text, code=1)
     assert data["action"] == "previously_rejected" and data["item"]["id"] == rejected
     assert ignorable(hidden) and canonicalize(text) == canonicalize(REJECTED) and words(text) == words(REJECTED)
+    assert deid.ignorable is ignorable  # the gate's reading is the same function, not a copy
 
 
 @pytest.mark.parametrize("text", [

@@ -19,25 +19,18 @@ from datetime import date
 from collections import namedtuple
 
 from vmem.lazyre import lazy
+from vmem.text import ignorable  # the one set of characters every reader ignores
 
 # -- normalisation -----------------------------------------------------------------------
 
 # Letters that render like Latin ones are mapped with Unicode's confusables data (confusable-homoglyphs); whatever
 # is left outside ASCII is transliterated (anyascii). Both load on the first statement with a non-ASCII character.
-_HANGUL_FILLERS = frozenset("\u115f\u1160\u3164\uffa0")
 _BIDI_OPEN = frozenset("\u202a\u202b\u202d\u202e\u2066\u2067\u2068")  # embeddings, overrides, isolates
 _REVERSING = frozenset("\u202e\u2067")  # right-to-left override / isolate: a Latin run inside displays reversed
 # How a renderer resolves nested controls is its own business: the readings the gate also tries (override only,
 # and none), so a name reversed inside an isolate inside an override is read however it displays
 _BIDI_READINGS = (frozenset("\u202e"), frozenset())
 _BIDI_CLOSE = frozenset("\u202c\u2069")
-
-
-def _ignorable(ch: str) -> bool:
-    """Default-ignorable code points (format controls, variation selectors, fillers, tags): they render as nothing."""
-    code = ord(ch)
-    return (unicodedata.category(ch) == "Cf" or ch in _HANGUL_FILLERS or 0xFE00 <= code <= 0xFE0F
-            or 0x180B <= code <= 0x180F or 0xE0000 <= code <= 0xE0FFF or ch in "\u034f\u17b4\u17b5")
 
 
 @functools.cache
@@ -67,7 +60,7 @@ def _visible(text: str, reversing: frozenset[str] = _REVERSING) -> str:
             reversing, start = stack.pop()
             if reversing:
                 out[start:] = out[start:][::-1]
-        elif ch in _BIDI_CLOSE or _ignorable(ch):
+        elif ch in _BIDI_CLOSE or ignorable(ch):
             continue
         else:
             out.append(ch)
