@@ -224,13 +224,41 @@ def names(phrase: str, texts: list[str]) -> bool:
 
 def customers(question: str, entity_names: list[str]) -> list[str]:
     """The store's entities (customers) a question names by the first word of their id ("Corvane" for
-    entity:corvane, "Larkspur" for entity:larkspur-health), in the order of ENTITY_NAMES."""
+    entity:corvane, "Larkspur" for entity:larkspur-health), in the order of ENTITY_NAMES. A word that is also
+    English ("global" of entity:global-retail) names the customer only as a proper noun: capitalised, and not as
+    the question's first word; a word English does not have names it however it is typed ("corvane")."""
     out = []
     for name in entity_names:
         first = name.split("-")[0]
-        if len(first) >= 4 and re.search(rf"(?<![\w-]){re.escape(first)}(?![\w-])", question, re.I):
-            out.append(name)
+        if len(first) < 4:
+            continue
+        for found in re.finditer(rf"(?<![\w-]){re.escape(first)}(?![\w-])", question, re.I):
+            word, before = found.group(), question[:found.start()].rstrip()
+            if not _english(word) or (word[0].isupper() and before and before[-1] not in ".?!:"):
+                out.append(name)
+                break
     return out
+
+
+def _english(word: str) -> bool:
+    """Whether WORD is a whole word of the bundled model's English vocabulary (a name is not; without the
+    vocabulary every word counts as a name, as before)."""
+    vocabulary = _vocabulary()
+    return vocabulary is not None and word.lower() in vocabulary
+
+
+def _vocabulary():
+    global _VOCABULARY
+    if _VOCABULARY is False:
+        from vmem import wordpiece
+        from vmem.embed import bundled_model_dir
+
+        found = wordpiece.load_cached(bundled_model_dir() / "tokenizer.json")
+        _VOCABULARY = found.vocab if found is not None else None
+    return _VOCABULARY
+
+
+_VOCABULARY: object = False  # the model's vocabulary, read on the first question that names an entity's word
 
 
 def _stems(found: set[str]) -> set[str]:
