@@ -311,7 +311,7 @@ def _take(queue: Queue, ident: str) -> dict:
     if not matches:
         raise UsageError(f"no harvest candidate {ident!r}", "vmem harvest --list shows the waiting ones and their ids")
     if len(matches) > 1:
-        raise UsageError(f"{ident!r} names {len(matches)} candidates", "give more of the id")
+        raise UsageError(f"{ident!r} names {len(matches)} candidates", "give more of the id (vmem harvest --list shows them)")
     return matches[0]
 
 

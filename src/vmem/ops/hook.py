@@ -494,7 +494,7 @@ def plan_gitignore(project: Path, lines: list[str]) -> tuple[Path, str | None]:
     ends = [n for n, row in enumerate(rows) if row.rstrip("\r\n") == IGNORE_END]
     if len(starts) > 1 or len(ends) != len(starts) or (starts and ends[0] < starts[0]):
         raise UsageError(f"{path} has a damaged vmem block (its marker lines missing or repeated)",
-                         f"remove the lines from {IGNORE_START!r} to {IGNORE_END!r} by hand, then rerun")
+                         f"remove the lines from {IGNORE_START!r} to {IGNORE_END!r} by hand, then rerun the command")
     before, after = (rows[:starts[0]], rows[ends[0] + 1:]) if starts else (rows, [])
     users = {row.strip() for row in before + after}
     mine = [line for line in lines if line not in users]

@@ -32,7 +32,7 @@ def _merge(path: Path, entry: dict, project: Path) -> str | None:
         return None
     if "vmem" in servers:
         raise UsageError(f"{path} already has a server named vmem, configured differently",
-                         "remove or rename it, then retry")
+                         "remove or rename it, then retry: vmem mcp install")
     servers["vmem"] = entry
     return json.dumps(config, indent=2) + "\n"
 

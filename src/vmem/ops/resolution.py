@@ -38,7 +38,8 @@ def resolve(store, keep_id: str, other_id: str, how: str) -> dict:
         tx.author = author
         keep, other = tx.snapshot.item(keep_id), tx.snapshot.item(other_id)
         if keep.get("supersedes"):
-            raise UsageError(f"{keep_id} already revises {keep['supersedes']}", "revoke the other item instead")
+            raise UsageError(f"{keep_id} already revises {keep['supersedes']}",
+                             f"revoke the other item instead: vmem revoke {other_id} --reason …")
         model.transition(other, "superseded", superseded_by=keep_id)
         keep["supersedes"] = other_id
         tx.message.summary = keep["statement"]

@@ -40,7 +40,7 @@ def _pair(store: Store, snapshot, a: str, b: str) -> tuple[dict, dict]:
             raise UsageError(f"{item_id} is a claim; merges and 'not the same' are for learnings (k-…)",
                              "a claim that replaces another is a revision: vmem propose TEXT --supersedes ID")
     if a == b:
-        raise UsageError(f"{a} is the same item twice", "name two different learnings")
+        raise UsageError(f"{a} is the same item twice", "name two different learnings (vmem review --list shows each one's suggestions)")
     first, second = snapshot.item(a), snapshot.item(b)
     require_attested(store, snapshot, first)
     require_attested(store, snapshot, second)

@@ -383,7 +383,7 @@ class Store:
         if self.lite:
             return self.full().as_of(when)  # a walk through history is pygit2's operation
         if self.repo.head_is_unborn:
-            raise ItemNotFound("the store has no commits yet", "propose something first")
+            raise ItemNotFound("the store has no commits yet", "propose something first: vmem propose TEXT")
         limit = when.timestamp()
         order = pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.TIME  # children first, even within a second
         first = None
