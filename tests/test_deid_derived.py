@@ -163,3 +163,29 @@ def test_a_contacts_name_cut_short_behind_dots(first, last, cut):
     written = f"As {first[0]}.{last[:cut + 1]}. put it, adjusters need one search box."
     assert not check_statement(written, lexicon).passed, written
     assert check_statement("The M. B. report came out in March.", lexicon).passed or first[0] + last[0] == "MB"
+
+
+acronym = st.text(alphabet="BCDFGHJKLMNPQRSTVWXZ", min_size=3, max_size=3).filter(
+    lambda a: a not in deid.COMMON_ACRONYMS and zipf(a) < 3.0)
+dictionary_word = st.sampled_from(["Florida", "Summit", "Harvest", "Meridian", "Pioneer"])
+
+
+@settings(max_examples=80, deadline=None)
+@given(name=st.one_of(acronym, dictionary_word), rival=coined, a=st.integers(0, 99), b=st.integers(0, 99),
+       rank=st.integers(1, 20), shape=st.sampled_from(["result", "standing", "figures", "source", "the-is"]))
+def test_a_name_that_needs_a_cue_labels_a_row_of_figures_or_signs_a_news_line(name, rival, a, b, rank, shape):
+    lexicon = build_lexicon([{"id": "c1", "name": name}])
+    written = {"result": f"{name} {a} {rival} {b}", "standing": f"{rank}. {name} {a} {b} - - {a + b} {rank} 9",
+               "figures": f"{name.upper()} {a} {a}.{b:02d} {b}",
+               "source": f"RTRS - Budget cuts to boost savings - {name}.",
+               "the-is": f"The question is what the {name.upper()} is going to do."}[shape]
+    assert not check_statement(written, lexicon).passed, written
+
+
+@settings(max_examples=60, deadline=None)
+@given(name=st.one_of(acronym, dictionary_word), a=st.integers(2, 99))
+def test_prose_that_starts_with_such_a_name_and_a_number_is_no_row(name, a):
+    lexicon = build_lexicon([{"id": "c1", "name": name}])
+    for written in (f"{name.lower()} {a} has three rooms and a garden.", f"the {name.lower()} is here"):
+        result = check_statement(written, lexicon)
+        assert result.passed, (written, result.hits)

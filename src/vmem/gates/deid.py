@@ -1125,8 +1125,34 @@ def _org_cue(words: list[Word], start: int, end: int, headline: bool) -> bool:
         return True
     if after and _verb(after) or _spelled_out_before(words, start, end):
         return True
+    if _table_row(words, start, end) or _source_line(words, start, end):
+        return True
+    # an acronym with the definite article as a clause's subject is an organisation: "the BOJ is", "the HGM will"
+    if before == "the" and after in _AUXILIARIES and all(w.text.isupper() for w in words[start:end]):
+        return True
     short = len("".join(w.text for w in words[start:end])) < 4
     return not short and not headline and not first.boundary and first.text[:1].isupper()
+
+
+def _table_row(words: list[Word], start: int, end: int) -> bool:
+    """Whether words[start:end] label a row of figures: first in the line (after a rank, "2."), a number right
+    after them, at least two numbers in the line and more numbers than lower-case words. A results table or a
+    standings row ("MTK 3 Ferencvaros 0", "2. MTK 3 3 - - 7 1 9", "FLORIDA 58 69.457 22") is about the team or
+    firm its rows name; prose that starts with a word and a number ("Summit 2 has three rooms") is not a row."""
+    if end >= len(words) or not words[end].text.isdigit() or not all(w.text.isdigit() for w in words[:start]):
+        return False
+    numbers = sum(w.text.isdigit() for w in words)
+    lowered = sum(w.text.isalpha() and w.text.islower() for w in words)
+    return numbers >= 2 and numbers > lowered
+
+
+def _source_line(words: list[Word], start: int, end: int) -> bool:
+    """Whether words[start:end] end the statement after a dash, as a news line names its source ("... - RBA."),
+    not as the last of a list of codes ("Sioux City, IA - SD")."""
+    if end != len(words) or start == 0 or words[start - 1].gap[-1:] not in _BYLINE:
+        return False
+    previous = words[start - 1].text
+    return not (previous.isupper() and len(previous) <= 3)
 
 
 def _name_hits(words: list[Word], rule: str, by_squash: dict, max_words: int) -> list[Hit]:
