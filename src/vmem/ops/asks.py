@@ -29,7 +29,8 @@ _SPLIT = re.compile(r"\s*(?:,?\s+and\s+(?=(?:how|what|which|when|where|who|why|i
 # two things asked about together ("refunds and chargebacks", "SMB or mid-market"): single content words
 _COORDINATED = re.compile(r"\b([a-z][a-z0-9_-]{2,})\s+(?:and|or|&)\s+([a-z][a-z0-9_-]{2,})\b(?!\s+(?:how|what|which|when|"
                           r"where|who|why|is|are|do|does)\b)")
-_HOW_MANY = re.compile(r"\bhow many (?:[a-z0-9-]+ )?([a-z-]{3,})\b(?<!\bdays)(?<!\bhours)(?<!\bweeks)(?<!\bmonths)")
+_HOW_MANY = re.compile(r"\bhow many ([a-z0-9-]+)(?: ([a-z-]{3,}))?\b")
+_TIME_UNITS = frozenset("second minute hour day week month quarter year".split())
 # codes and acronyms: a letter-digit name (P4, v3, Q3, FY24, SOC2) or a word in capitals (CSAT, NPS)
 _CODE = re.compile(r"\b(?!\d+(?:st|nd|rd|th)\b)(?=[A-Za-z]*\d)(?=\d*[A-Za-z])[A-Za-z0-9]{2,6}\b|"
                    r"\b(?!(?:UTC|GMT|CET|CEST|EST|EDT|PST|PDT|USD|EUR|GBP|CHF|JPY|API|SQL|URL|CSV|JSON|XML|PDF|"
@@ -50,8 +51,8 @@ DETAILS = {  # the kind of answer a question asks for: the words that ask it
     # "when does X count as Y" asks a condition, not a time: "when" asks a date with an event verb
     "date": re.compile(r"\bwhen (?:\w+ ){1,6}?(?:start|starts|begin|begins|end|ends|run|runs|land|lands|close|"
                        r"closes|open|opens|refresh|refreshes|reset|resets|happen|happens|arrive|arrives|renew|renews|"
-                       r"expire|expires|due|sent|send|go out|goes out|cut off|lock|locks)\b|\bwhat (?:day|date|"
-                       r"month|week|quarter|weekday)\b|\bwhich (?:day|date|month|week|quarter|weekday)\b", re.I),
+                       r"expire|expires|due|sent|send|go out|goes out|cut off|lock|locks)\b|\b(?:what|which) "
+                       r"(?:day|date|month|week|quarter|weekday)s?\b", re.I),
     "clock": re.compile(r"\b(?:at|by|until) what time\b(?! ?zone)|\bwhat time\b(?! ?zone)|\bwhat hour\b|"
                         r"\btime of day\b", re.I),
     "zone": re.compile(r"\b(?:what|which) time ?zones?\b", re.I),
@@ -125,6 +126,10 @@ def read(question: str) -> Asks:
     if len(parts) < 2:
         parts = [text.strip(" ?")]
     details = [name for name, asked in DETAILS.items() if asked.search(text)]
+    for found in _ASKED_PHRASE.finditer(text):  # "what logo churn rate": a number; "which FX rate table": a table
+        kind = "column" if found.group(2).lower() in _TABLE_NOUNS else "amount"
+        if kind not in details:
+            details.append(kind)
     if "duration" in details and "amount" in details:
         details.remove("amount")  # "how many days": a duration
     qualifiers = [name for name, asked in _QUALIFIER_ASKED if asked.search(text)]
@@ -297,53 +302,159 @@ def assess(question: str, hits: list[dict], entity_names: list[str] = ()) -> tup
     """(what the question asks that the on-topic live HITS do not answer, why, whether the hits are about something
     else: a code or acronym, a customer or a subject the question names that none of them does) -- ([], None,
     False) when they answer all of it. HITS: the live results a covered answer rests on (their statements, titles
-    and scopes); ENTITY_NAMES: the store's entity ids."""
+    and scopes); ENTITY_NAMES: the store's entity ids.
+
+    Each part is checked against the hits that answer it (the detail a part asks for must be stated where its
+    subject is: "which table holds the aggregates" is not answered by a table named in a claim on something
+    else), and a detail's answer must be news (the question's own number or column does not answer it)."""
     asks = read(question)
     texts = [" ".join(filter(None, [h.get("title"), h["statement"]])) for h in hits]
     hit_words = [words(t) for t in texts]
     missing: list[str] = near_miss(question, hits, entity_names)
     elsewhere = bool(missing)
+    answered_sides: list[str] = []  # the parts and coordinated things the hits answer
+    unanswered_sides: list[str] = []
     if len(asks.parts) > 1:
-        for part, part_words in zip(asks.parts, asks.part_words):
-            if not any(answered_part(part_words, w) for w in hit_words):
-                missing.append(part)
-        if missing and len(missing) == len(asks.parts):
-            missing = []  # no part stands out as unanswered: the hits answer the question as a whole or none of it
+        open_parts = [part for part, part_words in zip(asks.parts, asks.part_words)
+                      if not any(answered_part(part_words, w) for w in hit_words)]
+        if open_parts and len(open_parts) < len(asks.parts):
+            # (all parts open: none stands out; the hits answer the question as a whole or none of it)
+            missing.extend(open_parts)
+            unanswered_sides.extend(open_parts)
+            answered_sides.extend(p for p in asks.parts if p not in open_parts)
     for left, right in _COORDINATED.findall(question.lower()):  # "refunds and chargebacks": is each one answered?
         sides = [words(left), words(right)]
         if not all(sides):
             continue
         held = [any(_stems(side) & _stems(w) for w in hit_words) for side in sides]
         if held.count(True) == 1:
-            missing.append(f"{(left, right)[held.index(False)]} (only {(left, right)[held.index(True)]} is answered)")
-    for noun in _HOW_MANY.findall(question.lower()):  # "how many NPS points": a number of points, not any number
+            gap, held_side = (left, right)[held.index(False)], (left, right)[held.index(True)]
+            missing.append(f"{gap} (only {held_side} is answered)")
+            unanswered_sides.append(gap)
+            answered_sides.append(held_side)
+    for counted_noun in _HOW_MANY.findall(question.lower()):  # "how many NPS points": a number of points
+        noun = _counted(*counted_noun)
+        if not noun:
+            continue
         counted = re.compile(rf"(?:\d[\d.,]*|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twenty|thirty|"
                              rf"hundred))\s*(?:[a-z-]+\s+){{0,2}}{re.escape(noun[:5])}", re.I)
         if "duration" not in asks.details and not any(counted.search(t) for t in texts):
             missing.append(f"how many {noun} (no count of {noun} stated)")
     for code in dict.fromkeys(_CODE.findall(question)):  # "P4", "v3", "CSAT": the answer must name it too
-        if not any(re.search(rf"(?<![\w-]){re.escape(code)}(?![\w-])", t, re.I) for t in texts):
+        if not any(_names_code(code, t) for t in texts):
             missing.append(f"{code} (nothing live names it)")
-            elsewhere = True
-    for detail in asks.details:
-        if not any(_ANSWERS[detail].search(t) for t in texts):
-            missing.append({"duration": "how long (no duration stated)", "amount": "the number (none stated)",
-                            "date": "when (no date or day stated)", "clock": "the time of day (none stated)",
-                            "path": "where (no path, address or location named)",
-                            "zone": "the time zone (none named)",
-                            "column": "which column or table (none named)"}[detail])
-    for name, asked in _QUALIFIER_ASKED:
-        if name not in asks.qualifiers:
-            continue
-        said = sorted({m.group(0).lower() for m in asked.finditer(question)})
-        if name in _SYNONYMOUS or all(w.startswith(("by ", "per ", "each ")) for w in said):
-            found = any(asked.search(t) for t in texts)
-        else:
-            found = any(any(re.search(rf"\b{re.escape(w)}\b", t, re.I) for w in said) for t in texts)
-        if not found:
-            missing.append(f"the {name} asked for ({', '.join(said)}) is not stated")
+            # a code inside the part or thing the hits leave open is that part's gap ("CTE naming and column
+            # aliases", the aliases answered): partial; anywhere else it says the hits are about something else
+            if not (answered_sides and any(_near(code, side, question) for side in unanswered_sides)):
+                elsewhere = True
+    for part, part_words in zip(asks.parts, asks.part_words):
+        # the hits on this part's subject (by its words); if none holds them, every on-topic hit (a paraphrase)
+        on_part = [t for t, w in zip(texts, hit_words) if answered_part(part_words, w)] or texts
+        asked = read(part + "?") if len(asks.parts) > 1 else asks
+        for detail in asked.details:
+            if not any(_answers(detail, t, question) for t in on_part):
+                missing.append(_DETAIL_MISSING[detail])
+        for phrase, modifiers in _asked_phrases(part):  # "which FX rate table": a table of FX rates
+            if not any(_loose_words(t) and _stems(modifiers) & _stems(_loose_words(t)) for t in on_part):
+                missing.append(f"the {phrase} asked for (nothing live names {' '.join(sorted(modifiers))})")
+        for name, found_words in _qualifiers_open(part, asked.qualifiers, on_part):
+            missing.append(f"the {name} asked for ({', '.join(found_words)}) is not stated")
+    missing = list(dict.fromkeys(missing))
     if not missing:
         return [], None, False
     if elsewhere:
         return missing, "the closest live answers are about something else: " + "; ".join(missing), True
     return missing, "the live answers leave part of the question open: " + "; ".join(missing), False
+
+
+_DETAIL_MISSING = {"duration": "how long (no duration stated)", "amount": "the number (none stated)",
+                   "date": "when (no date or day stated)", "clock": "the time of day (none stated)",
+                   "path": "where (no path, address or location named)", "zone": "the time zone (none named)",
+                   "column": "which column or table (none named)"}
+
+
+def _counted(first: str, second: str) -> str | None:
+    """The noun "how many" counts: "how many NPS points" -> points, "how many users were" -> users; None for a time
+    unit (a duration is asked) or a function word."""
+    noun = second if second and words(second) and words(first) else first
+    base = next(iter(words(noun)), None)
+    return None if base is None or base in _TIME_UNITS else noun
+
+
+def _answers(detail: str, text: str, question: str) -> bool:
+    """Whether TEXT states the kind of DETAIL asked, with something the QUESTION does not already say (its own
+    number or column is no answer)."""
+    asked_numbers = set(re.findall(r"\d+(?:[.,]\d+)?", question))
+    asked = question.lower()
+    for found in _ANSWERS[detail].finditer(text):
+        value = found.group().strip().lower()
+        numbers = re.findall(r"\d+(?:[.,]\d+)?", value)
+        if numbers:
+            if not set(numbers) <= asked_numbers:
+                return True
+        elif not re.search(r"[_./`@]", value) or not re.search(rf"(?<![\w.]){re.escape(value)}(?![\w])", asked):
+            return True  # a word of its kind ("daily", "the invoice date") answers even if the question uses it
+    return False
+
+
+# "which FX rate table", "what logo churn rate", "which amount field": a detail noun with the words that narrow it
+_ASKED_PHRASE = re.compile(r"\b(?:what|which) ((?:[a-z0-9][a-z0-9_-]* ){1,2})(table|column|field|"
+                           r"rate|ratio|threshold|cutoff|limit|cap|fee|price|target)s?\b", re.I)
+
+
+_TABLE_NOUNS = frozenset("table column field".split())
+
+
+def _asked_phrases(part: str) -> list[tuple[str, set[str]]]:
+    """The asked-for phrases of PART with their narrowing words ("which FX rate table" -> {fx, rate}); a phrase
+    whose words are all function words ("what is the rate") narrows nothing and is left out."""
+    out = []
+    for found in _ASKED_PHRASE.finditer(part):
+        modifiers = words(found.group(1))
+        if modifiers:
+            out.append((f"{found.group(1)}{found.group(2)}".lower(), modifiers))
+    return out
+
+
+def _loose_words(text: str) -> set[str]:
+    """words(TEXT) plus the words inside its identifiers ("opportunities.amount_usd": opportunity, amount, usd)."""
+    return words(text) | words(re.sub(r"[._]", " ", text))
+
+
+def _qualifiers_open(part: str, asked: list[str], texts: list[str]) -> list[tuple[str, list[str]]]:
+    """The qualifiers PART asks for (a worst case, a segment, a channel) that none of TEXTS states."""
+    out = []
+    for name, pattern in _QUALIFIER_ASKED:
+        if name not in asked:
+            continue
+        said = sorted({m.group(0).lower() for m in pattern.finditer(part)})
+        if not said:
+            continue
+        if name in _SYNONYMOUS or all(w.startswith(("by ", "per ", "each ")) for w in said):
+            found = any(pattern.search(t) for t in texts)
+        else:
+            found = any(any(re.search(rf"\b{re.escape(w)}\b", t, re.I) for w in said) for t in texts)
+        if not found:
+            out.append((name, said))
+    return out
+
+
+def _names_code(code: str, text: str) -> bool:
+    """Whether TEXT names CODE: the code itself, or, for an acronym, words whose initials spell it ("QBR" and
+    "quarterly business review")."""
+    if re.search(rf"(?<![\w-]){re.escape(code)}(?![\w-])", text, re.I):
+        return True
+    if not code.isalpha() or len(code) < 3:
+        return False
+    initials = [w[0] for w in re.findall(r"[A-Za-z][\w-]*", text.lower())]
+    return code.lower() in "".join(initials) and any(
+        "".join(initials[n:n + len(code)]) == code.lower() for n in range(len(initials)))
+
+
+def _near(code: str, side: str, question: str) -> bool:
+    """Whether CODE sits in SIDE (a part or a coordinated word of QUESTION) or right before it ("CTE naming")."""
+    text = question.lower()
+    code, side = code.lower(), side.lower()
+    if re.search(rf"(?<![\w-]){re.escape(code)}(?![\w-])", side):
+        return True
+    return bool(re.search(rf"(?<![\w-]){re.escape(code)}\s+(?:[a-z-]+\s+)?{re.escape(side)}\b", text))
