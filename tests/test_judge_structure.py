@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vmem.knowledge.detectors import (
+    agent_difference,
     attachment_difference,
     compass_difference,
     named_differences,
@@ -19,7 +20,7 @@ from vmem.knowledge.judge import judge_pair, judge_pair_with_rule
 from vmem.knowledge.parsing import parse
 
 CATS = ["industry:retail"]
-STRUCTURE = {"relation", "voice", "compass", "attachment"}
+STRUCTURE = {"relation", "voice", "agent", "compass", "attachment"}
 
 # Pseudo-names that no word table knows and the stemmer leaves alone (no -s, -ed, -ing ending).
 NAME = st.from_regex(r"[A-Z][bcdfghklmnprtvz][aeiou][bcdfghklmnprtvz][aeiou][nrt]", fullmatch=True)
@@ -71,6 +72,54 @@ def test_the_same_roles_with_a_clause_moved_still_merge(names, verb):
     assert merges(f"In 2019, {x} {verb} {y}.", f"{x} {verb} {y} in 2019.")
     assert merges(f"In 2019, {y} was {verb} by {x}.", f"{y} was {verb} by {x} in 2019.")
     assert not structure_rules(f"{x} {verb} {y}.", f"{y} was {verb} by {x}.")  # the true passive: no role swap
+
+
+# -- who did it: "V-ed by X" -------------------------------------------------------------------------------------
+
+PARTICIPLE = st.sampled_from(["produced", "directed", "written", "designed", "audited", "approved", "signed"])
+
+
+def test_coordinated_participles_share_the_agent_that_follows():
+    a = parse("The film was produced by Kelso Brandt and directed by Mira Voss.")
+    b = parse("The film was produced and directed by Mira Voss by Kelso Brandt.")
+    assert "'produced' by brandt, kelso in a but by mira, voss in b" in agent_difference(a, b)
+    verdict, rule = judge_pair_with_rule("The film was produced by Kelso Brandt and directed by Mira Voss.",
+                                         "The film was produced and directed by Mira Voss by Kelso Brandt.",
+                                         CATS, CATS, 1.0)
+    assert not verdict.same and rule == "agent"
+
+
+def test_the_floor_refuses_an_agent_swap_and_no_suggestion_pairs_it():
+    from vmem.knowledge.judge import floor
+    from vmem.knowledge.suggest import refusal
+
+    a = "The DPA was drafted by Legal and approved by Procurement before signature."
+    b = "The DPA was drafted by Procurement and approved by Legal before signature."
+    verdict, rule = floor(a, b, CATS, CATS, 1.0)
+    assert verdict is not None and not verdict.same and rule == "agent"
+    assert refusal(a, b, CATS, CATS)
+
+
+@settings(max_examples=150, deadline=None)
+@given(distinct(2), PARTICIPLE, PARTICIPLE)
+def test_random_agents_traded_between_two_participles_never_merge(names, first, second):
+    x, y = names
+    if first == second:
+        return
+    assert not merges(f"The plan was {first} by {x} and {second} by {y}.",
+                      f"The plan was {first} by {y} and {second} by {x}.")
+    assert not merges(f"The plan was {first} by {x} and {second} by {y}.",
+                      f"The plan was {first} and {second} by {y} by {x}.")
+
+
+@settings(max_examples=150, deadline=None)
+@given(distinct(2), PARTICIPLE, PARTICIPLE)
+def test_the_same_agents_in_another_order_raise_no_agent_finding(names, first, second):
+    x, y = names
+    a, b = f"The plan was {first} by {x} and {second} by {y}.", f"The plan was {second} by {y} and {first} by {x}."
+    assert agent_difference(parse(a), parse(b)) is None
+    assert agent_difference(parse(f"The plan was {first} and {second} by {x}."),
+                            parse(f"The plan was {first} by {x} and {second} by {x}.")) is None
 
 
 # -- possessive / apposition ------------------------------------------------------------------------------------

@@ -24,6 +24,7 @@ from vmem.knowledge.tables import (
     MODAL_CAN,
     MODAL_MUST,
     NEGATION,
+    PARTICIPLES,
     UP_WORDS,
 )
 from vmem.output import counted
@@ -283,6 +284,7 @@ def named_differences(a: str, b: str, categories_a: list[str], categories_b: lis
         ("role", role_difference(pa, pb)),
         ("relation", relation_difference(pa, pb)),
         ("voice", voice_difference(pa, pb)),
+        ("agent", agent_difference(pa, pb)),
         ("compass", compass_difference(pa, pb)),
         ("attachment", attachment_difference(pa, pb)),
     ]
@@ -517,6 +519,40 @@ def voice_difference(a: Parsed, b: Parsed) -> str | None:
                     who = agent if set(agent) & set(obj) else patient
                     return (f"roles differ: '{x.show(verb)}' is passive in {name_x} and active in {name_y} with "
                             f"{_listing(x, who)} in the other role (active/passive swap)")
+    return None
+
+
+def _agents(parsed: Parsed) -> dict[str, set[str]]:
+    """Participle -> the words of whoever does it, from "V-ed by X"; participles joined by "and"/"or" share the
+    agent that follows the last ("produced and directed by X": X produced it too)."""
+    sk, forms = parsed.skeleton, dict(parsed.written)
+
+    def participle(entry: tuple[str, str]) -> bool:
+        form = forms.get(entry[1], entry[1])
+        return entry[0] in ("v", "w") and (form.endswith("ed") or form in PARTICIPLES)
+
+    out: dict[str, set[str]] = {}
+    for i, entry in enumerate(sk):
+        if not participle(entry):
+            continue
+        chain, j = [entry[1]], i + 1
+        while j + 1 < len(sk) and sk[j] in (("f", "and"), ("f", "or")) and participle(sk[j + 1]):
+            chain.append(sk[j + 1][1])
+            j += 2
+        agent = _run_after(sk, j + 1) if sk[j:j + 1] == (("f", "by"),) else []
+        for verb in chain if agent else ():
+            out.setdefault(verb, set()).update(agent)
+    return out
+
+
+def agent_difference(a: Parsed, b: Parsed) -> str | None:
+    """Who did it: "produced by X and directed by Y" is not "produced and directed by Y" (nor "written by Y"):
+    one participle whose "by" agents share nothing, while one side's agent stands elsewhere in the other."""
+    agents_a, agents_b = _agents(a), _agents(b)
+    for verb in sorted(agents_a.keys() & agents_b.keys()):
+        if _swap(a, b, agents_a[verb], agents_b[verb]):
+            return (f"roles differ: '{a.show(verb)}' by {_listing(a, sorted(agents_a[verb]))} in a but by "
+                    f"{_listing(b, sorted(agents_b[verb]))} in b")
     return None
 
 

@@ -31,7 +31,8 @@ W_BIGRAM = 0.5  # share of the bigram Jaccard in the lexical overlap (fit half: 
 SHOWN = 3  # suggestions recorded per item: what a reviewer reads on one card
 NEAREST = 30  # nearest by cosine that are scored; a suggestion further away than that is not one
 # detectors whose finding, on aligned statements, says the two are not the same
-DECISIVE = frozenset({"number", "negation", "direction", "role", "artifact", "temporal", "modality", "causal"})
+DECISIVE = frozenset({"number", "negation", "direction", "role", "agent", "artifact", "temporal", "modality",
+                      "causal"})
 ORDER = frozenset({"order"})  # the same words in another order: decisive only when nothing else differs
 _WORD = re.compile(r"\w+")
 
