@@ -8,13 +8,18 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
+from conftest import ALICE as ALICE_ID
 from conftest import REVIEWER, commit_count, git
+
+from vmem.ops.demo import seed_store
+from vmem.store.repo import Store
 
 VMEM = Path(sys.executable).with_name("vmem")
 RITA = f"{REVIEWER[0]} <{REVIEWER[1]}>"
@@ -50,19 +55,40 @@ def governance_clean(store) -> None:
     assert not [e for e in report["errors"] if "unattested" in e["message"] or "forged" in e["message"]], report
 
 
-@pytest.fixture
-def three(seeded, monkeypatch):
+def build_three(store) -> list[str]:
     """Three reworded learnings from three customers and two writers, consolidated: each suggests the others."""
-    monkeypatch.setenv("VMEM_KNOWLEDGE_AUTO_MERGE", "1")
     ids = []
     for text, entity, who in ((A, "larkspur-health", ALICE), (B, "tidewell", BOB), (C, "corvane", ALICE)):
-        ids.append(learn(seeded, text, entity, who))
+        ids.append(learn(store, text, entity, who))
         time.sleep(1.05)  # first seen a second apart: the oldest survives a merge (a tie would go by random id)
-    result = run(seeded, "consolidate")["data"]
+    result = run(store, "consolidate")["data"]
     assert result["merged"] == []  # the judge left them open ...
     suggested = {row["id"]: [s["id"] for s in row["suggestions"]] for row in result["suggested"]}
     assert set(suggested[ids[0]]) & set(ids[1:])  # ... and suggested them to a reviewer
-    return seeded, ids
+    return ids
+
+
+@pytest.fixture(scope="module")
+def built() -> dict:
+    """The store build_three makes, made once per module (four CLI calls, three seconds asleep) by the first test
+    that asks for it, in that test's isolated environment; each test then works on its own copy."""
+    return {}
+
+
+@pytest.fixture
+def three(built, tmp_path, tmp_path_factory, monkeypatch):
+    """A copy of the store build_three made (own path, cold per-store caches; it may be changed freely), selected
+    through VMEM_STORE like the seeded store it was made from."""
+    monkeypatch.setenv("VMEM_KNOWLEDGE_AUTO_MERGE", "1")
+    if not built:
+        template = tmp_path_factory.mktemp("three") / "seeded"
+        template.mkdir()
+        built["ids"] = build_three(seed_store(template, ALICE_ID, [REVIEWER[1]], anchored=False))
+        built["root"] = template
+    path = tmp_path / "seeded"
+    shutil.copytree(built["root"], path, symlinks=True)
+    monkeypatch.setenv("VMEM_STORE", str(path))
+    return Store.open(path), list(built["ids"])
 
 
 def test_consolidation_suggests_reworded_learnings_and_the_card_and_report_show_them(three, tmp_path):
