@@ -141,3 +141,57 @@ def test_a_five_letter_surname_misspelt_counts_after_a_title():
     lexicon = build_lexicon([{"id": "hq", "name": "Halvard & Quist Insurance", "people": ["Saoirse Kealy"]}])
     assert not check_statement("Ms. Kealey said the renewal slips.", lexicon).passed
     assert check_statement("Ms Kelly said so.", lexicon).passed  # Kelly is a common name and word: someone else
+
+
+# syllables with the sounds other scripts change (l, th, j, qu, an r closing a syllable), as katakana, Greek and
+# Cyrillic write them
+SCRIPT_SYLLABLES = {
+    "vel": ("ヴェル", "βελ", "вел"), "mor": ("モー", "μορ", "мор"), "ka": ("カ", "κα", "ка"), "thi": ("ティ", "θι", "ти"),
+    "jur": ("ユル", "γιουρ", "юр"), "quin": ("クイン", "κουιν", "квин"), "sten": ("ステン", "στεν", "стен"),
+    "dor": ("ドー", "ντορ", "дор"), "lin": ("リン", "λιν", "лин"), "ra": ("ラ", "ρα", "ра"), "ko": ("コ", "κο", "ко"),
+    "ta": ("タ", "τα", "та"), "mi": ("ミ", "μι", "ми"), "no": ("ノ", "νο", "но"), "gen": ("ゲン", "γκεν", "ген"),
+}
+script_word = st.lists(st.sampled_from(sorted(SCRIPT_SYLLABLES)), min_size=2, max_size=4)
+
+
+def written_in(syllables: list[str], script: int) -> str:
+    return "".join(SCRIPT_SYLLABLES[s][script] for s in syllables).capitalize()
+
+
+@settings(max_examples=120, deadline=None)
+@given(first=script_word, second=script_word, script=st.integers(0, 2), kind=st.sampled_from(["name", "person"]))
+def test_a_name_of_two_words_in_another_script_by_its_sounds(first, second, script, kind):
+    words = ["".join(first).capitalize(), "".join(second).capitalize()]
+    assume(all(not common(w) and w.casefold() not in deid._dictionary() for w in words))
+    assume(all(len(k) >= 2 for w in words for k in deid._script_keys(w, name=True)))
+    entity = {"id": "c1", "name": " ".join(words)} if kind == "name" else \
+        {"id": "c1", "name": "Zzyzx Holdings", "people": [" ".join(words)]}
+    joiner = "・" if script == 0 else " "
+    written = joiner.join(written_in(s, script) for s in (first, second))
+    result = check_statement(f"{written} asked for bulk export.", build_lexicon([entity]))
+    assert not result.passed, written
+
+
+@settings(max_examples=120, deadline=None)
+@given(syllables=script_word, script=st.integers(0, 2))
+def test_a_one_word_name_of_four_sounds_in_another_script(syllables, script):
+    name = "".join(syllables).capitalize()
+    assume(not common(name) and name.casefold() not in deid._dictionary() and not deid._ordinary(name))
+    assume(min(len(k) for k in deid._script_keys(name, name=True)) >= 4)
+    written = written_in(syllables, script)
+    result = check_statement(f"{written} store managers wanted offline mode.",
+                             build_lexicon([{"id": "c1", "name": name}]))
+    assert not result.passed, written
+
+
+@settings(max_examples=30, deadline=None)
+@given(first=script_word, second=script_word, lang=st.sampled_from(["ja", "el", "ru", "uk", "bg"]),
+       at=st.integers(0, 400))
+def test_ordinary_words_of_those_scripts_are_no_coined_name(first, second, lang, at):
+    from wordfreq import top_n_list
+
+    words = [w for w in top_n_list(lang, 3000) if not w.isascii()][at * 6:at * 6 + 6]
+    name = "".join(first).capitalize() + " " + "".join(second).capitalize()
+    lexicon = build_lexicon([{"id": "c1", "name": name, "aliases": ["".join(first + second).capitalize()]}])
+    result = check_statement("Buyers said " + " ".join(words) + " about it.", lexicon)
+    assert not [h for h in result.hits if h.rule == "transliteration (sound-alike)"], (words, result.hits)

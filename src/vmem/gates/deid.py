@@ -916,7 +916,10 @@ def _sounded(word: str) -> str:
 # becomes r (ケストレル, Kestrel), w before a vowel is written ウ plus a small vowel (タイドウェル, Tidewell)
 _KANA = lazy(r"[\u30a0-\u30ff\u3040-\u309f]")
 _KANA_PAIRS = [("ウィ", "wi"), ("ウェ", "we"), ("ウォ", "wo"), ("ヴァ", "va"), ("ヴィ", "vi"), ("ヴェ", "ve"),
-               ("ヴォ", "vo"), ("ヴ", "vu"), ("ー", "")]
+               ("ヴォ", "vo"), ("ヴ", "vu"), ("ー", ""),
+               # a small vowel makes one syllable of a foreign sound: ティ is ti, not te-i
+               ("ティ", "ti"), ("ディ", "di"), ("トゥ", "tu"), ("ドゥ", "du"), ("ファ", "fa"), ("フィ", "fi"),
+               ("フェ", "fe"), ("フォ", "fo"), ("シェ", "she"), ("ジェ", "je"), ("チェ", "che")]
 
 
 def _kana_key(latin: str) -> str:
@@ -954,45 +957,124 @@ def _sound_hits(statement: str, lexicon: Lexicon) -> list[Hit]:
     return hits
 
 
-def _script_keys(word: str, name: bool = False) -> set[str]:
-    """Sound keys that survive a name's trip through katakana or Greek and back: l and r one sound, th heard as s,
-    g, j, tz and dz one sound, vowels out (the vowels katakana adds between consonants go with them); for a NAME's
-    word also the key without an r that closes a syllable, which katakana may write as a long vowel: "koruvannu"
-    and "Corvanne" are both k-r-v-n, "Baiolotziks" and "Biologics" b-r-g-k-s."""
-    word = word.casefold().replace("th", "s").replace("tz", "g").replace("dz", "g").replace("j", "g")
-    forms = {word}
+def _script_forms(word: str, name: bool = False) -> set[str]:
+    """The spellings of WORD that a name's trip through katakana, Greek or Cyrillic and back keeps apart from its
+    vowels: l and r one letter, g, j, tz and dz one sound, qu a k before a vowel. Written, th is Greek theta,
+    heard as s; a NAME's th may also be written t (katakana has no th), its j as y (Jürgen is "yurugen"), its qu
+    as kv (Cyrillic), and an r that closes a syllable may be dropped, which katakana writes as a long vowel."""
+    word = word.casefold().replace("tz", "g").replace("dz", "g")
+    forms = {word.replace("qu", "ku").replace("th", "s").replace("j", "g")}
     if name:
-        forms.add(re.sub(r"(?<=[aeiouy])r(?=[^aeiouy])", "", word))
-    return {_skeleton(form.replace("l", "r")) for form in forms}
+        forms = {word.replace("qu", qu).replace("th", th).replace("j", j)
+                 for qu in ("ku", "kv") for th in ("s", "t") for j in ("g", "y")}
+        forms |= {dropped for form in forms for dropped in _closing_r_dropped(form)}
+    return {form.replace("l", "r") for form in forms}
+
+
+def _closing_r_dropped(word: str) -> set[str]:
+    """WORD with each subset of the r's that close a syllable dropped (up to three of them): katakana writes one as
+    a long vowel and may keep another (ドー for "dor", ユル for "jur")."""
+    places = [m.start() for m in re.finditer(r"(?<=[aeiouy])r(?=[^aeiou]|$)", word)][:3]
+    out = set()
+    for mask in range(1, 2 ** len(places)):
+        drop = {place for bit, place in enumerate(places) if mask >> bit & 1}
+        out.add("".join(ch for i, ch in enumerate(word) if i not in drop))
+    return out
+
+
+def _script_keys(word: str, name: bool = False) -> set[str]:
+    """Sound keys of _script_forms: vowels out (the vowels katakana adds between consonants go with them):
+    "koruvannu" and "Corvanne" are both k-r-v-n, "Baiolotziks" and "Biologics" b-r-g-k-s."""
+    return {_skeleton(form) for form in _script_forms(word, name)}
+
+
+# Greek writes u as "ου" and w as "γου" (Θίσλγουντ: Thistlewood); katakana doubles a consonant with a small tsu
+_SCRIPT_PAIRS = [("γου", "w"), ("Γου", "W"), ("ΓΟΥ", "W"), ("ου", "u"), ("Ου", "U"), ("ΟΥ", "U"), ("ού", "u"),
+                 ("ッ", "")]
+# a name's key of this many sounds may be written one sound off (a silent letter: the t of Thistlewood is not
+# heard in Θίσλγουντ);
+# shorter keys must be equal, and a one-word name needs a key of at least _SCRIPT_ONE_WORD sounds
+_SCRIPT_FUZZY = 5
+_SCRIPT_ONE_WORD = 4
+# a one-word name's letters shared with the transliteration (normalised edit similarity); fitted on the class
+# probes and the commonest 20,000 words of Japanese, Greek, Russian, Ukrainian and Bulgarian (wordfreq), where
+# "kostel" (0.71) is the nearest ordinary word to a name (Kestrel)
+_SCRIPT_SPELLING = 0.75
+
+
+def _script_alike(written: str, wanted: set[str]) -> bool:
+    if written in wanted:
+        return True
+    if len(written) < _SCRIPT_FUZZY - 1:
+        return False
+    from rapidfuzz.distance import OSA
+
+    return any(len(key) >= _SCRIPT_FUZZY and OSA.distance(written, key, score_cutoff=1) <= 1 for key in wanted)
+
+
+# scripts that spell a foreign name's vowels too, so a key of its consonants is compared with their letters: an
+# abjad (Arabic, Hebrew) writes few vowels and ideographs no sounds of a name, and consonants alone match by chance
+_SPELLING_SCRIPTS = ("KATAKANA", "GREEK", "CYRILLIC")
+
+
+def _foreign_letters(statement: str) -> bool:
+    """Whether STATEMENT has letters of katakana, Greek or Cyrillic."""
+    return any(not ch.isascii() and ch.isalpha() and unicodedata.name(ch, "").startswith(_SPELLING_SCRIPTS)
+               for ch in statement)
 
 
 def _script_name_hits(statement: str, lexicon: Lexicon) -> list[Hit]:
-    """Names of two words or more written in katakana or Greek ("コルヴァンヌ・バイオロジクス", "Κορβάν Μπαϊολότζικς"):
-    transliterated, each word's _script_key equal to the name's word for word."""
+    """Names written in another script ("コルヴァンヌ・バイオロジクス", "Κορβάν Μπαϊολότζικς", "ヴェルモーラ",
+    "Ο Ομάρι Θίσλγουντ"): transliterated (anyascii), each word's _script_keys like the name's word for word. A
+    name of one word needs a key of four sounds or more and a spelling like the name's. Greek reads ντ, μπ and γκ
+    as d, b and g, and inside a foreign name also as nt, mp and nk: both readings are tried."""
     from anyascii import anyascii
 
-    text = statement
-    for pair, letter in _GREEK_PAIRS:
-        text = text.replace(pair, letter)
-    for pair, letters in _KANA_PAIRS:
-        text = text.replace(pair, letters)
-    words = re.findall(r"[^\W\d_]+", unicodedata.normalize("NFKC", text.replace("・", " ").replace("·", " ")))
-    keys = [next(iter(_script_keys(anyascii(word)))) if not word.isascii() else None for word in words]
-    # the words as written (the pairs above are replaced inside words, so the words line up)
-    originals = re.findall(r"[^\W\d_]+", unicodedata.normalize("NFKC", statement.replace("・", " ").replace("·", " ")))
-    if len(originals) != len(words):
-        originals = words
+    from vmem.gates.near import similarity
+
+    def words_of(text: str) -> list[str]:
+        return re.findall(r"[^\W\d_]+", unicodedata.normalize("NFKC", text.replace("・", " ").replace("·", " ")))
+
+    originals = words_of(statement)
+    readings: list[list[set[str]]] = [[set() for _ in originals] for _ in range(2)]  # keys, forms per word
+    for initial_only in (False, True):
+        text = statement
+        for pair, letter in _SCRIPT_PAIRS:
+            text = text.replace(pair, letter)
+        for pair, letter in _GREEK_PAIRS:
+            text = re.sub(r"\b" + pair, letter, text) if initial_only else text.replace(pair, letter)
+        for pair, letters in _KANA_PAIRS:
+            text = text.replace(pair, letters)
+        words = words_of(text)
+        if len(words) != len(originals):  # the pairs are replaced inside words, so the words line up
+            continue
+        for n, word in enumerate(words):
+            if not word.isascii():
+                forms = _script_forms(anyascii(word))
+                readings[0][n] |= {_skeleton(form) for form in forms}
+                readings[1][n] |= forms
+    keys, spellings = readings
     hits = []
     for term in lexicon.terms:
         if term.kind not in ("name", "alias", "person"):
             continue
         wanted = [_script_keys(w, name=True) for w in tokens(term.text)]
-        if len(wanted) < 2 or any(len(k) < 2 for keys_of in wanted for k in keys_of):
+        if any(len(k) < 2 for keys_of in wanted for k in keys_of):
+            continue
+        if len(wanted) == 1 and (term.kind == "person" or needs_cue(term) or
+                                 max(len(k) for k in wanted[0]) < _SCRIPT_ONE_WORD):
             continue
         for start in range(len(keys) - len(wanted) + 1):
-            if all(keys[start + k] in wanted[k] for k in range(len(wanted))):
-                hits.append(Hit(term.entity, term.kind, term.text, " ".join(originals[start:start + len(wanted)]),
-                                "transliteration (sound-alike)"))
+            if not all(any(_script_alike(key, wanted[k]) for key in keys[start + k]) for k in range(len(wanted))):
+                continue
+            # one word alone must also be spelt like one of the name's forms: "verumora" is Velmora, "kontororu"
+            # (control) is not Quintara though both are k-n-t-r, nor "kostel" (a church) Kestrel
+            if len(wanted) == 1 and (not keys[start] & wanted[0] or max(
+                    similarity(written, form) for written in spellings[start]
+                    for form in _script_forms(term.squashed, name=True)) < _SCRIPT_SPELLING):
+                continue
+            hits.append(Hit(term.entity, term.kind, term.text, " ".join(originals[start:start + len(wanted)]),
+                            "transliteration (sound-alike)"))
     return hits
 
 
@@ -1802,7 +1884,7 @@ def scan(statement: str, lexicon: Lexicon, _depth: int = 0) -> list[Hit]:
     hits.extend(_identifier_hits(folded, lexicon))
     if not statement.isascii():
         hits.extend(_sound_hits(statement, lexicon))
-        if _KANA.search(statement) or any("\u0370" <= ch <= "\u03ff" for ch in statement):
+        if _foreign_letters(statement):
             hits.extend(_script_name_hits(statement, lexicon))
     lowered = folded.casefold()
     for domain in lexicon.domains:  # the literal first: a pattern is built only for a domain that occurs
