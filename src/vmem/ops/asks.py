@@ -59,6 +59,11 @@ DETAILS = {  # the kind of answer a question asks for: the words that ask it
     "path": re.compile(r"\b(?:which|what) (?:directory|folder|path|bucket|url|endpoint|address|channel|inbox)\b",
                        re.I),
     "column": re.compile(r"\b(?:which|what) (?:column|field|table|timestamp|key|view|model|source)\b", re.I),
+    # a person to reach, not a team that owns it ("who is our named contact"; "who owns the renewal" is answered by
+    # "their procurement office")
+    "contact": re.compile(r"\b(?:named|direct|main|primary|point of) contact\b|\bwho (?:is|are|'s) (?:our|the|their) "
+                          r"(?:\w+ ){0,2}(?:contact|person|representative)s?\b|\b(?:which|what) (?:person|contact)\b",
+                          re.I),
 }
 _ANSWERS = {  # what in a statement answers that kind of detail
     "duration": re.compile(r"\b(?:\d+(?:[.,]\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
@@ -78,6 +83,8 @@ _ANSWERS = {  # what in a statement answers that kind of detail
     "path": re.compile(r"(?:^|\s)/[\w.-]+/|\b[a-z0-9]+://\S+|\b[\w.-]+/[\w.-]+/|#[a-z][\w-]+|\b[\w.+-]+@[\w-]+\.",
                        re.I),
     "column": re.compile(r"`[^`]+`|\b[a-z][a-z0-9]*_[a-z0-9_]+\b|\b[a-z_]+\.[a-z_][a-z0-9_]*\b"),
+    # an address, a handle or a phone number reaches a person (a name alone is what de-identification removes)
+    "contact": re.compile(r"\b[\w.+-]+@[\w-]+\.[\w.]+|(?<![\w@])@[a-z][\w.-]+|\+?\d[\d ()-]{7,}\d", re.I),
 }
 # qualifiers: a specific statistic, segment, region or stage the answer must name (each group: its words)
 QUALIFIERS = (
@@ -147,7 +154,7 @@ _PARTICIPLE = re.compile(r"^(?:[a-z-]{3,}ed|shown|known|kept|set|paid|held|made|
 _DETERMINER = frozenset("the a an our their its this that these those his her my your each every any all some".split())
 _PRONOUN = frozenset("i we you they he she it someone anyone everyone people one".split())
 _PREPOSITION = frozenset("""in on at by for with from to of into onto over under after before between across per
-via during within without about against toward towards than when if once while so""".split())
+via during within without about against toward towards than when if once while so above below beyond""".split())
 # heads that name a kind of answer, not what the question is about ("how is the number of seats counted")
 _GENERIC_HEAD = frozenset("""number count value amount data thing things way kind type part share rate level list set
 total figure result results information info detail details stuff something""".split())
@@ -157,14 +164,26 @@ _SUBJECT_FRAMES = (
     re.compile(rf"^how {_AUX_DO} (?P<np>.+?) be (?P<rest>.+)$"),
     # what discount do X get / which columns are X stored in
     re.compile(rf"^(?:what|which) [a-z0-9_ -]+? (?:{_AUX_DO}|{_AUX_BE}) (?P<np>.+)$"),
+    # who owns X / who approves X: what the question is about is the object
+    re.compile(rf"^who (?!(?:{_AUX_BE}|{_AUX_DO}|has|was|does)\b)[a-z]+s (?P<np>.+)$"),
 )
+# a frequency adjective is part of what a phrase names ("quarterly active users"), not an adverb to drop
+_FREQUENCY = re.compile(r"^(?:hour|dai|week|month|quarter|year|night|annual)ly$")
 
 
 def subject(question: str) -> str | None:
     """The noun phrase a question is about, when its form says so plainly (None otherwise): the subject of
     "how is/are X <participle>", "how should X be <participle>" and "what/which Y do/does X <verb>" or "what/which Y
-    are X <participle>" (pronouns and generic heads such as "the number" do not count). Its last word is the head
-    a hit must name."""
+    are X <participle>", the object of "who <verb>s X" (pronouns and generic heads such as "the number" do not
+    count). Its last word is the head a hit must name."""
+    found = _subject(question)
+    return found[0] if found else None
+
+
+def _subject(question: str) -> tuple[str, bool] | None:
+    """(subject(QUESTION), whether the phrase's bounds are read from its form -- a participle or a preposition
+    after it, the object of "who owns" -- so that every word of it must be named; in "what discount do nonprofits
+    get" its last word is only taken to be the verb, and only its head is checked)."""
     text = " ".join(re.sub(r"[?!.,;:()\"]", " ", question.lower()).split())
     for n, frame in enumerate(_SUBJECT_FRAMES):
         found = frame.match(text)
@@ -189,15 +208,15 @@ def subject(question: str) -> str | None:
             # "what method do we use to forecast ARR": what it is for is what the question is about
             purpose = re.match(r"(?:use|used|need) (?:to|for) ([a-z][a-z-]+)", " ".join(after[1:]))
             word = purpose.group(1) if purpose else None
-            return word if word and word not in _FUNCTION and word not in _GENERIC_HEAD else None
+            return (word, True) if word and word not in _FUNCTION and word not in _GENERIC_HEAD else None
         if n == 2 and not passive:
             if any(w in _DETERMINER for w in phrase[1:]):
                 return None  # "what metric should open a QBR deck": the first word is the verb, no subject
             phrase = phrase[:-1]  # "what discount do nonprofits get": the last word is the verb
-        phrase = [w for w in phrase if w not in _DETERMINER and not w.endswith("ly")]
+        phrase = [w for w in phrase if w not in _DETERMINER and (not w.endswith("ly") or _FREQUENCY.match(w))]
         if not phrase or phrase[0] in _PRONOUN or phrase[-1] in _GENERIC_HEAD or phrase[-1] in _FUNCTION:
             return None
-        return " ".join(phrase)
+        return " ".join(phrase), bool(passive) or n == 3
     return None
 
 
@@ -206,25 +225,41 @@ def _acronyms(text: str) -> set[str]:
     return {a.lower() for a in re.findall(r"\b[A-Z]{2,6}s?\b", text)}
 
 
-def names(phrase: str, texts: list[str]) -> bool:
-    """Whether any of TEXTS names the noun phrase PHRASE's head: the word itself (a plural, a possessive or a
-    form sharing its first five letters: "refund" and "refunded", "dedupe" and "deduplicate"), or an acronym made
-    of the phrase's initials ("annual recurring revenue" and ARR, "weekly active users" and WAU)."""
+def names(phrase: str, texts: list[str], whole: bool = False) -> bool:
+    """Whether one of TEXTS names the noun phrase PHRASE: its head (WHOLE: and each word that narrows it), each as
+    the word itself (a plural, a possessive or a form sharing its first five letters: "refund" and "refunded",
+    "dedupe" and "deduplicate") or inside an acronym made of the phrase's initials ("annual recurring revenue" and
+    ARR, "weekly active users" and WAU). A segment, region or channel word ("enterprise customers") is left to the
+    qualifier check: another segment's answer is a partial one, not an answer to something else."""
     parts = [w for w in re.findall(r"[a-z0-9_]+", phrase.lower()) if w not in _DETERMINER]
     if not parts:
         return True
-    head = next(iter(words(parts[-1])), parts[-1])
     for text in texts:
         found = words(text)
-        # five letters meet "dedupe" and "deduplicate", "refund" and "refunded"; a short head must be the word
-        if head in found or (len(head) >= 5 and head[:5] in {w[:5] for w in found}):
-            return True
+        spelled: set[int] = set()  # the phrase's words an acronym of the text stands for
         for acronym in _acronyms(text):
             acronym = acronym.rstrip("s") if len(acronym) > 2 else acronym
             for start in range(len(parts)):
-                if "".join(w[0] for w in parts[start:]) == acronym or acronym == parts[-1]:
-                    return True
+                for end in range(start + 1, len(parts) + 1):
+                    if ("".join(w[0] for w in parts[start:end]) == acronym and end - start > 1) or (
+                            end - start == 1 and acronym == parts[start]):
+                        spelled.update(range(start, end))
+
+        def named(n: int) -> bool:
+            word = next(iter(words(parts[n])), None)
+            if word is None or n in spelled:
+                return True  # a function word says nothing; a word an acronym stands for is named
+            # five letters meet "dedupe" and "deduplicate", "refund" and "refunded"; a short word must be the word
+            return word in found or (len(word) >= 5 and word[:5] in {w[:5] for w in found})
+
+        # the head and every word that narrows it ("quarterly active users" is not answered by weekly ones)
+        checked = [n for n in range(len(parts)) if n == len(parts) - 1 or (whole and not _QUALIFIER_WORD.match(parts[n]))]
+        if all(named(n) for n in checked):
+            return True
     return False
+
+
+_QUALIFIER_WORD = re.compile(rf"^(?:{'|'.join(words for _, words in QUALIFIERS)})$", re.I)
 
 
 def customers(question: str, entity_names: list[str]) -> list[str]:
@@ -233,9 +268,10 @@ def customers(question: str, entity_names: list[str]) -> list[str]:
     English ("global" of entity:global-retail) names the customer only as a proper noun: capitalised, and not as
     the question's first word; a word English does not have names it however it is typed ("corvane")."""
     out = []
+    lowered = question.lower()
     for name in entity_names:
         first = name.split("-")[0]
-        if len(first) < 4:
+        if len(first) < 4 or first.lower() not in lowered:  # (a substring test first: stores have many customers)
             continue
         for found in re.finditer(rf"(?<![\w-]){re.escape(first)}(?![\w-])", question, re.I):
             word, before = found.group(), question[:found.start()].rstrip()
@@ -291,9 +327,9 @@ def near_miss(question: str, hits: list[dict], entity_names: list[str] = ()) -> 
         if not any(h.get("scope") == f"entity:{name}" or re.search(rf"(?<![\w-]){re.escape(first)}(?![\w-])", t, re.I)
                    for h, t in zip(hits, texts)):
             out.append(f"{first.capitalize()} (nothing live in this scope is about it)")
-    about = subject(question)
+    about, whole = _subject(question) or (None, False)
     codes = {code.lower() for code in _CODE.findall(question)}  # a code is checked as one (CSAT, P4)
-    if about and about.split()[-1] not in codes and not names(about, texts):
+    if about and about.split()[-1] not in codes and not names(about, texts, whole):
         out.append(f"{about} (nothing live names it)")
     return out
 
@@ -354,9 +390,9 @@ def assess(question: str, hits: list[dict], entity_names: list[str] = ()) -> tup
         for detail in asked.details:
             if not any(_answers(detail, t, question) for t in on_part):
                 missing.append(_DETAIL_MISSING[detail])
-        for phrase, modifiers in _asked_phrases(part):  # "which FX rate table": a table of FX rates
-            if not any(_loose_words(t) and _stems(modifiers) & _stems(_loose_words(t)) for t in on_part):
-                missing.append(f"the {phrase} asked for (nothing live names {' '.join(sorted(modifiers))})")
+        for phrase, narrowing, modifiers in _asked_phrases(part):  # "which FX rate table": a table of FX rates
+            if not any(_stems(modifiers) & _stems(_loose_words(t)) for t in on_part):
+                missing.append(f"the {phrase} asked for (nothing live names {narrowing})")
         for name, found_words in _qualifiers_open(part, asked.qualifiers, on_part):
             missing.append(f"the {name} asked for ({', '.join(found_words)}) is not stated")
     missing = list(dict.fromkeys(missing))
@@ -370,7 +406,8 @@ def assess(question: str, hits: list[dict], entity_names: list[str] = ()) -> tup
 _DETAIL_MISSING = {"duration": "how long (no duration stated)", "amount": "the number (none stated)",
                    "date": "when (no date or day stated)", "clock": "the time of day (none stated)",
                    "path": "where (no path, address or location named)", "zone": "the time zone (none named)",
-                   "column": "which column or table (none named)"}
+                   "column": "which column or table (none named)",
+                   "contact": "who to contact (no address, handle or number named)"}
 
 
 def _counted(first: str, second: str) -> str | None:
@@ -405,14 +442,15 @@ _ASKED_PHRASE = re.compile(r"\b(?:what|which) ((?:[a-z0-9][a-z0-9_-]* ){1,2})(ta
 _TABLE_NOUNS = frozenset("table column field".split())
 
 
-def _asked_phrases(part: str) -> list[tuple[str, set[str]]]:
-    """The asked-for phrases of PART with their narrowing words ("which FX rate table" -> {fx, rate}); a phrase
-    whose words are all function words ("what is the rate") narrows nothing and is left out."""
+def _asked_phrases(part: str) -> list[tuple[str, str, set[str]]]:
+    """The asked-for phrases of PART, the words that narrow each and their content words ("which FX rate table" ->
+    ("FX rate table", "FX rate", {fx, rate})); a phrase narrowed only by function words ("what is the rate") is
+    left out."""
     out = []
     for found in _ASKED_PHRASE.finditer(part):
         modifiers = words(found.group(1))
         if modifiers:
-            out.append((f"{found.group(1)}{found.group(2)}".lower(), modifiers))
+            out.append((f"{found.group(1)}{found.group(2)}", found.group(1).strip(), modifiers))
     return out
 
 

@@ -40,6 +40,10 @@ PARTIAL_COSINE = 0.55
 COVERED_TERMS = 0.4
 PARTIAL_TERMS = 1.01  # off: the tune split found no term share that separates partial from uncovered
 COVERED_CONFIDENCE = 0.30
+# a hit this close that holds this share of the question's topic words is on its subject: whether it answers is
+# then read from what the question asks (ops/asks.assess), not from similarity alone
+ASKED_COSINE = 0.40
+ASKED_TERMS = 0.4
 RELATED_COSINE = 0.45  # a live hit this close is related to the question (pending.MATCH_COSINE's bar)
 STALE_LOOKED_AT = 5  # the closest no-longer-live items looked at for "we used to know"
 ASK_HITS = 3  # the live hits a covered answer rests on: what the question asks is looked for in them
@@ -284,8 +288,10 @@ def _used_to_know(index, qv, who: Scope, now: float, result: dict, historical: b
                                 "cosine": round(value, 4)})
     if result["stale"]:
         first = result["stale"][0]
+        said = result.get("coverage_reason") if result.get("missing") else None  # what the asks found open stays said
         result["coverage_reason"] = (f"the answer the store had is not live: {first['id']} ({first['why']})"
-                                     + (f"; {len(result['stale']) - 1} more" if len(result["stale"]) > 1 else ""))
+                                     + (f"; {len(result['stale']) - 1} more" if len(result["stale"]) > 1 else "")
+                                     + (f"; {said}" if said else ""))
         related = any(r["cosine"] >= RELATED_COSINE or r.get("terms", 0.0) >= COVERED_TERMS
                       for r in result["results"] if not r.get("stale"))
         if (result["coverage"] == "uncovered" and related) or (historical and result["coverage"] == "covered"):
@@ -313,6 +319,12 @@ def _fuse(items: dict, vector_rank: list[str], lexical: list[tuple[str, float]],
     shortlist = [i for n, i in enumerate(ranked) if n < EXACT_AMONG or relevance[i] >= floor
                  or cosine_of.get(i, 0.0) >= 0.8]
     words = _words(query)
+    # a customer's name says where the question is asked about, not what: it is no topic word ("who owns the renewal
+    # at Ashgrove" shares no topic with a claim on Ashgrove's fiscal year)
+    from vmem.ops.asks import customers
+
+    named = {w for name in customers(query, entity_names) for w in name.split("-")}
+    topic = [w for w in words if w not in named]
     scored = []
     for n, item_id in enumerate(shortlist):
         item = items[item_id]
@@ -328,7 +340,7 @@ def _fuse(items: dict, vector_rank: list[str], lexical: list[tuple[str, float]],
         row = {"id": item_id, "kind": item["kind"], "title": item.get("title"), "statement": item["statement"],
                "scope": item.get("scope") or "org", "status": item["status"], "score": round(score, 5),
                "confidence": conf, "cosine": round(cosine_of.get(item_id, 0.0), 4),
-               "lexical": round(lex.get(item_id, 0.0), 4), "terms": round(_term_share(words, item), 4)}
+               "lexical": round(lex.get(item_id, 0.0), 4), "terms": round(_term_share(topic, item), 4)}
         if exact:
             row["exact"] = True
         if item["kind"] == "knowledge":
@@ -387,13 +399,16 @@ def _near_exact(words: list[str], item: dict) -> bool:
 
 
 def _term_share(words: list[str], item: dict) -> float:
-    """The share of the query's content words that the item's title, statement or categories contain."""
-    content = {w for w in words if w not in _STOP}
+    """The share of the query's content words that the item's title, statement or categories contain (as the word or
+    a form of it)."""
+    content = {w for w in words if w not in _STOP and (len(w) > 1 or w.isdigit())}  # (a possessive's s is none)
     if not content:
         return 0.0
     text = set(_words(" ".join(filter(None, [item.get("title"), item["statement"],
                                              " ".join(item.get("categories") or [])]))))
-    return len(content & text) / len(content)
+    # a word counts when the text holds a form of it sharing its first six letters ("deduplicating", "deduplicate")
+    stems = {w[:6] for w in text if len(w) >= 6}
+    return sum(w in text or (len(w) >= 6 and w[:6] in stems) for w in content) / len(content)
 
 
 def classify(results: list[dict]) -> str:
@@ -412,6 +427,8 @@ def classify(results: list[dict]) -> str:
                                                   and best.get("terms", 0.0) >= COVERED_TERMS)
     if strong and confident:
         return "covered"
+    if confident and best["cosine"] >= ASKED_COSINE and best.get("terms", 0.0) >= ASKED_TERMS:
+        return "covered"  # on the subject by its words: the asks decide (_fuse)
     if strong or best["cosine"] >= PARTIAL_COSINE or best.get("terms", 0.0) >= PARTIAL_TERMS:
         return "partial"
     return "uncovered"
