@@ -261,6 +261,37 @@ def test_a_cached_bundle_lasts_until_something_it_serves_ends_or_something_new_s
     assert _valid_until([{"id": "s1", "expires_at": "2001-01-01T00:00:00Z"}], {"s1"}, now) == now + BUNDLE_TTL_S
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["expires_at", "valid_to", "valid_from"]),
+                          st.one_of(st.integers(-3, 3), st.integers(3596, 3603), st.integers(-4000, 8000)),
+                          st.booleans(), st.booleans()), max_size=12),
+       st.floats(0, 1, exclude_max=True))
+def test_the_text_shortcut_of_the_horizon_keeps_every_stamp_the_exact_reading_would(stamps, fraction):
+    """_valid_until compares vmem's canonical stamps as text and reads only the nearest as a time; the answer is
+    the one reading every stamp as a time gives, for any mix of canonical and hand-written stamps near the
+    bounds (a fractional now, stamps a second either side of now and of the horizon)."""
+    from datetime import datetime, timedelta, timezone
+
+    from vmem.ops.sync import BUNDLE_TTL_S, _valid_until
+
+    now = 1_900_000_000.0 + fraction
+    items, served = [], set()
+    for n, (key, offset, canonical, is_served) in enumerate(stamps):
+        moment = datetime.fromtimestamp(int(now) + offset, timezone.utc)
+        stamp = model.format_ts(moment) if canonical else (moment + timedelta(milliseconds=250)).isoformat()
+        items.append({"id": f"i{n}", key: stamp})
+        if is_served:
+            served.add(f"i{n}")
+    exact = now + BUNDLE_TTL_S
+    for item in items:
+        for key in ("expires_at", "valid_to", "valid_from") if item["id"] in served else ("valid_from",):
+            if item.get(key):
+                moment = model.parse_ts(item[key]).timestamp()
+                if now < moment < exact:
+                    exact = moment
+    assert _valid_until(items, served, now) == exact
+
+
 def test_the_horizon_comes_from_what_the_packed_bundle_serves():
     """pack() and _valid_until together, as sync runs them: a candidate too big for the budget expiring in two
     minutes does not shorten the bundle's life; the served rule's end does; and the bundle is repacked no later

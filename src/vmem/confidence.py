@@ -59,7 +59,8 @@ def age_days(item: dict, at: datetime | None = None) -> float:
     return _age_days(reference_time(item), at or datetime.now(timezone.utc))
 
 
-def effective_confidence(item: dict, at: datetime | None = None) -> float:
+def effective_confidence(item: dict, at: datetime | None = None, age: float | None = None) -> float:
+    """AGE: age_days(item, at) when the caller has it already."""
     at = at or datetime.now(timezone.utc)
     c = float(item.get("confidence") or 0.5)
     verifications = item.get("verifications") or []
@@ -79,7 +80,7 @@ def effective_confidence(item: dict, at: datetime | None = None) -> float:
             # SPEC 9: a correction is a 0.90 base for the *corrected* statement (proposed as its revision), and
             # evidence against this one: it loses the confirmation bonus and the verified floor, and halves
             c *= CORRECTED_FACTOR
-    c *= 0.5 ** (age_days(item, at) / DAYS_PER_MONTH / HALF_LIFE_MONTHS)
+    c *= 0.5 ** ((age_days(item, at) if age is None else age) / DAYS_PER_MONTH / HALF_LIFE_MONTHS)
     if item["status"] == "mandatory":
         c = max(c, 0.50)
     if verifications and not corrected:
@@ -106,7 +107,9 @@ def is_expired(item: dict, at: datetime | None = None) -> bool:
 
 def bundle_rank(item: dict, at: datetime | None = None) -> float:
     """What sync packs first: confidence x max(0, 1 - age_days / 365)."""
-    return effective_confidence(item, at) * max(0.0, 1 - age_days(item, at) / 365)
+    at = at or datetime.now(timezone.utc)
+    age = age_days(item, at)
+    return effective_confidence(item, at, age) * max(0.0, 1 - age / 365)
 
 
 def is_live(item: dict, at: datetime | None = None) -> bool:

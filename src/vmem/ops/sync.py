@@ -59,16 +59,26 @@ def _valid_until(items: list[dict], served: set[str], now: float) -> float:
     the ranking and the count of what did not fit may get. The end of a candidate that is not served changes
     nothing served: at 1M items (~500k candidates) such a moment came every few seconds, each one costing the
     next pre-session sync a full reload of the candidates (~10 s)."""
+    from datetime import datetime, timezone
+
     from vmem.model import parse_ts
 
+    def canonical(moment: float) -> str:
+        return datetime.fromtimestamp(moment, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
     horizon = now + BUNDLE_TTL_S
+    # vmem's own stamps (whole seconds, "Z") compare as text: only the nearest is read as a time. The bounds are
+    # widened to whole seconds, so the text test keeps every stamp the exact one would; that one decides.
+    low, high = canonical(now - 1), canonical(horizon + 1)
     for item in items:
         for key in _ENDS_AND_START if item["id"] in served else _START:
             stamp = item.get(key)
-            if stamp:
-                moment = parse_ts(stamp).timestamp()
-                if now < moment < horizon:
-                    horizon = moment
+            if not stamp or (len(stamp) == 20 and stamp[19] == "Z" and not low <= stamp <= high):
+                continue
+            moment = parse_ts(stamp).timestamp()
+            if now < moment < horizon:
+                horizon = moment
+                high = canonical(horizon + 1)
     return horizon
 
 
