@@ -21,10 +21,11 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Callable
+from unittest import mock
 
 import pytest
 from conftest import REVIEWER
@@ -355,10 +356,13 @@ def _(c):
 
 
 def _two_learnings(c: Ctx) -> tuple[str, str]:
-    """Two open learnings of one category (a merge suggestion's two sides)."""
-    first = c.vmem.json("propose", "Enterprise buyers want audit exports before security review.", "--from",
-                        "corvane", "-c", "segment:enterprise")["data"]["item"]["id"]
-    time.sleep(1.05)  # first seen a second apart: the older one survives a merge (a tie would go by random id)
+    """Two open learnings of one category (a merge suggestion's two sides), the first seen two seconds before the
+    second: the older one survives a merge (a tie would go by random id). The set-up runs in-process, so its
+    clock is set back for the first proposal instead of sleeping for one-second timestamps to differ."""
+    earlier = model.format_ts(datetime.now(timezone.utc) - timedelta(seconds=2))
+    with mock.patch.object(model, "now", lambda: earlier):
+        first = c.vmem.json("propose", "Enterprise buyers want audit exports before security review.", "--from",
+                            "corvane", "-c", "segment:enterprise")["data"]["item"]["id"]
     second = c.vmem.json("propose", "Large customers ask for exported audit logs ahead of the security review.",
                          "--from", "meridale", "-c", "segment:enterprise", who=BOB)["data"]["item"]["id"]
     return first, second
