@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import Callable
+from collections.abc import Callable
 
 from vmem.errors import UsageError
 from vmem.targets.text import MARKER, id_tag, one_line
