@@ -104,3 +104,21 @@ def test_ordinary_text_decodes_to_nothing_identifying(words):
     statement = " ".join(words)
     assert check_statement(statement, lexicon).passed
     assert all(decoding != "rot13" for decoding, _ in decodings(statement))
+
+
+COMMON_WORDS = ["Summit", "Ridge", "Harbor", "Lane", "North", "Valley", "Cedar", "River", "Union", "Point"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(words=st.lists(st.sampled_from(COMMON_WORDS), min_size=2, max_size=2, unique=True),
+       tail=st.sampled_from(["Credit Union", "Health", "Logistics Group"]), hexed=st.booleans())
+def test_a_run_that_decodes_to_a_name_of_common_words_and_nothing_else_is_the_name(words, tail, hexed):
+    # "Summit Ridge" written plainly needs a cue; hidden in base64 or hex it has one: someone hid it
+    name = " ".join(words)
+    lexicon = build_lexicon([{"id": "c1", "name": f"{name} {tail}"}])
+    raw = name.encode()
+    run = raw.hex() if hexed else base64.b64encode(raw).decode().rstrip("=")
+    result = check_statement(f"Account {run} complained about session timeouts.", lexicon)
+    assert any(h.rule.endswith("the whole run") for h in result.hits), (run, result.hits)
+    decoded_in_a_sentence = base64.b64encode(f"the {name.lower()} trail was muddy".encode()).decode()
+    assert check_statement(f"Log line {decoded_in_a_sentence} was kept.", lexicon).passed

@@ -1493,7 +1493,8 @@ _KNOWN_ZIPF = 2.0
 def _caps_runs(words: list[Word]) -> list[tuple[int, int, str, bool]]:
     """(start, end, letters, joined) for each run of capital letters that may be an initialism: one all-capital
     word of two to six letters ("NOS"), or single capitals apart by dots, spaces, "&", "-" or "and" ("N.O.S.",
-    "N O S", "H&Q", "H and Q"); joined: an "&" or "and" stands between letters, as in a firm's name."""
+    "N O S", "H&Q", "H and Q"), a chunk of two or three after an "&" ("H&QI"); joined: an "&" or "and" stands
+    between letters, as in a firm's name."""
     runs = []
     n = 0
     while n < len(words):
@@ -1508,6 +1509,10 @@ def _caps_runs(words: list[Word]) -> list[tuple[int, int, str, bool]]:
                 nxt = words[end].text
                 if len(nxt) == 1 and nxt.isupper() and nxt.isalpha():
                     joined = joined or words[end - 1].gap == "&"
+                    letters.append(nxt)
+                    end += 1
+                elif words[end - 1].gap == "&" and 2 <= len(nxt) <= 3 and nxt.isupper() and nxt.isalpha():
+                    joined = True  # a chunk of capitals after "&": "H&QI", "S&PGR"
                     letters.append(nxt)
                     end += 1
                 elif nxt.casefold() == "and" and end + 1 < len(words) and len(words[end + 1].text) == 1 \
@@ -1526,8 +1531,8 @@ def _caps_runs(words: list[Word]) -> list[tuple[int, int, str, bool]]:
 
 def _person_cue(words: list[Word], start: int, end: int) -> bool:
     """Whether words[start:end] stand as a person: a cue before ("per DW", "cc DW", "from DW", "thanks, DW"), a
-    reporting verb after ("DW said"), in parentheses, or signed at the end after a dash ("- DW"); never when a
-    surname follows (the initials of "C. R. Gregory" are Gregory's)."""
+    reporting verb after ("DW said"), in parentheses, their team after ("J.E. from dispatch"), or signed at the
+    end after a dash ("- DW"); never when a surname follows (the initials of "C. R. Gregory" are Gregory's)."""
     if end < len(words) and not words[end].boundary and words[end].text[:1].isupper() and \
             not words[end - 1].gap.strip(".") and words[end].text.casefold() not in _PERSON_AFTER:
         return False
@@ -1538,6 +1543,14 @@ def _person_cue(words: list[Word], start: int, end: int) -> bool:
         return True
     if gap_before[-1:] == "(" and words[end - 1].gap[:1] == ")":
         return True
+    # with their team or place, as a first name has ("J.E. from dispatch", "DW in procurement"), unless the
+    # letters are an acronym English uses ("IT in the hospital")
+    letters = "".join(w.text for w in words[start:end])
+    if after in _ROLE_AFTER and end + 1 < len(words) and words[end + 1].text[:1].islower() and \
+            letters.upper() not in COMMON_ACRONYMS:
+        from vmem.gates.near import zipf
+
+        return zipf(letters) < _ACRONYM_ZIPF
     # signed at the end: "- DW", "~DW"; not the last of a list of codes ("Sioux City, IA - SD")
     return end == len(words) and start > 0 and gap_before[-1:] in _BYLINE and not (
         words[start - 1].text.isupper() and len(words[start - 1].text) <= 3)
@@ -1558,9 +1571,9 @@ def _initialism_stands(words: list[Word], start: int, end: int, letters: str, jo
         return False
     from vmem.gates.near import zipf
 
-    # two letters joined by "&" are common English whatever they are ("hq", "rt"): only a longer acronym is
-    # compared with how common it is
-    if len(letters) >= 3 and zipf(letters) >= _ACRONYM_ZIPF or _defined(words, start, end, letters):
+    # letters joined by "&" are no English word whatever they spell ("hq", "S&KI" is not "ski"): only an acronym
+    # written as one word is compared with how common it is
+    if not joined and len(letters) >= 3 and zipf(letters) >= _ACRONYM_ZIPF or _defined(words, start, end, letters):
         return False
     following = [w.text.casefold() for w in words[end:end + 2] if not w.boundary]
     if any(_stem(w) in _ORG_PEOPLE for w in following[:2]):
@@ -1678,6 +1691,13 @@ def _derived_hits(words: list[Word], folded: str, lexicon: Lexicon) -> list[Hit]
                     if not common(candidate) and not common(low):
                         hits.append(Hit(term.entity, term.kind, term.text, word.text, f"affixed form (-{affix})"))
     hits += _abbreviated_names(words, lexicon)
+    # a handle written with a dot or an underscore, without the @: "omari.t", "d.whitcombe", "dana_w"
+    for match in re.finditer(r"(?<![\w.@+-])([A-Za-z]+(?:[._][A-Za-z]+)+)(?![\w@]|\.\w)", folded):
+        parts = re.split(r"[._]", match.group(1).casefold())
+        if len(parts) > 3 or max(map(len, parts)) < 2:
+            continue
+        for term in derived.handles.get("".join(parts), ()):
+            hits.append(Hit(term.entity, "person", term.text, match.group(0), "handle"))
     for match in re.finditer(r"(?<![\w.+-])@([A-Za-z][\w.-]{1,30})", folded):
         handle = match.group(1).casefold()
         parts = [p for p in re.split(r"[._-]", handle) if p]
@@ -1951,12 +1971,27 @@ def scan(statement: str, lexicon: Lexicon, _depth: int = 0) -> list[Hit]:
         for decoding, decoded in decodings(statement):
             for hit in scan(decoded, lexicon, _depth + 1):
                 hits.append(hit._replace(rule=decoding + ("" if hit.rule == "exact" else f", {hit.rule}")))
+            if decoding in ("base64", "hex"):
+                hits.extend(hit._replace(rule=f"{decoding}, the whole run") for hit in _whole_name(decoded, lexicon))
         if _depth == 0:
             hits.extend(_rot13_hits(folded, lexicon, by_squash, max_words))
     unique: dict[tuple[str, str, str], Hit] = {}
     for hit in hits:
         unique.setdefault((hit.entity, hit.kind, hit.term), hit)
     return list(unique.values())
+
+
+def _whole_name(decoded: str, lexicon: Lexicon) -> list[Hit]:
+    """A base64 or hex run that decodes to a name and nothing else: someone hid it, which is the cue a name made
+    of common words needs ("U3VtbWl0IFJpZGdl" is "Summit Ridge", the first words of Summit Ridge Credit Union)."""
+    key = "".join(tokens(decoded))
+    if len(key) < 4:
+        return []
+    derived = lexicon.derived()
+    term = lexicon.lookup()[0].get(_squash(tokens(decoded)))
+    found = ([term] if term is not None and term.kind in ("name", "alias", "person") else []) + \
+        list(derived.prefixes.get(key, ())) + list(derived.heads.get(key, ())) + list(lexicon.person_parts.get(key, ()))
+    return [Hit(t.entity, t.kind, t.text, decoded.strip()) for t in found]
 
 
 def _rot13_hits(folded: str, lexicon: Lexicon, by_squash: dict[str, Term], max_words: int) -> list[Hit]:
