@@ -69,26 +69,33 @@ def build_three(store) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def built() -> dict:
-    """The store build_three makes, made once per module (four CLI calls, three seconds asleep) by the first test
-    that asks for it, in that test's isolated environment; each test then works on its own copy."""
-    return {}
+def built(tmp_path_factory) -> dict:
+    """Where build_three's store lives while a test uses it (one path for the module, so the caches vmem keeps
+    per store path carry over), its pristine copy and the cache directory its build warmed."""
+    base = tmp_path_factory.mktemp("three")
+    return {"live": base / "seeded", "pristine": base / "pristine", "cache": base / "cache"}
 
 
 @pytest.fixture
-def three(built, tmp_path, tmp_path_factory, monkeypatch):
-    """A copy of the store build_three made (own path, cold per-store caches; it may be changed freely), selected
-    through VMEM_STORE like the seeded store it was made from."""
+def three(built, monkeypatch):
+    """build_three's store as it left it -- at the same path, with its caches as warm -- restored for each test,
+    which may change it: the four CLI calls and three seconds asleep are paid once per module, by the first test
+    that asks, in that test's isolated environment."""
     monkeypatch.setenv("VMEM_KNOWLEDGE_AUTO_MERGE", "1")
-    if not built:
-        template = tmp_path_factory.mktemp("three") / "seeded"
-        template.mkdir()
-        built["ids"] = build_three(seed_store(template, ALICE_ID, [REVIEWER[1]], anchored=False))
-        built["root"] = template
-    path = tmp_path / "seeded"
-    shutil.copytree(built["root"], path, symlinks=True)
-    monkeypatch.setenv("VMEM_STORE", str(path))
-    return Store.open(path), list(built["ids"])
+    live, pristine, cache = built["live"], built["pristine"], built["cache"]
+    shutil.rmtree(live, ignore_errors=True)
+    if "ids" not in built:
+        shutil.rmtree(cache, ignore_errors=True)
+        live.mkdir()
+        with monkeypatch.context() as building:
+            building.setenv("XDG_CACHE_HOME", str(cache))
+            built["ids"] = build_three(seed_store(live, ALICE_ID, [REVIEWER[1]], anchored=False))
+        shutil.copytree(live, pristine, symlinks=True)
+    else:
+        shutil.copytree(pristine, live, symlinks=True)
+    shutil.copytree(cache, os.environ["XDG_CACHE_HOME"], symlinks=True, dirs_exist_ok=True)
+    monkeypatch.setenv("VMEM_STORE", str(live))
+    return Store.open(live), list(built["ids"])
 
 
 def test_consolidation_suggests_reworded_learnings_and_the_card_and_report_show_them(three, tmp_path):
