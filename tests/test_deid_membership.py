@@ -70,3 +70,16 @@ def test_other_ways_of_saying_the_only_one():
     for statement in ["A single insurer asked for audit trails.", "Only one rule applies to aerospace deals.",
                       "Among our retail customers, only one asked for on-prem."]:
         assert check_statement(statement, lexicon).passed, statement
+
+
+@settings(max_examples=60, deadline=None)
+@given(industry=st.sampled_from(["hospital_group", "insurance", "retail"]),
+       country=st.sampled_from(["the US", "the USA", "the United States", "Canada"]), also_emea=st.booleans())
+def test_the_one_customer_of_a_kind_we_serve_in_a_named_country(industry, country, also_emea):
+    pairs = [(industry, "north_america"), ("aerospace", "north_america")] + ([(industry, "emea")] if also_emea else [])
+    noun = {"hospital_group": "hospital system", "insurance": "insurer", "retail": "retailer"}[industry]
+    statement = f"The one {noun} we serve in {country} asked for SSO for contractors."
+    result = check_statement(statement, customers(pairs))
+    assert not result.passed, statement
+    assert check_statement(f"The one {noun} we serve in {country} asked for SSO.", customers(
+        pairs + [(industry, "north_america")])).passed  # two of that kind there: nobody in particular

@@ -138,3 +138,42 @@ def test_a_count_with_a_synonym_of_its_unit_is_the_count():
     lex = lexicon("375 stores")
     assert not check_statement("Chains with 375 shops want per-store pricing.", lex).passed  # WordNet: shop, store
     assert check_statement("A 375-page hardware manual came with the scanners.", lex).passed
+
+
+@settings(max_examples=80, deadline=None)
+@given(amount=amounts, years=st.integers(2, 5), word=st.booleans(), lead=st.sampled_from(["over", "across", "for"]))
+def test_a_total_over_several_years_of_an_annual_amount_pins_it(amount, years, word, lead):
+    lex = lexicon(f"${amount:,} annual contract")
+    n = ["two", "three", "four", "five"][years - 2] if word else str(years)
+    statement = f"The renewal math came to ${amount * years / 1e6:.3f}M {lead} {n} years."
+    assert not check_statement(statement, lex).passed, statement
+    other = f"The renewal math came to ${amount * (years + 0.5) / 1e6:.3f}M {lead} {n} years."
+    assert check_statement(other, lex).passed, other
+
+
+@settings(max_examples=60, deadline=None)
+@given(count=st.integers(100, 9_000).map(lambda n: n * 2), unit=st.sampled_from(["seats", "beds", "stores"]))
+def test_a_count_as_one_part_then_the_same_again_pins_it(count, unit):
+    lex = lexicon(f"{count:,} {unit}")
+    statement = f"The plan was a {count // 2:,}-{unit[:-1]} first wave, then the same again."
+    assert not check_statement(statement, lex).passed, statement
+
+
+@settings(max_examples=100, deadline=None)
+@given(day=days, form=st.sampled_from(["cjk", "korean", "first of year", "last of year"]))
+def test_a_restricted_date_in_cjk_form_or_as_a_weekday_of_its_year(day, form):
+    if form == "first of year":
+        day = date(day.year, 1, 1) + timedelta(days=day.weekday() - date(day.year, 1, 1).weekday() + 7) \
+            if day.weekday() < date(day.year, 1, 1).weekday() else \
+            date(day.year, 1, 1) + timedelta(days=day.weekday() - date(day.year, 1, 1).weekday())
+    if form == "last of year":
+        day = date(day.year, 12, 31) - timedelta(days=(date(day.year, 12, 31).weekday() - day.weekday()) % 7)
+    lex = lexicon(f"{day.isoformat()} go-live")
+    statement = {"cjk": f"Go-live: {day.year}年{day.month}月{day.day}日.",
+                 "korean": f"Go-live: {day.year}년 {day.month}월 {day.day}일.",
+                 "first of year": f"The first {day:%A} of {day.year} was launch day.",
+                 "last of year": f"The last {day:%A} of {day.year} was launch day."}[form]
+    assert not check_statement(statement, lex).passed, statement
+    other = day + timedelta(days=7)
+    if other.year == day.year:
+        assert check_statement(f"Go-live: {other.year}年{other.month}月{other.day}日.", lex).passed

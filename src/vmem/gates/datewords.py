@@ -2,9 +2,10 @@
 
 ISO week dates (2026-W34-2) and weeks (2026-W34, "ISO week 34 of 2026": every day of it), day of the year ("day
 230 of 2026"), Roman-numeral months (18.VIII.2026), the nth weekday of a month ("the third Tuesday of August
-2026"), holidays and days relative to them ("the Monday after Halloween 2026", "Cyber Monday 2026", "two days
-before Christmas 2026") and dates in other languages (dateparser, loaded only for a date-like phrase whose year
-is one the caller asks about). A year must be written: "the Monday after Easter" pins nothing.
+2026") or of a year ("the first Tuesday of 2027"), Chinese, Japanese and Korean dates (2026年8月18日), holidays
+and days relative to them ("the Monday after Halloween 2026", "Cyber Monday 2026", "two days before Christmas
+2026") and dates in other languages (dateparser, loaded only for a date-like phrase whose year is one the caller
+asks about). A year must be written: "the Monday after Easter" pins nothing.
 """
 
 from __future__ import annotations
@@ -95,6 +96,11 @@ _NTH_WEEKDAY = lazy(r"\b(?:the\s+)?(?P<n>first|second|third|fourth|fifth|last|1s
                     rf"(?P<wd>{'|'.join(_WEEKDAYS)})\s+(?:of|in)\s+(?P<m>{'|'.join(_MONTH_NAMES)}),?\s+"
                     r"(?P<y>\d{4})\b",
                     re.I)
+# the nth weekday of a year: "the first Tuesday of 2027", "the last Friday in 2026"
+_NTH_WEEKDAY_OF_YEAR = lazy(r"\b(?:the\s+)?(?P<n>first|second|third|last|1st|2nd|3rd)\s+"
+                            rf"(?P<wd>{'|'.join(_WEEKDAYS)})\s+(?:of|in)\s+(?P<y>\d{{4}})\b", re.I)
+# Chinese, Japanese and Korean dates: 2026年8月18日, 2026년 8월 18일
+_CJK_DATE = lazy(r"(?P<y>\d{4})\s*[年년]\s*(?P<m>\d{1,2})\s*[月월]\s*(?P<d>\d{1,2})\s*[日일号]?")
 _ISO_WEEK = lazy(r"\b(?P<y>\d{4})-?W(?P<w>\d{2})(?:-?(?P<d>[1-7]))?\b")
 _WEEK_OF = lazy(r"\b(?:iso\s+|calendar\s+)?(?:week|wk|kw|kalenderwoche|semaine|semana|settimana)\s*(?:no\.?\s*)?"
                 r"(?P<w>\d{1,2})\s*(?:of|in|,|/)?\s*(?P<y>\d{4})\b", re.I)
@@ -156,6 +162,13 @@ def dates_in_words(text: str, years: set[int]) -> dict[date, str]:
     for m in _NTH_WEEKDAY.finditer(text):
         put(_safe(_nth_weekday, int(m.group("y")), _MONTH_NAMES.index(m.group("m").casefold()) + 1,
                   _WEEKDAYS.index(m.group("wd").casefold()), _ORDINALS[m.group("n").casefold()]), "nth weekday")
+    for m in _NTH_WEEKDAY_OF_YEAR.finditer(text):
+        n, year = _ORDINALS[m.group("n").casefold()], int(m.group("y"))
+        weekday = _WEEKDAYS.index(m.group("wd").casefold())
+        put(_safe(_nth_weekday, year, 12, weekday, -1) if n == -1 else _safe(_nth_weekday, year, 1, weekday, n),
+            "nth weekday of the year")
+    for m in _CJK_DATE.finditer(text):
+        put(_safe(date, int(m.group("y")), int(m.group("m")), int(m.group("d"))), "date in CJK form")
     for m in _RELATIVE.finditer(text):
         anchor = _holiday(m.group("hol"), int(m.group("y")))
         if anchor is None:

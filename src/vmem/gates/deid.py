@@ -406,7 +406,7 @@ _RANGE_SPAN = 0.06  # a range that holds a restricted value and spans at most 6 
 _FACTOR_WORDS = {"half": 2.0, "double": 0.5, "third": 3.0, "triple": 1 / 3, "quarter": 4.0, "month": 12.0,
                  "week": 52.0, "day": 365.0}
 # one pattern for all of them (compiled once, on the first statement with a number and a restricted value)
-_FACTOR_WORD = lazy(r"(?P<half>\bhal(?:f|ves)\b|\bsemi-?annual|\bbi-?annual|\bsix[- ]month)|"
+_FACTOR_WORD = lazy(r"(?P<half>\bhal(?:f|ves)\b|\bthe same again\b|\bsemi-?annual|\bbi-?annual|\bsix[- ]month)|"
                     r"(?P<double>\bdoubl(?:e|ed|ing)\b|\btwice\b)|(?P<third>\bthirds?\b)|"
                     r"(?P<triple>\btripl(?:e|ed)\b|\bthrice\b)|(?P<quarter>\bquarter(?:s|ly)?\b)|"
                     r"(?P<month>\bmonth(?:s|ly)?\b|/\s?mo\b|\bp\.?m\.?\b)|(?P<week>\bweek(?:s|ly)?\b|/\s?wk\b)|"
@@ -414,6 +414,9 @@ _FACTOR_WORD = lazy(r"(?P<half>\bhal(?:f|ves)\b|\bsemi-?annual|\bbi-?annual|\bsi
 _TIMES = lazy(r"(?:[x×*]\s?(\d{1,3})\b|\b(\d{1,3})\s?[x×](?!\w)|\b(\d{1,3}) times\b|/\s?(\d{1,3})\b(?![.,]\d)|"
               r"\bdivided by (\d{1,3})\b)", re.I)
 _EACH = lazy(r"\b(?:each|apiece|per|every)\b", re.I)
+_OVER_PERIODS = lazy(r"\b(?:over|across|for|in|spread over)\s+(?:the\s+)?(?:next\s+|first\s+)?"
+                     r"(\d{1,2}|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)[\s-]+(?:years?|months?)\b",
+                     re.I)
 _SMALL_COUNT = lazy(r"\b(?:([2-9]|1[0-2])|(two|three|four|five|six|seven|eight|nine|ten|eleven|twelve))\b(?![.,]\d)",
                     re.I)
 _COUNT_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
@@ -423,8 +426,9 @@ _RANGE = lazy(r"([$€£¥]?\s?\d[\d,.]*\s?(?:k|m|mn|bn|million|billion|thousand
 
 
 def _factors(text: str) -> dict[float, str]:
-    """The factors back to a whole that the words of TEXT state: half (2), double (1/2), a month (12), x3 (3 and
-    1/3), "two ... each" (2). Each with how it reads, for the hit's rule."""
+    """The factors back to a whole that the words of TEXT state: half or "then the same again" (2), double (1/2), a
+    month (12), x3 (3 and 1/3), "two ... each" (2), "over two years" (1/2). Each with how it reads, for the hit's
+    rule."""
     found: dict[float, str] = {}
     for match in _FACTOR_WORD.finditer(text):
         found.setdefault(_FACTOR_WORDS[match.lastgroup], match.group(0).strip().casefold())
@@ -432,6 +436,12 @@ def _factors(text: str) -> dict[float, str]:
         n = int(next(g for g in match.groups() if g))
         if 2 <= n <= 365:
             found.setdefault(float(n), match.group(0).strip())
+            found.setdefault(1 / n, match.group(0).strip())
+    # a total over several years or months of a per-year or per-month value: "$2.48M over two years"
+    for match in _OVER_PERIODS.finditer(text):
+        n = match.group(1)
+        n = int(n) if n.isdigit() else _COUNT_WORDS[n.casefold()]
+        if 2 <= n <= 12:
             found.setdefault(1 / n, match.group(0).strip())
     if _EACH.search(text):
         for match in _SMALL_COUNT.finditer(text):

@@ -15,7 +15,8 @@ from vmem.lazyre import lazy
 # group"); an organisation noun ("insurer", "credit union") names a customer without "customer" after it.
 CATEGORY_WORDS: dict[str, tuple[str, ...]] = {
     # a country's adjective names its region: "our only German customer" is the region's only one when it has one
-    "north_america": ("north american", "north america", "american", "u.s.", "canadian", "stateside"),
+    "north_america": ("north american", "north america", "american", "u.s.", "the us", "usa", "united states",
+                      "canadian", "canada", "stateside"),
     "latam": ("latin american", "latin america", "latam", "south american", "central american", "mexican",
               "brazilian", "argentine", "argentinian", "chilean", "colombian", "peruvian"),
     "emea": ("emea", "european", "europe", "middle eastern", "middle east", "african", "german", "french",
@@ -56,7 +57,7 @@ _UNIQUE = lazy(r"(?:\b(?:our|the)\s+(?:one\s+and\s+only|only|sole|single|one|lon
                r"\b(?:\s+(?:of\s+them\s+)?(?:is|was)\s+(?:an?\s+)?)?(?!\s+(?:of|thing|way|time|reason|rule|"
                r"requirement|question|exception|difference|problem|issue|option|choice)\b)", re.I)
 _CLAUSE_END = lazy(r"[.;:!?()]|,\s|\s(?:who|which|that|and|but|was|were|is|are|has|had|took|wants|asks|needs|says|"
-                  r"insists|\w{3,}ed)\b", re.I)
+                  r"insists|(?!united\b)\w{3,}ed)\b", re.I)  # "United States" is no past tense
 
 
 def _phrases(values: set[str]) -> list[tuple[str, str]]:
