@@ -151,6 +151,55 @@ def test_incremental_scan_sees_what_a_full_scan_sees(mixed, vmem, tmp_path):
     assert items["mandatory"]["id"] not in {i["id"] for i in full} and "NEW approved fact" in str(full)
 
 
+def test_a_small_change_is_cached_as_a_delta_that_reads_as_the_whole_cache_would(mixed, vmem, monkeypatch):
+    """After each change (a new approved fact, a revocation, a reviewed item deleted by hand, an edit) the cache
+    file stays as it was and a delta beside it says what changed; the two read as one equal, item for item, to a
+    cold read; a change past DELTA_MAX writes the whole cache again and drops the delta."""
+    from conftest import git
+
+    from vmem.store import parse, served
+    from vmem.ops.sync import cache_file, load_candidates
+
+    store, items = mixed
+    base, delta = cache_file(store.root), served._delta_file(cache_file(store.root))
+
+    def cold() -> list[dict]:
+        saved = {p: p.read_bytes() for p in (base, delta) if p.exists()}
+        for p in saved:
+            p.unlink()
+        parse.PARSED.clear()
+        try:
+            return sorted(load_candidates(store.root)[2], key=lambda i: i["id"])
+        finally:
+            for p, data in saved.items():
+                p.write_bytes(data)
+
+    load_candidates(store.root)
+    written = base.read_bytes()
+    proposed = []
+    steps = [
+        lambda: proposed.append(vmem.json("propose", "Refunds post in UTC.", "--domain", "finance",
+                                          store=store)["data"]["item"]["id"]),
+        lambda: vmem("approve", proposed[-1], who="Rita <rita@example.com>", store=store),
+        lambda: vmem("revoke", items["mandatory"]["id"], who="Rita <rita@example.com>", store=store),
+        lambda: (git(store, "rm", "-q", model.item_path(items["published"]["id"])),
+                 git(store, "commit", "-q", "-m", "hand delete")),
+    ]
+    for step in steps:
+        step()
+        parse.PARSED.clear()
+        warm = sorted(load_candidates(store.root)[2], key=lambda i: i["id"])
+        assert base.read_bytes() == written and delta.exists()
+        assert warm == cold()
+    monkeypatch.setattr(served, "DELTA_MAX", 0)
+    proposed.append(vmem.json("propose", "Chargebacks post in UTC.", "--domain", "finance", store=store)["data"]["item"]["id"])
+    vmem("approve", proposed[-1], who="Rita <rita@example.com>", store=store)
+    parse.PARSED.clear()
+    warm = sorted(load_candidates(store.root)[2], key=lambda i: i["id"])
+    assert base.read_bytes() != written and not delta.exists()
+    assert warm == cold()
+
+
 def test_tiny_budget_keeps_every_mandatory_item_and_packs_smaller_ones(mixed, vmem, tmp_path):
     store, items = mixed
     target = tmp_path / "rules"
