@@ -1722,8 +1722,9 @@ def _derived_hits(words: list[Word], folded: str, lexicon: Lexicon) -> list[Hit]
 
 # -- near-spellings and sound-alikes -----------------------------------------------------------------------------
 
-class NearIndex(namedtuple("NearIndex", "words sounds singles surnames windows")):
-    """words: every name word of four letters or more; sounds: phonetic key -> those words; singles: words that
+class NearIndex(namedtuple("NearIndex", "words sounds singles surnames windows respelt")):
+    """words: every name word of four letters or more; sounds: phonetic key -> those words; respelt: each word
+    in one spelling per sound (near.respelt), in the order of words; singles: words that
     name a customer alone (one-word names and aliases, first words of longer names), five letters or more;
     surnames: contacts' surnames of five letters or more; windows: (words, term) for every name of two words or
     more, its first words when it has three or more, and without its "and"."""
@@ -1764,13 +1765,21 @@ def _near_index(terms: list[Term]) -> NearIndex:
     for word in words:
         for key in sound_keys(word) | {"s:" + _skeleton(word)} if len(_skeleton(word)) >= 3 else sound_keys(word):
             sounds.setdefault(key, set()).add(word)
-    return NearIndex(sorted(words), sounds, singles, surnames, windows)
+    from vmem.gates.near import respelt
+
+    ordered = sorted(words)
+    return NearIndex(ordered, sounds, singles, surnames, windows, [respelt(w) for w in ordered])
 
 
-def _likeness(words: list[str], index: NearIndex) -> list[dict[str, str]]:
+def _likeness(words: list[str], index: NearIndex, spelling_only: bool = False) -> list[dict[str, str]]:
     """For each word of the statement, the name words it is like: "near spelling" (a few edits) or "sound-alike"
-    (a phonetic key in common); a word equal to a name word is matched elsewhere and left out."""
-    from vmem.gates.near import near_spellings, sound_keys
+    (a phonetic key in common, or respelt by sound to nearly the same letters: near.sound_alike); a word equal to
+    a name word is matched elsewhere and left out. SPELLING_ONLY (words written apart and joined here): the
+    phonetic keys are not asked, whose short codes match split words by chance ("Police Day" and Pellucid)."""
+    from rapidfuzz.distance import Levenshtein
+    from rapidfuzz.process import extract
+
+    from vmem.gates.near import SOUND_ALIKE, near_spellings, respelt, sound_alike, sound_keys
 
     out: list[dict[str, str]] = []
     known = set(index.words)
@@ -1780,6 +1789,16 @@ def _likeness(words: list[str], index: NearIndex) -> list[dict[str, str]]:
         if len(word) >= 4 and word.isalpha() and word not in known and _stem(word) not in known:
             for choice in near_spellings(word, index.words):
                 like[choice] = "near spelling"
+            # respelt by sound ("Kworvel" for Quorvell, "Van Torray" for Vantorre): the respelt forms nearly equal
+            # and their consonants within one edit
+            for _, _, at in extract(respelt(word), index.respelt, scorer=Levenshtein.normalized_similarity,
+                                    score_cutoff=SOUND_ALIKE - 1e-3, limit=None):
+                choice = index.words[at]
+                if sound_alike(word, choice) >= SOUND_ALIKE - 1e-9:
+                    like.setdefault(choice, "sound-alike")
+            if spelling_only:
+                out.append(like)
+                continue
             keys = sound_keys(word)
             skeleton = _skeleton(word)
             if len(skeleton) >= 3:
@@ -1798,17 +1817,28 @@ def _near_hits(words: list[Word], lexicon: Lexicon) -> list[Hit]:
     words that are not common English count alone: "Quest" is not Quist, "sank" not Sankt. A name of several
     words counts when each word is the name's, near it, or (in a name of three words or more, one of them)
     loosely alike, and one matched word is no common word ("Harbour Lane Health" is all of a three-word name)."""
-    from vmem.gates.near import common, similarity, zipf
+    from vmem.gates.near import common, respelt, similarity, zipf
 
     index = lexicon.near_index()
     if not index.words:
         return []
+    words = _hyphen_pieces_joined(words)
     lower = [w.text.casefold() for w in words]
     like = _likeness(lower, index)
-    # two capitalised words written for one ("Vel Moura")
-    joined = {n: lower[n] + lower[n + 1] for n in range(len(words) - 1)
-              if not words[n + 1].boundary and words[n].text[:1].isupper() and words[n + 1].text[:1].isupper()}
-    joined_like = dict(zip(joined, _likeness(list(joined.values()), index))) if joined else {}
+    # words written apart for one: two or three capitalised ones, a particle between ("Vel Moura", "Van Torray",
+    # "Bal de Serra"), or short pieces joined by hyphens ("Oh-doo-ya")
+    joined: dict[tuple[int, int], str] = {}
+    for n in range(len(words) - 1):
+        for end in (n + 2, n + 3):
+            part = words[n:end]
+            if len(part) < end - n or any(w.boundary for w in part[1:]):
+                break
+            capitals = part[0].text[:1].isupper() and part[-1].text[:1].isupper() and all(
+                w.text[:1].isupper() or w.text.casefold() in _PARTICLES for w in part[1:-1])
+            hyphens = all(w.gap == "-" for w in part[:-1]) and max(len(w.text) for w in part) <= 4
+            if capitals or hyphens:
+                joined[(n, end)] = "".join(lower[n:end])
+    joined_like = dict(zip(joined, _likeness(list(joined.values()), index, spelling_only=True))) if joined else {}
     hits: list[Hit] = []
 
     def rare(word: str, lowered: bool) -> bool:
@@ -1816,9 +1846,10 @@ def _near_hits(words: list[Word], lexicon: Lexicon) -> list[Hit]:
 
     for n, word in enumerate(words):
         candidates = [(n, n + 1, choice, how) for choice, how in like[n].items()]
-        # split words joined are compared by spelling only: by sound, "Police Day" is Pellucid
-        candidates += [(n, n + 2, choice, how) for choice, how in joined_like.get(n, {}).items()
-                       if how == "near spelling"]
+        # split words joined are compared by spelling and respelt sound only: by phonetic codes, "Police Day" is
+        # Pellucid
+        candidates += [(n, end, choice, how) for (start, end), found in joined_like.items() if start == n
+                       for choice, how in found.items()]
         for start, end, choice, how in candidates:
             written = " ".join(w.text for w in words[start:end])
             found = "".join(lower[start:end])
@@ -1874,12 +1905,37 @@ def _near_hits(words: list[Word], lexicon: Lexicon) -> list[Hit]:
                 matched = [part for part, k in zip(shape, kinds) if k != "loose"]
                 whole = width >= 3 and kinds.count("exact") == width - 1
                 changed = [lower[start + k] for k, kind in enumerate(kinds) if kind != "exact"]
-                if (whole or any(not common(part) for part in matched)) and \
-                        not any(common(word) and zipf(word) >= _COMMON_TYPO_ZIPF for word in changed):
+                # a common word is that word, unless it sounds as the name's word does ("Price" for Pryce)
+                # beside a matched word that is no common word
+                if (whole or any(not common(part) for part in matched)) and not any(
+                        common(word) and zipf(word) >= _COMMON_TYPO_ZIPF and
+                        (respelt(word) != respelt(part) or all(common(p) for p in matched if p != part))
+                        for word, part in zip(lower[start:start + width], shape) if word != part):
                     how = "near spelling" if "near spelling" in kinds else "sound-alike"
                     for term in terms:
                         hits.append(Hit(term.entity, term.kind, term.text, " ".join(w.text for w in window), how))
     return hits
+
+
+def _hyphen_pieces_joined(words: list[Word]) -> list[Word]:
+    """WORDS with a run of short pieces joined by hyphens made one word, as a name spelt out by its syllables is
+    read ("Oh-doo-ya" is Ohdooya); the run's pieces are four letters or fewer, three or more of them."""
+    if not any(w.gap == "-" for w in words):
+        return words
+    out: list[Word] = []
+    n = 0
+    while n < len(words):
+        end = n + 1
+        while end < len(words) and words[end - 1].gap == "-" and not words[end].boundary:
+            end += 1
+        run = words[n:end]
+        if len(run) >= 3 and all(len(w.text) <= 4 for w in run):
+            out.append(run[0]._replace(text="".join(w.text for w in run), possessive=run[-1].possessive,
+                                       gap=run[-1].gap))
+        else:
+            out.extend(run)
+        n = end
+    return out
 
 
 # in a name of three words or more, one word may be only loosely alike ("Zankt Owrel Kliniken": Owrel, Aurel)
