@@ -41,11 +41,14 @@ COVERED_TERMS = 0.4
 PARTIAL_TERMS = 1.01  # off: the tune split found no term share that separates partial from uncovered
 COVERED_CONFIDENCE = 0.30
 # a hit this close that holds this share of the question's topic words is on its subject: whether it answers is
-# then read from what the question asks (ops/asks.assess), not from similarity alone
+# then read from what the question asks (ops/asks.assess), not from similarity alone. (These thresholds are the
+# hand rules' (classify); the label is now the fitted table's, ops/coverage.py; PARTIAL_COSINE and COVERED_TERMS
+# still pick the hits the asks are read in.)
 ASKED_COSINE = 0.40
 ASKED_TERMS = 0.4
-RELATED_COSINE = 0.45  # a live hit this close is related to the question (pending.MATCH_COSINE's bar)
 STALE_LOOKED_AT = 5  # the closest no-longer-live items looked at for "we used to know"
+STALE_AMONG = 10  # the coverage decision weighs the closest no-longer-live item if it is among the 10 closest
+FEATURE_HITS = 10  # the hits the coverage decision reads (as many as the eval's -k it was fitted at), whatever -k asks
 ASK_HITS = 3  # the live hits a covered answer rests on: what the question asks is looked for in them
 
 
@@ -249,14 +252,17 @@ def search(index, query: str, who: Scope, include_stale: bool, k: int, embed, qv
     lexical = [(i, s) for i, s in index.bm25(query, DEPTH) if i in index.rows and cosine(index.rows[i]) is not None]
     candidates = set(vector_rank) | {i for i, _ in lexical}
     cosine_of = {i: cosine(index.rows[i]) for i in candidates}
-    result = _fuse(index.items, vector_rank, lexical, cosine_of, k, at=datetime.fromtimestamp(now, timezone.utc),
-                   stale_ok=include_stale, query=query, entity_names=index.entity_names)
-    if result["coverage"] == "uncovered":  # say so when the answer exists but is still unreviewed (issue 13)
-        from vmem.ops.pending import awaiting_review
+    from vmem.ops.pending import awaiting_review
 
-        result["awaiting_review"] = awaiting_review(index, qv, who, product)
-    else:
-        result["awaiting_review"] = None  # asked only when nothing reviewed answers: the same keys every time
+    # what the coverage decision weighs besides the hits: items in review this close, the closest one no longer live
+    waiting = awaiting_review(index, qv, who, product)
+    live_top = ranked if not include_stale else (_ranked_visible if index.light else _ranked)(
+        index, qv, who, False, now)[0]
+    result = _fuse(index.items, vector_rank, lexical, cosine_of, k, at=datetime.fromtimestamp(now, timezone.utc),
+                   stale_ok=include_stale, query=query, entity_names=index.entity_names, awaiting=waiting,
+                   stale_best=_stale_best(index, qv, who, now, live_top, product), scoped=who.entity is not None)
+    # say so when the answer exists but is still unreviewed (issue 13); asked only when nothing reviewed answers
+    result["awaiting_review"] = waiting if result["coverage"] == "uncovered" else None
     result["stale"] = []
     from vmem.ops.asks import HISTORICAL
 
@@ -264,6 +270,30 @@ def search(index, query: str, who: Scope, include_stale: bool, k: int, embed, qv
     if (result["coverage"] != "covered" or historical) and not include_stale:
         _used_to_know(index, qv, who, now, result, historical)
     return result
+
+
+def _stale_best(index, qv, who: Scope, now: float, live_top: list[int], product) -> float:
+    """The cosine of the closest item the caller's scope holds that is no longer live (superseded, expired), when
+    it is among the STALE_AMONG closest of the live ones and it (0.0 otherwise): a feature of the coverage decision.
+    LIVE_TOP: the live rows, best first; PRODUCT: every row's cosine, when the caller has it (a light index)."""
+    if index.light:
+        live, held = _visible(index, who, False, now), _visible(index, who, True, now)
+        ranked_live = [(product[row], row) for row in live_top[:STALE_AMONG]]
+        edge = ranked_live[-1][0] if len(ranked_live) == STALE_AMONG else float("-inf")
+        stale = [(v, row) for row, v in enumerate(product) if v >= edge and held(row) and not live(row)]
+    else:
+        import numpy as np
+
+        rows, values, _ = _allowed(index, qv, who, True, now)
+        alive = _mask(index, who, False, now)[rows]
+        stale = list(zip(values[~alive].tolist(), rows[~alive].tolist()))
+        order = np.lexsort((rows[alive], -values[alive]))[:STALE_AMONG]
+        ranked_live = list(zip(values[alive][order].tolist(), rows[alive][order].tolist()))
+    if not stale:
+        return 0.0
+    value, row = min(stale, key=lambda s: (-s[0], s[1]))  # the closest; equal cosines by row, as _nearest orders
+    ahead = sum(1 for v, r in ranked_live if v > value or (v == value and r < row))
+    return float(value) if ahead < STALE_AMONG else 0.0
 
 
 def _used_to_know(index, qv, who: Scope, now: float, result: dict, historical: bool = False) -> None:
@@ -286,28 +316,30 @@ def _used_to_know(index, qv, who: Scope, now: float, result: dict, historical: b
                    item, at) and item["status"] in model.SERVABLE[item["kind"]] else f"{item['status']}")
         result["stale"].append({"id": item["id"], "kind": item["kind"], "status": item["status"], "why": why,
                                 "cosine": round(value, 4)})
-    if result["stale"]:
+    if result["stale"] and result["coverage"] != "covered":  # (the label is the coverage decision's: kept)
         first = result["stale"][0]
         said = result.get("coverage_reason") if result.get("missing") else None  # what the asks found open stays said
         result["coverage_reason"] = (f"the answer the store had is not live: {first['id']} ({first['why']})"
                                      + (f"; {len(result['stale']) - 1} more" if len(result["stale"]) > 1 else "")
                                      + (f"; {said}" if said else ""))
-        related = any(r["cosine"] >= RELATED_COSINE or r.get("terms", 0.0) >= COVERED_TERMS
-                      for r in result["results"] if not r.get("stale"))
-        if (result["coverage"] == "uncovered" and related) or (historical and result["coverage"] == "covered"):
-            result["coverage"] = "partial"  # a related live answer, and an older one that answered: partial
+        if not result["missing"]:
             result["missing"] = [f"what {first['id']} said ({first['why']})"]
 
 
 def _fuse(items: dict, vector_rank: list[str], lexical: list[tuple[str, float]], cosine_of: dict, k: int,
-          at: datetime, stale_ok: bool, query: str = "", entity_names: list[str] = ()) -> dict:
+          at: datetime, stale_ok: bool, query: str = "", entity_names: list[str] = (), awaiting: int = 0,
+          stale_best: float = 0.0, scoped: bool = False) -> dict:
     """Relevance first; confidence only as a bounded prior; an exact or near-exact statement first.
 
     relevance = COSINE_WEIGHT * cosine + (1 - COSINE_WEIGHT) * bm25 / best bm25 of the query, both measured, not
     ranks (rank fusion flattens a clear lexical winner into a near-tie that any trust weight then decides).
     score = relevance + CONFIDENCE_WEIGHT * effective confidence (+ EXACT_BONUS for a near-exact statement), so
     confidence decides between answers within about CONFIDENCE_WEIGHT * 0.5 of each other and never buries a
-    clearly better one."""
+    clearly better one.
+
+    The coverage label is the fitted table's (ops/coverage.py: features of the question, its hits, AWAITING items
+    in review this close, STALE_BEST the closest one no longer live, SCOPED to a customer); what is missing is read
+    from what the question asks (ops/asks.py), and said in words."""
     top = max((score for _, score in lexical), default=0.0) or 1.0
     lex = {item_id: score / top for item_id, score in lexical}
     relevance = {i: COSINE_WEIGHT * cosine_of.get(i, 0.0) + (1 - COSINE_WEIGHT) * lex.get(i, 0.0)
@@ -315,7 +347,8 @@ def _fuse(items: dict, vector_rank: list[str], lexical: list[tuple[str, float]],
     ranked = sorted(relevance, key=lambda i: (-relevance[i], i))[:max(SHORTLIST, 4 * k)]
     # the prior adds at most CONFIDENCE_WEIGHT: nothing less relevant than the k-th by more than that can overtake
     # it, unless it is a near-exact statement (looked for among the first EXACT_AMONG and the very close)
-    floor = relevance[ranked[min(k, len(ranked)) - 1]] - CONFIDENCE_WEIGHT if ranked else 0.0
+    # (counted to FEATURE_HITS at least: the coverage decision reads as many, and the first k stay the same)
+    floor = relevance[ranked[min(max(k, FEATURE_HITS), len(ranked)) - 1]] - CONFIDENCE_WEIGHT if ranked else 0.0
     shortlist = [i for n, i in enumerate(ranked) if n < EXACT_AMONG or relevance[i] >= floor
                  or cosine_of.get(i, 0.0) >= 0.8]
     words = _words(query)
@@ -335,7 +368,7 @@ def _fuse(items: dict, vector_rank: list[str], lexical: list[tuple[str, float]],
                        exact, item_id))
     scored.sort(key=lambda s: (-s[0], s[3]))
     results = []
-    for score, conf, exact, item_id in scored[:k]:
+    for score, conf, exact, item_id in scored[:max(k, FEATURE_HITS)]:  # the decision reads as many, whatever k
         item = items[item_id]
         row = {"id": item_id, "kind": item["kind"], "title": item.get("title"), "statement": item["statement"],
                "scope": item.get("scope") or "org", "status": item["status"], "score": round(score, 5),
@@ -349,26 +382,27 @@ def _fuse(items: dict, vector_rank: list[str], lexical: list[tuple[str, float]],
         if stale_ok and (item["status"] in model.STALE or not confidence.is_live(item, at)):
             row["stale"] = True
         results.append(row)
-    coverage = classify(results)
-    missing, reason = [], None
-    if coverage == "covered":  # the closest answer is on the subject: does it answer what was asked?
-        from vmem.ops.asks import assess
+    live = [r for r in results if not r.get("stale")]
+    if not live:
+        return {"coverage": "uncovered", "coverage_reason": None, "missing": [], "results": results[:k]}
+    from vmem.ops import coverage as learned
+    from vmem.ops.asks import assess
 
-        live = [r for r in results if not r.get("stale")]
-        on_topic = [r for r in live[:ASK_HITS] if r["cosine"] >= PARTIAL_COSINE or r.get("terms", 0.0) >= COVERED_TERMS]
-        missing, reason, elsewhere = assess(query, on_topic or live[:1], entity_names)
-        if missing:
-            coverage = "uncovered" if elsewhere else "partial"
-    elif coverage == "partial":
-        from vmem.ops.asks import assess
-
-        live = [r for r in results if not r.get("stale")]
-        missing, reason, elsewhere = assess(query, live[:ASK_HITS], entity_names)
-        if elsewhere:  # related words, but none of them names what the question is about (CSAT, P4): a near miss
-            coverage = "uncovered"
-        else:
-            missing, reason = [], "the closest live answer is related to the question, not close enough to answer it"
-    return {"coverage": coverage, "coverage_reason": reason, "missing": missing, "results": results}
+    label = learned.label(learned.features(query, live, stale_best=stale_best, awaiting=awaiting, scoped=scoped,
+                                           entity_names=entity_names))
+    # what the question asks that the closest on-topic live answers leave open (or the subject, customer or code
+    # they miss: `elsewhere`), in words; the label above decides whether that makes the answer partial or none
+    on_topic = [r for r in live[:ASK_HITS] if r["cosine"] >= PARTIAL_COSINE or r.get("terms", 0.0) >= COVERED_TERMS]
+    missing, reason, elsewhere = assess(query, on_topic or live[:1], entity_names)
+    if label == "covered":
+        missing, reason = [], None
+    elif label == "partial" and not missing:
+        reason = "the closest live answer is related to the question, not close enough to answer it"
+    elif label == "partial" and elsewhere:  # a code or subject no hit names, the rest answered: that part is open
+        reason = "the live answers leave part of the question open: " + "; ".join(missing)
+    elif label == "uncovered" and missing and not elsewhere:
+        reason = "nothing live answers it well enough; open: " + "; ".join(missing)
+    return {"coverage": label, "coverage_reason": reason, "missing": missing, "results": results[:k]}
 
 
 _STOP = frozenset("""a an the and or but of to in on at by for with from as is are was were be been it its this that
@@ -412,7 +446,9 @@ def _term_share(words: list[str], item: dict) -> float:
 
 
 def classify(results: list[dict]) -> str:
-    """covered: a strong, confident hit; partial: relevant but weak or unconfident; uncovered: nothing reliable.
+    """The hand rules that decided the label before the fitted table (ops/coverage.py), kept as the baseline
+    scripts/tune_recall.py measures: covered: a strong, confident hit; partial: relevant but weak or unconfident;
+    uncovered: nothing reliable.
 
     Judged on the best-ranked live hit, by its relevance (cosine, or the share of the question's content words it
     holds) and its confidence; a near-exact statement match is covered whenever it is confident."""
@@ -507,12 +543,14 @@ def _recall_as_of(store: Store, query: str, who: Scope, when: str, include_stale
     lexical = [(i, float(n)) for n, i in overlap if n > 0][:DEPTH]
     entity_names = sorted({str(m.get("scope"))[7:] for m in metas.values() if str(m.get("scope")).startswith("entity:")}
                           | {str(e.get("scope"))[7:] for e in waiting if str(e.get("scope")).startswith("entity:")})
+    then_waiting = _waiting_then(waiting, query, embed)
     result = _fuse(metas, [ids[r] for r in order], lexical, {ids[r]: float(cosines[r]) for r in range(len(ids))},
-                   k, at=at, stale_ok=include_stale, query=query, entity_names=entity_names)
+                   k, at=at, stale_ok=include_stale, query=query, entity_names=entity_names, awaiting=then_waiting,
+                   scoped=who.entity is not None)
     result["commit"] = snapshot.commit_id
     result["stale"] = []  # (--as-of reads the past as it was: what was live then answers)
     # the same key as today's answer: how many items then in review would have answered, asked only when uncovered
-    result["awaiting_review"] = _waiting_then(waiting, query, embed) if result["coverage"] == "uncovered" else None
+    result["awaiting_review"] = then_waiting if result["coverage"] == "uncovered" else None
     return result
 
 
