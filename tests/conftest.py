@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import subprocess
 from pathlib import Path
+from typing import Any, Callable
 
 import pygit2
 import pytest
@@ -68,6 +71,37 @@ def seeded(tmp_path, monkeypatch) -> Store:
     # attacks through forks of that root need (tests/test_trust_clones.py); a fresh init is anchored
     store = seed_store(path, ALICE, [REVIEWER[1]], anchored=False)
     return store
+
+
+class Made:
+    """State some tests share (stores, a remote and its clones), made once by the first test that asks -- in its
+    isolated environment -- at fixed paths under BASE, and restored there for each test, which may change it. The
+    making gets a cache directory of its own, copied into each test's: vmem keeps caches per store path, so a test
+    starts as warm as the making left it, as if it had made the state itself."""
+
+    def __init__(self, base: Path) -> None:
+        self.base, self.value, self.made = base, None, False
+
+    def restore(self, make: Callable[[], Any], monkeypatch, *paths: Path) -> Any:
+        """PATHS (under BASE) as MAKE left them, and MAKE's value; the first call runs MAKE."""
+        pristine, cache = self.base / ".pristine", self.base / ".cache"
+        for path in paths:
+            shutil.rmtree(path, ignore_errors=True)
+        if not self.made:
+            shutil.rmtree(pristine, ignore_errors=True)
+            shutil.rmtree(cache, ignore_errors=True)
+            cache.mkdir(parents=True)
+            with monkeypatch.context() as making:
+                making.setenv("XDG_CACHE_HOME", str(cache))
+                self.value = make()
+            for path in paths:
+                shutil.copytree(path, pristine / path.relative_to(self.base), symlinks=True)
+            self.made = True
+        else:
+            for path in paths:
+                shutil.copytree(pristine / path.relative_to(self.base), path, symlinks=True)
+        shutil.copytree(cache, os.environ["XDG_CACHE_HOME"], symlinks=True, dirs_exist_ok=True)
+        return self.value
 
 
 def git(store: Store, *args: str) -> str:
