@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 import time
@@ -16,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from conftest import ALICE as ALICE_ID
-from conftest import REVIEWER, commit_count, git
+from conftest import REVIEWER, Made, commit_count, git
 
 from vmem.ops.demo import seed_store
 from vmem.store.repo import Store
@@ -69,33 +68,24 @@ def build_three(store) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory) -> dict:
-    """Where build_three's store lives while a test uses it (one path for the module, so the caches vmem keeps
-    per store path carry over), its pristine copy and the cache directory its build warmed."""
-    base = tmp_path_factory.mktemp("three")
-    return {"live": base / "seeded", "pristine": base / "pristine", "cache": base / "cache"}
+def made(tmp_path_factory) -> Made:
+    return Made(tmp_path_factory.mktemp("three"))
 
 
 @pytest.fixture
-def three(built, monkeypatch):
-    """build_three's store as it left it -- at the same path, with its caches as warm -- restored for each test,
-    which may change it: the four CLI calls and three seconds asleep are paid once per module, by the first test
-    that asks, in that test's isolated environment."""
+def three(made, monkeypatch):
+    """build_three's store: made once per module (four CLI calls, three seconds asleep) and restored for each test,
+    at the same path with its caches as warm (conftest.Made)."""
     monkeypatch.setenv("VMEM_KNOWLEDGE_AUTO_MERGE", "1")
-    live, pristine, cache = built["live"], built["pristine"], built["cache"]
-    shutil.rmtree(live, ignore_errors=True)
-    if "ids" not in built:
-        shutil.rmtree(cache, ignore_errors=True)
+    live = made.base / "seeded"
+
+    def make() -> list[str]:
         live.mkdir()
-        with monkeypatch.context() as building:
-            building.setenv("XDG_CACHE_HOME", str(cache))
-            built["ids"] = build_three(seed_store(live, ALICE_ID, [REVIEWER[1]], anchored=False))
-        shutil.copytree(live, pristine, symlinks=True)
-    else:
-        shutil.copytree(pristine, live, symlinks=True)
-    shutil.copytree(cache, os.environ["XDG_CACHE_HOME"], symlinks=True, dirs_exist_ok=True)
+        return build_three(seed_store(live, ALICE_ID, [REVIEWER[1]], anchored=False))
+
+    ids = made.restore(make, monkeypatch, live)
     monkeypatch.setenv("VMEM_STORE", str(live))
-    return Store.open(live), list(built["ids"])
+    return Store.open(live), list(ids)
 
 
 def test_consolidation_suggests_reworded_learnings_and_the_card_and_report_show_them(three, tmp_path):
