@@ -11,9 +11,10 @@ import os
 import re
 import sys
 from pathlib import Path
+from typing import Any, Callable
 
 import pytest
-from conftest import REVIEWER
+from conftest import REVIEWER, Made
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from test_team import run, vmem_cli
@@ -30,15 +31,30 @@ def _git_env() -> dict:
 
 
 class Team:
-    """A store on a bare remote, Alice's clone and Rita's (the reviewer's), each through `vmem clone`."""
+    """A store on a bare remote, Alice's clone and Rita's (the reviewer's), each through `vmem clone`: under HOME
+    (the test's TMP_PATH unless given), while what a test adds (fresh clones, rules directories) goes in TMP_PATH."""
 
-    def __init__(self, seeded, tmp_path: Path) -> None:
+    def __init__(self, seeded, tmp_path: Path, home: Path | None = None) -> None:
         self.tmp = tmp_path
-        self.bare = tmp_path / "remote.git"
+        self.bare, self.alice, self.rita = self.paths(home or tmp_path)
         run("git", "clone", "-q", "--bare", str(seeded.root), str(self.bare))
-        self.alice, self.rita = tmp_path / "alice", tmp_path / "rita"
         for clone in (self.alice, self.rita):
             vmem_cli(tmp_path, "clone", str(self.bare), str(clone))
+
+    @staticmethod
+    def paths(home: Path) -> tuple[Path, Path, Path]:
+        return home / "remote.git", home / "alice", home / "rita"
+
+    @classmethod
+    def restored(cls, made: Made, make: Callable[["Team"], Any], seeded, tmp_path: Path, monkeypatch):
+        """The team MAKE left (it gets a new one under MADE's base), made once and restored for each test
+        (conftest.Made); returns the team, for the test at TMP_PATH, and MAKE's value."""
+        home = made.base
+        value = made.restore(lambda: make(cls(seeded, tmp_path, home)), monkeypatch, *cls.paths(home))
+        team = cls.__new__(cls)
+        team.tmp = tmp_path
+        team.bare, team.alice, team.rita = cls.paths(home)
+        return team, value
 
     def git(self, clone: Path, *args: str, check: bool = True):
         return run("git", *args, cwd=clone, env=_git_env(), check=check)
@@ -72,9 +88,16 @@ class Team:
         return self.json(clone, "check", "--governance", code=1)["errors"]
 
 
+@pytest.fixture(scope="module")
+def made_team(tmp_path_factory) -> Made:
+    return Made(tmp_path_factory.mktemp("team"))
+
+
 @pytest.fixture
-def team(seeded, tmp_path) -> Team:
-    return Team(seeded, tmp_path)
+def team(seeded, tmp_path, made_team, monkeypatch) -> Team:
+    """A bare remote of the seeded store and two `vmem clone`s of it: made once per module, restored for each test
+    as they were left, caches included (conftest.Made)."""
+    return Team.restored(made_team, lambda team: None, seeded, tmp_path, monkeypatch)[0]
 
 
 def _never_served(team: Team, clone: Path, item: str, words: str) -> None:
