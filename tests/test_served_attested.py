@@ -8,8 +8,10 @@ from __future__ import annotations
 import json
 import re
 
-from test_trust_clones import ALICE, Team, team  # noqa: F401 - the fixture
+import pytest
+from conftest import Made
 from test_team import vmem_cli
+from test_trust_clones import ALICE, Team, made_team, team  # noqa: F401 - the fixtures
 
 from vmem import model
 
@@ -40,17 +42,30 @@ def _reviewed(team: Team) -> dict[str, str]:
     return {approved: "refunds settle three days", mandatory: "never join orders to events", learning: "audit logs"}
 
 
+@pytest.fixture(scope="module")
+def made_reviewed(tmp_path_factory) -> Made:
+    return Made(tmp_path_factory.mktemp("reviewed"))
+
+
+@pytest.fixture
+def reviewed_team(seeded, tmp_path, made_reviewed, monkeypatch) -> tuple[Team, dict[str, str]]:
+    """A team whose remote holds _reviewed's three items (about a dozen commands): made once per module, restored
+    for each test as it was left, caches included (conftest.Made)."""
+    team, reviewed = Team.restored(made_reviewed, _reviewed, seeded, tmp_path, monkeypatch)
+    return team, dict(reviewed)
+
+
 def _fresh(team: Team, name: str):
     fresh = team.tmp / name
     vmem_cli(team.tmp, "clone", str(team.bare), str(fresh))
     return fresh
 
 
-def test_a_teammates_deletion_of_reviewed_items_changes_nothing_agents_are_served(team):
+def test_a_teammates_deletion_of_reviewed_items_changes_nothing_agents_are_served(reviewed_team):
     """Alice `git rm`s an approved claim, a mandatory one and a published learning, and pushes. Every clone —
     hers, Rita's after a pull, a fresh one — keeps serving all three as reviewed; check (plain and --governance)
     names each file, the commit and the command that restores it; a plain revert leaves nothing to report."""
-    reviewed = _reviewed(team)
+    team, reviewed = reviewed_team
     team.pull(team.alice)
     team.git(team.alice, "rm", "-q", *(model.item_path(i) for i in reviewed))
     team.git(team.alice, "commit", "-qm", "tidy up old facts")
@@ -82,10 +97,10 @@ def test_a_teammates_deletion_of_reviewed_items_changes_nothing_agents_are_serve
     assert team.json(team.rita, "check", "--governance")["errors"] == []
 
 
-def test_a_deletion_merged_in_is_a_proposal_too(team):
+def test_a_deletion_merged_in_is_a_proposal_too(reviewed_team):
     """The deletion arrives through a merge of Alice's branch (as a proposals branch would be taken in): still
     served, still reported."""
-    reviewed = _reviewed(team)
+    team, reviewed = reviewed_team
     team.pull(team.alice)
     team.git(team.alice, "checkout", "-q", "-b", "tidy")
     team.git(team.alice, "rm", "-q", *(model.item_path(i) for i in reviewed))
@@ -101,8 +116,8 @@ def test_a_deletion_merged_in_is_a_proposal_too(team):
     assert {model.item_path(i) for i in reviewed} <= {e["path"] for e in errors}
 
 
-def test_a_reviewer_removing_a_reviewed_item_in_their_own_commit_is_the_reviewers_act(team):
-    reviewed = _reviewed(team)
+def test_a_reviewer_removing_a_reviewed_item_in_their_own_commit_is_the_reviewers_act(reviewed_team):
+    team, reviewed = reviewed_team
     claim = next(iter(reviewed))
     team.git(team.rita, "rm", "-q", model.item_path(claim))
     team.git(team.rita, *AS_RITA, "commit", "-qm", "remove an obsolete fact")
