@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
@@ -89,3 +91,104 @@ def test_sound_alikes_of_the_lexicon(statement):
 ]))
 def test_words_that_only_sound_near_a_name_pass(statement):
     assert check_statement(statement, LEXICON).passed, (statement, check_statement(statement, LEXICON).hits)
+
+
+WORDS = ["Harbor", "Lantern", "Glass", "Orchard", "Summit", "Maple", "River", "Stone", "Bay", "Field"]
+KINDS = ["Dental Group", "Learning Trust", "Health Network", "Energy", "Bank"]
+
+
+@settings(max_examples=120, deadline=None)
+@given(first=st.sampled_from(WORDS), rare=coined, kind=st.sampled_from(KINDS),
+       form=st.sampled_from(["rare word", "initials", "words"]))
+def test_any_distinctive_word_initials_of_a_run_or_words_in_order_name_a_longer_name(first, rare, kind, form):
+    """A name of a common word, a coined word and a kind: its coined word alone, its first words as initials with
+    the rest written out, or its words in order with one left out, each where it stands as a name."""
+    name = f"{first} {rare} {kind}"
+    lexicon = build_lexicon([{"id": "c1", "name": name}])
+    written = {"rare word": f"{rare}'s", "initials": f"{first[0]}{rare[0]} {kind.split()[0]}",
+               "words": f"{first} {kind.split()[0]}'s"}[form]
+    assume(written.split()[0].upper() not in deid.COMMON_ACRONYMS)
+    # common words ending with the name's last word say its kind ("Harbor Energy"): not this form
+    assume(form != "words" or len(kind.split()) > 1)
+    result = check_statement(f"{written} staff asked for a shorter validation cycle.", lexicon)
+    assert not result.passed, (name, written)
+
+
+@settings(max_examples=60, deadline=None)
+@given(first=st.sampled_from(WORDS), rare=coined, kind=st.sampled_from(KINDS))
+def test_a_longer_names_kind_alone_or_beside_another_name_passes(first, rare, kind):
+    lexicon = build_lexicon([{"id": "c1", "name": f"{first} {rare} {kind}"}])
+    last = kind.split()[-1]
+    for statement in [f"The {kind} said nothing new this quarter.", f"Pacific {kind} officials were not available.",
+                      f"Mr {rare} of Hambrecht said the {last.lower()} would wait."]:
+        assume(len(kind.split()) > 1 or "Pacific" not in statement)
+        result = check_statement(statement, lexicon)
+        assert result.passed or all(h.rule != "words of the name" for h in result.hits), (statement, result.hits)
+
+
+@settings(max_examples=80, deadline=None)
+@given(name=coined, cue=st.sampled_from(["ticker {}", "NASDAQ: {}", "({}) shares", "{} asked for exports"]))
+def test_a_one_word_names_consonants_as_a_ticker_with_a_cue(name, cue):
+    code = deid._ticker(name.casefold()).upper()
+    assume(4 <= len(code) <= 5)
+    lexicon = build_lexicon([{"id": "c1", "name": name}])
+    assert not check_statement("Analysts followed " + cue.format(code) + " closely.", lexicon).passed, code
+
+
+def test_a_code_like_a_ticker_without_a_cue_or_common_passes():
+    lexicon = build_lexicon([{"id": "c1", "name": "Quorvell"}, {"id": "c2", "name": "Nasatic"}])
+    assert check_statement("The QRVL column in the export is empty.", lexicon).passed
+    assert check_statement("The NASA team launched a probe.", lexicon).passed
+
+
+@settings(max_examples=80, deadline=None)
+@given(hectares=st.integers(1000, 90000), unit=st.sampled_from([("acres", 2.4710538), ("km²", 0.01),
+                                                                  ("square miles", 0.003861)]))
+def test_a_restricted_area_in_another_unit_is_pinned(hectares, unit):
+    word, factor = unit
+    lexicon = build_lexicon([{"id": "c1", "name": "Zzyzx Co-op", "restricted": [f"{hectares:,} hectares"]}])
+    assert not check_statement(f"Growers farming about {hectares * factor:,.1f} {word} wanted alerts.",
+                               lexicon).passed
+    assert check_statement(f"Growers farming about {hectares * factor * 1.3:,.1f} {word} wanted alerts.",
+                           lexicon).passed
+
+
+@settings(max_examples=60, deadline=None)
+@given(industry=st.sampled_from([("agriculture", "agricultural"), ("banking", "bank"), ("education", "educational"),
+                                 ("energy", "energy")]),
+       form=st.sampled_from(["Our lone {} customer", "The {} customer", "The one {} customer we serve"]))
+def test_a_category_in_another_form_or_a_definite_description_names_the_one_holder(industry, form):
+    value, word = industry
+    lexicon = build_lexicon([{"id": "c1", "name": "Zzyzx One", "categories": [f"industry:{value}"]},
+                             {"id": "c2", "name": "Zzyzx Two", "categories": ["industry:retail"]}])
+    statement = form.format(word) + " asked for SMS alerts."
+    assert not check_statement(statement, lexicon).passed, statement
+    two = build_lexicon([{"id": f"c{n}", "name": f"Zzyzx {n}", "categories": [f"industry:{value}"]} for n in (1, 2)])
+    assert check_statement(statement, two).passed, statement
+
+
+def test_an_intersection_or_a_difference_of_kinds_names_the_one_customer():
+    lexicon = build_lexicon([
+        {"id": f"c{n}", "name": f"Zzyzx {n}", "categories": cats} for n, cats in enumerate([
+            ["industry:logistics", "segment:enterprise", "region:emea"],
+            ["industry:logistics", "segment:enterprise", "region:emea"],
+            ["industry:logistics", "segment:smb", "region:emea"],
+            ["industry:education", "segment:mid_market", "region:emea"],
+            ["industry:healthcare", "segment:mid_market", "region:north_america"]])])
+    assert not check_statement("The mid-market customer we have in EMEA asked for autosave.", lexicon).passed
+    assert not check_statement("The only logistics customer that is not an enterprise account wanted alerts.",
+                               lexicon).passed
+    assert check_statement("The logistics customer in EMEA asked for exports.", lexicon).passed  # three
+    assert check_statement("The customer asked for exports.", lexicon).passed
+
+
+@pytest.mark.parametrize("statement, day", [
+    ("A go-live set for 令和9年4月12日 needed records migrated.", "2027-04-12"),
+    ("A freeze starting el catorce de octubre de 2026 blocked changes.", "2026-10-14"),
+    ("A pilot starting the Monday after the 2026 US Election Day needed roles.", "2026-11-09"),
+    ("Groups running three and a half dozen clinics asked for roles.", None),
+])
+def test_dates_in_an_era_in_spanish_words_or_year_first_and_dozens(statement, day):
+    lexicon = build_lexicon([{"id": "c1", "name": "Zzyzx", "restricted": [
+        "2027-04-12 go-live", "2026-10-14 freeze", "2026-11-09 pilot", "42 clinics"]}])
+    assert not check_statement(statement, lexicon).passed, statement

@@ -129,10 +129,27 @@ def _safe(make, *args) -> date | None:
         return None
 
 
+# Japanese era years (令和9年 is 2027): the era's first year in the Gregorian calendar
+_ERAS = {"令和": 2019, "平成": 1989, "昭和": 1926, "大正": 1912, "明治": 1868}
+_ERA_YEAR = lazy(r"(?P<era>令和|平成|昭和|大正|明治)\s*(?P<n>\d{1,2}|元)\s*年")
+# a year written before a holiday's name, a country's word between them: "the 2026 US Election Day" is read
+# "Election Day 2026"
+_YEAR_FIRST = lazy(rf"\b(?:the\s+)?(?P<y>\d{{4}})\s+(?:[A-Z][\w.]*\s+)?(?P<hol>{_HOLIDAY})\b", re.I)
+# languages whose numbers in words number-parser reads ("el catorce de octubre de 2026")
+_NUMBER_WORD_LANGUAGES = ("es", "ru", "uk")
+
+
+def _era_years(text: str) -> str:
+    return _ERA_YEAR.sub(lambda m: f"{_ERAS[m.group('era')] + (1 if m.group('n') == '元' else int(m.group('n'))) - 1}年",
+                         text)
+
+
 def dates_in_words(text: str, years: set[int]) -> dict[date, str]:
     """The days TEXT pins in one of the forms above, each with the form's name; only dates in YEARS are looked
     for (the years of the restricted dates), so a text with none of them costs a year search."""
     found: dict[date, str] = {}
+    if "年" in text:
+        text = _era_years(text)
     # an ISO week's year may be the one before or after its days' (2026-W53-5 is 1 January 2027)
     if not years or not any(str(y + shift) in text for y in years for shift in (-1, 0, 1)):
         return found
@@ -140,6 +157,8 @@ def dates_in_words(text: str, years: set[int]) -> dict[date, str]:
     def put(day: date | None, how: str) -> None:
         if day is not None and day.year in years:
             found.setdefault(day, how)
+
+    text = _YEAR_FIRST.sub(lambda m: f"{m.group('hol')} {m.group('y')}", text)
 
     for m in _ISO_WEEK.finditer(text):
         year, week = int(m.group("y")), int(m.group("w"))
@@ -182,7 +201,19 @@ def dates_in_words(text: str, years: set[int]) -> dict[date, str]:
             put(_step(anchor, m.group("wd").casefold(), sign), "day relative to a holiday")
     for m in _HOLIDAY_YEAR.finditer(text):
         put(_holiday(m.group("hol"), int(m.group("y"))), "holiday")
-    for m in _FOREIGN.finditer(text):
+    foreign = list(_FOREIGN.finditer(text))
+    if not foreign and not text.isascii() or re.search(r"\b(?:de|del)\s", text):
+        # a day in another language's words: read them as digits first ("catorce de octubre de 2026")
+        try:
+            from number_parser import parse
+
+            for language in _NUMBER_WORD_LANGUAGES:
+                parsed = parse(text, language=language)
+                if parsed != text:
+                    foreign += list(_FOREIGN.finditer(parsed))
+        except Exception:  # a parser fault must not open the gate: the text is still read as written
+            pass
+    for m in foreign:
         day, month, year = (m.group("d"), m.group("m"), m.group("y")) if m.group("d") else \
             (m.group("d2"), m.group("m2"), m.group("y2"))
         month = month.casefold()

@@ -197,7 +197,7 @@ _SCALE = {
     "m": (1e6,), "mm": (1e6,), "mn": (1e6,), "mio": (1e6,), "mill": (1e6,), "mln": (1e6,), "million": (1e6,),
     "millions": (1e6,), "millionen": (1e6,), "millones": (1e6,), "milhoes": (1e6,),
     "b": (1e9,), "bn": (1e9,), "bln": (1e9,), "billion": (1e9,), "billions": (1e9,), "mrd": (1e9,), "md": (1e9,),
-    "milliard": (1e9,), "milliarden": (1e9,)}
+    "milliard": (1e9,), "milliarden": (1e9,), "dozen": (12,), "dozens": (12,)}
 _SCALE_RE = "|".join(sorted(_SCALE, key=len, reverse=True))
 # the value readings below compile on first use: a statement is read for values only when a customer has a
 # restricted value or a date (vmem.lazyre)
@@ -286,7 +286,7 @@ _SPOKEN_DECIMAL = lazy(rf"\b({_WHOLE_WORD}(?:[\s-]+(?:and[\s-]+)?{_WHOLE_WORD})*
 # or a decimal comma, before a scale is one number; so is a whole number and a spoken fraction ("twelve and a
 # half thousand": "12 and a half 1000")
 _DECIMAL_SCALE = lazy(r"\b(\d+(?:[.,]\d{1,2}(?!\d)|\.\d+)?)(?: and an? (half|quarter|third))? "
-                       r"(1000|1000000|1000000000)\b")
+                       r"(1000|1000000|1000000000|dozen)\b")
 _FRACTIONS = {"half": 0.5, "quarter": 0.25, "third": 1 / 3}
 
 
@@ -320,7 +320,7 @@ def _in_digits(text: str) -> str | None:
 
 def _scaled(match: re.Match) -> str:
     whole = float(match.group(1).replace(",", ".")) + _FRACTIONS.get(match.group(2) or "", 0.0)
-    return f"{whole * int(match.group(3)):.0f}"
+    return f"{whole * (12 if match.group(3) == 'dozen' else int(match.group(3))):.0f}"
 
 
 def dates_in(text: str) -> set[date]:
@@ -472,6 +472,39 @@ def _ranges(text: str) -> list[tuple[float, float, bool, frozenset[str]]]:
     return out
 
 
+# units of one dimension, each by its size in the dimension's base unit: a restricted count in one unit is
+# pinned in another ("12,400 hectares" is "30,640 acres" and "124 km²"); in an area, "km" and "mile" are square
+_UNIT_SIZES = {
+    "area": {"hectare": 1e4, "ha": 1e4, "acre": 4046.856, "km": 1e6, "kilometre": 1e6, "kilometer": 1e6,
+             "mile": 2.58999e6, "mi": 2.58999e6, "sqft": 0.092903, "foot": 0.092903, "feet": 0.092903,
+             "ft": 0.092903, "metre": 1.0, "meter": 1.0, "m": 1.0, "sqm": 1.0},
+    "length": {"km": 1e3, "kilometre": 1e3, "kilometer": 1e3, "mile": 1609.344, "mi": 1609.344, "metre": 1.0,
+               "meter": 1.0, "m": 1.0, "foot": 0.3048, "feet": 0.3048, "ft": 0.3048, "yard": 0.9144},
+    "mass": {"kg": 1.0, "kilogram": 1.0, "kilo": 1.0, "tonne": 1e3, "ton": 1e3, "t": 1e3, "lb": 0.4536,
+             "pound": 0.4536, "lbs": 0.4536},
+    "volume": {"litre": 1.0, "liter": 1.0, "l": 1.0, "gallon": 3.785, "gal": 3.785, "barrel": 158.987,
+               "bbl": 158.987, "m3": 1e3},
+}
+_UNIT_DIMENSIONS = {"hectare": "area", "acre": "area", "kilometre": "length", "kilometer": "length",
+                    "mile": "length", "tonne": "mass", "kilogram": "mass", "litre": "volume", "liter": "volume",
+                    "gallon": "volume", "barrel": "volume"}
+
+
+def _converted(quantity: float, unit: frozenset[str], q: float, around: frozenset[str]) -> bool:
+    """Whether Q with a unit AROUND it is the restricted QUANTITY (with UNIT) in another unit of its dimension,
+    within 2 %."""
+    for word in unit:
+        dimension = _UNIT_DIMENSIONS.get(word)
+        if dimension is None:
+            continue
+        sizes = _UNIT_SIZES[dimension]
+        for other in around & sizes.keys():
+            if other != word and sizes[other] != sizes[word] and \
+                    abs(q * sizes[other] - quantity * sizes[word]) <= _NEAR_VALUE * quantity * sizes[word]:
+                return True
+    return False
+
+
 def _pinned_values(numbers: list, texts: list[str], lexicon: "Lexicon", done: set) -> list["Hit"]:
     """Restricted amounts and counts pinned without being stated: a number within 2 % of one (with its unit, or as
     money for money), a narrow range around one, or a stated fraction, multiple or per-period form of one."""
@@ -494,6 +527,9 @@ def _pinned_values(numbers: list, texts: list[str], lexicon: "Lexicon", done: se
         for q, is_money, around in numbers:
             if q.percent or q.value <= 0:
                 continue
+            if unit is not None and _converted(target, unit, q.value, around):
+                rule = "value in another unit"
+                break
             if q.value != target and abs(q.value - target) <= _NEAR_VALUE * target:
                 rule = f"value within {_NEAR_VALUE:.0%}"
             for factor, how in factors.items() if rule is None else ():
@@ -1415,13 +1451,19 @@ def _surname_position(before: str, after: str, gap_before: str, gap_after: str) 
 
 # -- derived forms: initialisms, first-word heads, affixed forms, people's initials and handles --------------------
 
-class Derived(namedtuple("Derived", "initialisms heads affixable initials handles prefixes people")):
+class Derived(namedtuple("Derived", "initialisms heads affixable initials handles prefixes people parts "
+                                    "subsequences mixed tickers")):
     """Forms people make of the lexicon's names, each key to the terms it stands for: initialisms of names of two
     or more words ("nos" for Northwind Orbital Systems, with or without a generic last word, with or without
     "of"/"and"); first words of such names (tested for common English when met); what an affix may be added to
     (one-word names and aliases, heads, surnames); people's initials ("dw"); handle shapes ("dwhitcombe",
     "danaw"); the first words of names of three or more words, squashed ("harborlane"); people: a contact's
-    name words by their first letter, for names cut short ("F.McA.")."""
+    name words by their first letter, for names cut short ("F.McA."); parts: every later word of a name of two
+    words or more ("oduya" of Pryce & Oduya Maritime, "vireo" of Tandem Vireo Bank); subsequences: two or more of
+    a longer name's words in order that are neither its first words nor all of it ("orchard learning", "lantern
+    dental"), squashed; mixed: a name's first three words or more with a run of them written as its initials
+    ("tv bank", "go learning", "tkv oe"), as a tuple of the words written, each with whether it is initials;
+    tickers: a one-word name's consonants, doubles as one ("qrvl" for Quorvell), three to five letters."""
 
     __slots__ = ()
 
@@ -1448,6 +1490,10 @@ def _derive(terms: list[Term]) -> Derived:
     handles: dict[str, tuple[Term, ...]] = {}
     prefixes: dict[str, tuple[Term, ...]] = {}
     people: dict[str, list[tuple[tuple[str, ...], Term]]] = {}
+    parts: dict[str, tuple[Term, ...]] = {}
+    subsequences: dict[str, tuple[Term, ...]] = {}
+    mixed: dict[tuple[str, ...], tuple[tuple[tuple[bool, ...], Term], ...]] = {}
+    tickers: dict[str, tuple[Term, ...]] = {}
 
     def put(table: dict, key: str, term: Term) -> None:
         if key and term not in table.get(key, ()):
@@ -1467,8 +1513,15 @@ def _derive(terms: list[Term]) -> Derived:
                 if len(words[0]) >= 4:
                     put(heads, words[0], term)
                     put(affixable, words[0], term)
+                for word in words[1:]:
+                    if len(word) >= 4 and word.isalpha() and word not in _SKIPPED_IN_INITIALS:
+                        put(parts, word, term)
+                _subsequences_and_mixed(content, term, put, subsequences, mixed)
             elif len(term.squashed) >= 5:
                 put(affixable, term.squashed, term)
+                ticker = _ticker("".join(words))
+                if 3 <= len(ticker) <= 5:
+                    put(tickers, ticker, term)
         elif term.kind == "person":
             first, surname = _name_parts(term.text)
             if not first:
@@ -1482,7 +1535,41 @@ def _derive(terms: list[Term]) -> Derived:
             for handle in (first[0] + surname, first + surname[0], surname + first[0]):
                 if len(handle) >= 5:
                     put(handles, handle, term)
-    return Derived(initialisms, heads, affixable, initials, handles, prefixes, people)
+    return Derived(initialisms, heads, affixable, initials, handles, prefixes, people, parts, subsequences, mixed,
+                   tickers)
+
+
+def _ticker(word: str) -> str:
+    """A one-word name's ticker-like code: its first letter and its consonants after it, doubles as one ("qrvl"
+    for Quorvell, "vntr" for Vantorre)."""
+    return re.sub(r"(.)\1+", r"\1", word[:1] + re.sub(r"[aeiouy]", "", word[1:]))
+
+
+def _subsequences_and_mixed(content: list[str], term: Term, put, subsequences: dict, mixed: dict) -> None:
+    """The subsequences and mixed forms of a name's CONTENT words (see Derived), into their tables."""
+    from itertools import combinations, product
+
+    n = len(content)
+    if n >= 3:
+        for width in range(2, n):
+            for chosen in combinations(range(n), width):
+                if chosen != tuple(range(width)):  # the first words are Derived.prefixes
+                    put(subsequences, "".join(content[i] for i in chosen), term)
+    for width in range(3, n + 1):
+        for shape in product((False, True), repeat=width):  # True: written as its initial
+            if all(shape) or not any(shape):
+                continue
+            written: list[str] = []
+            initials: list[bool] = []
+            for word, initial in zip(content[:width], shape):
+                if initial and initials and initials[-1]:
+                    written[-1] += word[0]
+                else:
+                    written.append(word[0] if initial else word)
+                    initials.append(initial)
+            key = tuple(written)
+            if not any(t == term for _, t in mixed.get(key, ())):
+                mixed[key] = mixed.get(key, ()) + ((tuple(initials), term),)
 
 
 # forms made by adding an affix to a name: "Velmora-esque", "Corvannesque", "Velmorian", "Northwind-style"
@@ -1676,9 +1763,21 @@ def _derived_hits(words: list[Word], folded: str, lexicon: Lexicon) -> list[Hit]
                         not _headline(words, n) and _firm_cue(words, n, n + width):
                     hits.append(Hit(term.entity, term.kind, term.text, " ".join(w.text for w in window),
                                     "first words of the name"))
+        hits += _subsequence_hits(words, n, derived, lexicon)
         if len(low) < 4 or word.glued:
             continue
         for key in {low, _stem(low)}:
+            # a later word of a longer name, where it stands as that name ("Oduya's operations staff", "Vireo
+            # asked"), not beside another name ("Maccabi Haifa" is not Hapoel Haifa)
+            for term in derived.parts.get(key, ()) if word.text[:1].isupper() else ():
+                headline = _headline(words, n)
+                own = set(tokens(term.text))
+                if word.gap in ("", "&", "-") and _another_name(words, n + 1, own, headline) or \
+                        n and words[n - 1].gap in ("", "&", "-") and _another_name(words, n - 1, own, headline):
+                    continue
+                if not common(key) and (zipf(key) < _KNOWN_ZIPF and key not in _dictionary()
+                                        or _org_cue(words, n, n + 1, headline)):
+                    hits.append(Hit(term.entity, term.kind, term.text, word.text, "a word of the name"))
             # a first word alone is the name only written as one (with its capital): "our moda dashboards" is not
             # Moda Quintara
             for term in derived.heads.get(key, ()) if word.text[:1].isupper() else ():
@@ -1701,6 +1800,8 @@ def _derived_hits(words: list[Word], folded: str, lexicon: Lexicon) -> list[Hit]
                     if not common(candidate) and not common(low):
                         hits.append(Hit(term.entity, term.kind, term.text, word.text, f"affixed form (-{affix})"))
     hits += _abbreviated_names(words, lexicon)
+    hits += _mixed_hits(words, derived)
+    hits += _ticker_hits(words, derived)
     # a handle written with a dot or an underscore, without the @: "omari.t", "d.whitcombe", "dana_w"
     for match in re.finditer(r"(?<![\w.@+-])([A-Za-z]+(?:[._][A-Za-z]+)+)(?![\w@]|\.\w)", folded):
         parts = re.split(r"[._]", match.group(1).casefold())
@@ -1717,6 +1818,102 @@ def _derived_hits(words: list[Word], folded: str, lexicon: Lexicon) -> list[Hit]
                 hits.append(Hit(term.entity, "person", term.text, match.group(0), "handle"))
             for term in lexicon.person_parts.get(key, ()) if len(key) >= 3 else ():
                 hits.append(Hit(term.entity, "person", term.text, match.group(0), "handle"))
+    return hits
+
+
+def _subsequence_hits(words: list[Word], n: int, derived: "Derived", lexicon: Lexicon) -> list[Hit]:
+    """Two or more of a longer name's words in order, not its first words, each with its capital, from
+    words[n]: "Orchard Learning's teachers", "Lantern Dental asked". Words all common in English need an
+    organisation cue (_firm_cue) outside a headline and must not end with the name's last word; no other name
+    may stand before them."""
+    from vmem.gates.near import common
+
+    hits = []
+    for width in range(2, 5):
+        window = words[n:n + width]
+        if len(window) < width or any(w.boundary for w in window[1:]) or \
+                not all(w.text[:1].isupper() and len(w.text) > 1 for w in window):
+            break
+        key = "".join(w.text.casefold() for w in window)
+        for term in derived.subsequences.get(key, ()) if key not in lexicon.lookup()[0] else ():
+            headline = _headline(words, n)
+            if n and words[n - 1].gap in ("", "&", "-") and _another_name(words, n - 1, set(tokens(term.text)),
+                                                                         headline):
+                continue  # "American Stock Exchange" is not New York Stock Exchange
+            # a name's last words in common English say what kind of body it is ("Stock Exchange", "Socialist
+            # Party", "Learning Trust"), not which one
+            if all(common(w.text) for w in window) and tokens(term.text)[-1] == window[-1].text.casefold():
+                continue
+            if not all(common(w.text) for w in window) or not headline and _firm_cue(words, n, n + width):
+                hits.append(Hit(term.entity, term.kind, term.text, " ".join(w.text for w in window),
+                                "words of the name"))
+    return hits
+
+
+def _mixed_hits(words: list[Word], derived: "Derived") -> list[Hit]:
+    """A name's first words with a run of them as initials ("TV Bank", "GO Learning", "TKV-OE", "L.B. Dental"):
+    the initials in capitals (single capitals apart by dots or spaces are one run), the words written with their
+    capital, and an organisation cue, a word of the name that is no common word, or initials of three letters
+    or more that English does not use."""
+    from vmem.gates.near import common, zipf
+
+    if not derived.mixed:
+        return []
+    hits = []
+    for n in range(len(words)):
+        groups: list[tuple[str, bool]] = []  # (letters or word, written as capitals)
+        end = n
+        while end < len(words) and len(groups) < 5 and (end == n or not words[end].boundary):
+            text = words[end].text
+            single = len(text) == 1 and text.isupper() and text.isalpha()
+            if single and groups and groups[-1][1] and len(words[end - 1].text) == 1 and \
+                    words[end - 1].gap in ("", ".", "-"):
+                groups[-1] = (groups[-1][0] + text.casefold(), True)
+            else:
+                groups.append((text.casefold(), text.isupper() and text.isalpha()))
+            end += 1
+            for shape, term in derived.mixed.get(tuple(g for g, _ in groups), ()):
+                written = words[n:end]
+                if not all(caps if initial else True for (_, caps), initial in zip(groups, shape)) or \
+                        not all(w.text[:1].isupper() for w in written):
+                    continue
+                full = [g for (g, _), initial in zip(groups, shape) if not initial]
+                letters = [g for (g, _), initial in zip(groups, shape) if initial]
+                if _firm_cue(words, n, end) or any(not common(w) for w in full) or \
+                        any(len(g) >= 3 and zipf(g) < _ACRONYM_ZIPF for g in letters):
+                    hits.append(Hit(term.entity, term.kind, term.text, " ".join(w.text for w in written),
+                                    "initials and words of the name"))
+    return hits
+
+
+# words that say a code is a stock's: "ticker QRVL", "NASDAQ: VNTR", "QRVL shares"
+_TICKER_CUES = frozenset("ticker tickers symbol nasdaq nyse lse tsx asx otc stock stocks shares share listed "
+                         "exchange".split())
+
+
+def _ticker_hits(words: list[Word], derived: "Derived") -> list[Hit]:
+    """A one-word name's ticker-like code (its consonants, "QRVL" for Quorvell) in capitals, with a cue that it is
+    a stock's or an organisation's: a stock word in the sentence, in parentheses or after "$", or, four letters or
+    more, standing as a name (_initialism_stands)."""
+    from vmem.gates.near import zipf
+
+    if not derived.tickers:
+        return []
+    hits = []
+    lowered = {w.text.casefold() for w in words}
+    for n, word in enumerate(words):
+        text = word.text
+        if not (3 <= len(text) <= 5 and text.isalpha() and text.isupper()):
+            continue
+        key = text.casefold()
+        for term in derived.tickers.get(key, ()):
+            if key == term.squashed or text in COMMON_ACRONYMS or zipf(key) >= _ACRONYM_ZIPF:
+                continue
+            gap_before = words[n - 1].gap if n else ""
+            cued = bool(lowered & _TICKER_CUES) or gap_before.endswith(("(", "$")) or (
+                len(key) >= 4 and _initialism_stands(words, n, n + 1, key, False))
+            if cued:
+                hits.append(Hit(term.entity, term.kind, term.text, text, "ticker-like code"))
     return hits
 
 
@@ -1987,6 +2184,9 @@ def scan(statement: str, lexicon: Lexicon, _depth: int = 0) -> list[Hit]:
     # values
     # numbers in words only matter where a restricted value could match them (and their parser costs ~3 ms)
     texts = [statement] + [t for t in [_in_digits(folded) if lexicon.quantities or lexicon.dates else None] if t]
+    if len(texts) > 1:  # a small count kept as text ("42 clinics") said in words: "three and a half dozen clinics"
+        hits.extend(h._replace(rule="number in words") for h in _name_hits(_words(texts[1]), "exact", by_squash,
+                                                                           max_words) if h.kind == "restricted")
     if lexicon.quantities:
         numbers = [n for text in texts for n in _numbers(text)]
         present = {q for q, _, _ in numbers}
@@ -2069,7 +2269,9 @@ def _rot13_hits(folded: str, lexicon: Lexicon, by_squash: dict[str, Term], max_w
     starts = lexicon.first_words()
     turned = rot13(folded)
     lowered = [w.casefold() for w in _TOKEN.findall(turned)]
-    if not any(w in starts or w in lexicon.person_parts or w in lexicon.derived().heads for w in lowered):
+    derived = lexicon.derived()
+    if not any(w in starts or w in lexicon.person_parts or w in derived.heads or w in derived.parts
+               for w in lowered):
         return []  # the literal test first: most statements hold no word whose rot13 starts a name
     hits = []
     for hit in _name_hits(_words(turned), "rot13", by_squash, max_words):
@@ -2083,11 +2285,14 @@ def _rot13_hits(folded: str, lexicon: Lexicon, by_squash: dict[str, Term], max_w
             continue
         if len(word) >= 6 and word in lexicon.person_parts:
             hits += [Hit(p.entity, "person", p.text, written, "rot13") for p in lexicon.person_parts[word]]
-        if word in heads:  # the first word of a longer name ("Pbeinaar" for Corvanne Biologics)
-            from vmem.gates.near import common, zipf
+        # a word of a longer name ("Pbeinaar" for Corvanne Biologics, "Bfgenaqre" for TKV Ostrander Energy): hiding
+        # it is the cue a rare word needs
+        for table in (heads, lexicon.derived().parts):
+            if word in table:
+                from vmem.gates.near import common
 
-            if not common(word) and zipf(word) < _KNOWN_ZIPF:
-                hits += [Hit(t.entity, t.kind, t.text, written, "rot13") for t in heads[word]]
+                if not common(word):
+                    hits += [Hit(t.entity, t.kind, t.text, written, "rot13") for t in table[word]]
     return hits
 
 

@@ -49,6 +49,7 @@ CUSTOMER_NOUNS = frozenset("customer client account buyer logo tenant company fi
                            "chain brand operator provider carrier business".split())
 _PLURAL_NOUNS = frozenset("customers clients accounts buyers logos tenants companies firms organisations "
                           "organizations insurers retailers banks lenders unions manufacturers".split())
+_SINGULAR_CUSTOMER = frozenset("customer client account".split())
 _ON_OUR_BOOKS = lazy(r"\b(?:we (?:sell to|serve|have|work with|support)|on our books|in our base|we've signed|"
                      r"we signed)\b", re.I)
 # "our only", "the sole", "our one and only", "exactly one", "just one", "only one ... is a" ("a single insurer
@@ -56,23 +57,45 @@ _ON_OUR_BOOKS = lazy(r"\b(?:we (?:sell to|serve|have|work with|support)|on our b
 _UNIQUE = lazy(r"(?:\b(?:our|the)\s+(?:one\s+and\s+only|only|sole|single|one|lone)|\b(?:exactly|just|only)\s+one)"
                r"\b(?:\s+(?:of\s+them\s+)?(?:is|was)\s+(?:an?\s+)?)?(?!\s+(?:of|thing|way|time|reason|rule|"
                r"requirement|question|exception|difference|problem|issue|option|choice)\b)", re.I)
+# "the mid-market customer we have in EMEA", "the Latin American customer": a definite description of one
+# customer names the one customer it fits (a singular customer noun must follow within the phrase)
+_DEFINITE = lazy(r"\bthe\b(?!\s+(?:only|sole|single|one|lone)\b)", re.I)
+# a kind excluded: "that is not an enterprise account", "other than enterprise", "non-enterprise"
+_NOT_KIND = lazy(r"^\s*,?\s*(?:(?:that|which|who)\s+(?:is|are|was|were)\s*(?:not|n't)|other than|except|outside"
+                 r"|apart from|but not)\s+(?:an?\s+|the\s+)?(?P<kind>[\w\s-]{3,40})", re.I)
 _CLAUSE_END = lazy(r"[.;:!?()]|,\s|\s(?:who|which|that|and|but|was|were|is|are|has|had|took|wants|asks|needs|says|"
                   r"insists|(?!united\b)\w{3,}ed)\b", re.I)  # "United States" is no past tense
 
 
+def _inflections(word: str) -> set[str]:
+    """A category word's inflected and derived forms: "agriculture" is also "agricultural", "banking" "bank",
+    "education" "educational", "energy" "energies"."""
+    if len(word) < 4 or " " in word or "-" in word:
+        return {word}
+    root = word[:-3] if word.endswith("ing") and len(word) > 6 else word[:-2] if word.endswith("al") else \
+        word[:-1] if word.endswith(("e", "y")) else word
+    return {word, root, root + "al", root + "ing", root + "s", root + "es", root + "ies", root + "e" + "s",
+            word + "s", word + "al"} - {""}
+
+
 def _phrases(values: set[str]) -> list[tuple[str, str]]:
-    """(phrase, category value) for each value: its own words and the words people use for it, longest first."""
+    """(phrase, category value) for each value: its own words (and their inflections) and the words people use
+    for it, longest first."""
     out = []
     for value in values:
         words = {value.replace("_", " "), value.replace("_", "-")} | set(CATEGORY_WORDS.get(value, ()))
-        out += [(w, value) for w in words]
+        if "_" not in value:
+            words |= _inflections(value)
+        out += [(w, value) for w in words if len(w) >= 3]
     return sorted(out, key=lambda p: -len(p[0]))
 
 
 def unique_memberships(text: str, categories: dict[str, tuple[str, ...]]) -> list[tuple[str, tuple[str, ...], str]]:
     """(entity, the categories described, the phrase) for each phrase of TEXT that calls a customer the only one
     of a kind that exactly one customer in CATEGORIES (entity -> facet:value) is."""
-    if not categories or not _UNIQUE.search(text):
+    lowered_text = text.casefold()
+    if not categories or not _UNIQUE.search(text) and not (
+            "the " in lowered_text and any(n in lowered_text for n in _SINGULAR_CUSTOMER)):
         return []
     by_value: dict[str, set[str]] = {}
     for entity, held in categories.items():
@@ -80,10 +103,13 @@ def unique_memberships(text: str, categories: dict[str, tuple[str, ...]]) -> lis
             by_value.setdefault(category.split(":", 1)[-1], set()).add(entity)
     phrases = _phrases(set(by_value))
     out = []
-    for match in _UNIQUE.finditer(text):
+    markers = [(m, False) for m in _UNIQUE.finditer(text)] + [(m, True) for m in _DEFINITE.finditer(text)]
+    for match, definite in markers:
         rest = text[match.end():match.end() + 90]
         end = _CLAUSE_END.search(rest)
         span = rest[:end.start()] if end else rest
+        if definite and not set(re.findall(r"[a-z]+", span.casefold())) & _SINGULAR_CUSTOMER:
+            continue
         lowered = f" {span.casefold()} "
         described: set[str] = set()
         org_noun = False
@@ -100,6 +126,12 @@ def unique_memberships(text: str, categories: dict[str, tuple[str, ...]]) -> lis
         if not described or not (org_noun or words & CUSTOMER_NOUNS or _ON_OUR_BOOKS.search(text[match.end():])):
             continue
         holders = set.intersection(*(by_value[v] for v in described))
+        excluded = _NOT_KIND.match(rest[end.start():] if end else "")
+        if excluded:  # "the only logistics customer that is not an enterprise account"
+            kind = f" {excluded.group('kind').casefold()} "
+            for phrase, value in phrases:
+                if f" {phrase} " in kind or f" {phrase}s " in kind:
+                    holders = holders - by_value[value]
         if len(holders) == 1:
             entity = next(iter(holders))
             out.append((entity, tuple(sorted(described)), (match.group(0) + span).strip()))
