@@ -99,13 +99,14 @@ KINDS = ["Dental Group", "Learning Trust", "Health Network", "Energy", "Bank"]
 
 @settings(max_examples=120, deadline=None)
 @given(first=st.sampled_from(WORDS), rare=coined, kind=st.sampled_from(KINDS),
-       form=st.sampled_from(["rare word", "initials", "words"]))
+       form=st.sampled_from(["rare word", "initials", "dotted", "words"]))
 def test_any_distinctive_word_initials_of_a_run_or_words_in_order_name_a_longer_name(first, rare, kind, form):
     """A name of a common word, a coined word and a kind: its coined word alone, its first words as initials with
     the rest written out, or its words in order with one left out, each where it stands as a name."""
     name = f"{first} {rare} {kind}"
     lexicon = build_lexicon([{"id": "c1", "name": name}])
     written = {"rare word": f"{rare}'s", "initials": f"{first[0]}{rare[0]} {kind.split()[0]}",
+               "dotted": f"{first[0]}.{rare[0]}. {kind.split()[0]}",
                "words": f"{first} {kind.split()[0]}'s"}[form]
     assume(written.split()[0].upper() not in deid.COMMON_ACRONYMS)
     # common words ending with the name's last word say its kind ("Harbor Energy"): not this form

@@ -1462,7 +1462,8 @@ class Derived(namedtuple("Derived", "initialisms heads affixable initials handle
     words or more ("oduya" of Pryce & Oduya Maritime, "vireo" of Tandem Vireo Bank); subsequences: two or more of
     a longer name's words in order that are neither its first words nor all of it ("orchard learning", "lantern
     dental"), squashed; mixed: a name's first three words or more with a run of them written as its initials
-    ("tv bank", "go learning", "tkv oe"), as a tuple of the words written, each with whether it is initials;
+    ("tv bank", "go learning", "tkv oe"), as a tuple of the words written, each with whether it is initials, by
+    its first word written;
     tickers: a one-word name's consonants, doubles as one ("qrvl" for Quorvell), three to five letters."""
 
     __slots__ = ()
@@ -1492,7 +1493,7 @@ def _derive(terms: list[Term]) -> Derived:
     people: dict[str, list[tuple[tuple[str, ...], Term]]] = {}
     parts: dict[str, tuple[Term, ...]] = {}
     subsequences: dict[str, tuple[Term, ...]] = {}
-    mixed: dict[tuple[str, ...], tuple[tuple[tuple[bool, ...], Term], ...]] = {}
+    mixed: dict[str, dict[tuple[str, ...], tuple[tuple[tuple[bool, ...], Term], ...]]] = {}
     tickers: dict[str, tuple[Term, ...]] = {}
 
     def put(table: dict, key: str, term: Term) -> None:
@@ -1568,8 +1569,9 @@ def _subsequences_and_mixed(content: list[str], term: Term, put, subsequences: d
                     written.append(word[0] if initial else word)
                     initials.append(initial)
             key = tuple(written)
-            if not any(t == term for _, t in mixed.get(key, ())):
-                mixed[key] = mixed.get(key, ()) + ((tuple(initials), term),)
+            table = mixed.setdefault(key[0], {})  # by the first word written: where a form can start
+            if not any(t == term for _, t in table.get(key, ())):
+                table[key] = table.get(key, ()) + ((tuple(initials), term),)
 
 
 # forms made by adding an affix to a name: "Velmora-esque", "Corvannesque", "Velmorian", "Northwind-style"
@@ -1861,6 +1863,14 @@ def _mixed_hits(words: list[Word], derived: "Derived") -> list[Hit]:
         return []
     hits = []
     for n in range(len(words)):
+        first, end = words[n].text.casefold(), n + 1
+        while len(words[end - 1].text) == 1 and end < len(words) and len(words[end].text) == 1 and \
+                words[end - 1].gap in ("", ".", "-") and not words[end].boundary:
+            first += words[end].text.casefold()  # "L.B. Dental": the run of single capitals is one group
+            end += 1
+        starts = derived.mixed.get(first)
+        if not starts:
+            continue
         groups: list[tuple[str, bool]] = []  # (letters or word, written as capitals)
         end = n
         while end < len(words) and len(groups) < 5 and (end == n or not words[end].boundary):
@@ -1872,7 +1882,7 @@ def _mixed_hits(words: list[Word], derived: "Derived") -> list[Hit]:
             else:
                 groups.append((text.casefold(), text.isupper() and text.isalpha()))
             end += 1
-            for shape, term in derived.mixed.get(tuple(g for g, _ in groups), ()):
+            for shape, term in starts.get(tuple(g for g, _ in groups), ()):
                 written = words[n:end]
                 if not all(caps if initial else True for (_, caps), initial in zip(groups, shape)) or \
                         not all(w.text[:1].isupper() for w in written):
@@ -1988,11 +1998,14 @@ def _likeness(words: list[str], index: NearIndex, spelling_only: bool = False) -
                 like[choice] = "near spelling"
             # respelt by sound ("Kworvel" for Quorvell, "Van Torray" for Vantorre): the respelt forms nearly equal
             # and their consonants within one edit
-            for _, _, at in extract(respelt(word), index.respelt, scorer=Levenshtein.normalized_similarity,
-                                    score_cutoff=SOUND_ALIKE - 1e-3, limit=None):
-                choice = index.words[at]
-                if sound_alike(word, choice) >= SOUND_ALIKE - 1e-9:
-                    like.setdefault(choice, "sound-alike")
+            # (only words sharing half their letters with a name word are respelt: a sound-alike must, _near_hits)
+            if extract(word, index.words, scorer=Levenshtein.normalized_similarity,
+                       score_cutoff=_SOUND_SIMILARITY - 1e-3, limit=1):
+                for _, _, at in extract(respelt(word), index.respelt, scorer=Levenshtein.normalized_similarity,
+                                        score_cutoff=SOUND_ALIKE - 1e-3, limit=None):
+                    choice = index.words[at]
+                    if sound_alike(word, choice) >= SOUND_ALIKE - 1e-9:
+                        like.setdefault(choice, "sound-alike")
             if spelling_only:
                 out.append(like)
                 continue

@@ -107,12 +107,17 @@ _RESPELLINGS = (
 @functools.lru_cache(maxsize=8192)
 def respelt(word: str) -> str:
     """WORD in one spelling per sound (_RESPELLINGS): two respellings of a name by its sound meet here."""
+    out = "".join(ch for ch in word.casefold() if "a" <= ch <= "z")
+    for pattern, replacement in _respellings():
+        out = pattern.sub(replacement, out)
+    return out
+
+
+@functools.cache
+def _respellings() -> list:
     import re
 
-    out = re.sub(r"[^a-z]", "", word.casefold())
-    for pattern, replacement in _RESPELLINGS:
-        out = re.sub(pattern, replacement, out)
-    return out
+    return [(re.compile(pattern), replacement) for pattern, replacement in _RESPELLINGS]
 
 
 # Two words sound alike when their respelt forms are this alike (normalised edit similarity) and their consonants
