@@ -193,3 +193,16 @@ def test_dates_in_an_era_in_spanish_words_or_year_first_and_dozens(statement, da
     lexicon = build_lexicon([{"id": "c1", "name": "Zzyzx", "restricted": [
         "2027-04-12 go-live", "2026-10-14 freeze", "2026-11-09 pilot", "42 clinics"]}])
     assert not check_statement(statement, lexicon).passed, statement
+
+
+def test_real_words_near_the_new_forms_pass():
+    lexicon = build_lexicon([
+        {"id": "kz", "name": "Kazeyama Seimitsu", "aliases": ["Kazeyama"]},
+        {"id": "jb", "name": "Jordanian Arab Socialist Baath Party"},
+        {"id": "vd", "name": "Valdeserra Coop", "restricted": ["12,400 hectares"]}])
+    for statement in ["8. Ukyo Katayama (Japan) Tyrrell 1:40.227",  # a y before a vowel is a consonant
+                      "Streets in Karak, a bastion of Baath socialism, were patrolled.",  # a later word needs a cue
+                      "The 122 kilometre third stage ran between Almere and Doetinchem.",  # a length, not km²
+                      "Stansted is about 30 miles (48 km) north-east of London."]:
+        result = check_statement(statement, lexicon)
+        assert result.passed, (statement, result.hits)

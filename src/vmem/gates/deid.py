@@ -367,7 +367,8 @@ def _numbers(text: str, dates: bool = True) -> list[tuple[Quantity, bool, frozen
             folded = pattern.sub(" ", folded)
 
     def unit(match: re.Match) -> frozenset[str]:
-        tail = re.findall(r"[^\W\d_]+", folded[match.end():match.end() + 40])[:3]
+        # a unit squared keeps its 2 ("km²" folds to "km2")
+        tail = re.findall(r"[^\W\d_]+(?:2(?!\d))?", folded[match.end():match.end() + 40])[:3]
         head = re.findall(r"[^\W\d_]+", folded[max(match.start() - 40, 0):match.start()])[-3:]
         return frozenset(_stem(w.casefold()) for w in tail + head)
 
@@ -498,7 +499,12 @@ def _converted(quantity: float, unit: frozenset[str], q: float, around: frozense
         if dimension is None:
             continue
         sizes = _UNIT_SIZES[dimension]
-        for other in around & sizes.keys():
+        written = around & sizes.keys()
+        if dimension == "area" and not around & {"square", "sq"}:
+            # km, mile, metre and foot are lengths unless squared: "km2" (km² folded), "square miles"
+            written = {w for w in written if w in ("hectare", "ha", "acre", "sqft", "sqm")} | {
+                w[:-1] for w in around if w.endswith("2") and w[:-1] in sizes}
+        for other in written:
             if other != word and sizes[other] != sizes[word] and \
                     abs(q * sizes[other] - quantity * sizes[word]) <= _NEAR_VALUE * quantity * sizes[word]:
                 return True
@@ -1587,6 +1593,8 @@ _PERSON_AFTER = frozenset({"said", "says", "wrote", "writes", "asked", "asks", "
 _ACRONYM_ZIPF = 3.9
 # a word at or above this Zipf frequency is one English text uses ("kestrel" 2.5), below it a name ("Sankt" 1.9)
 _KNOWN_ZIPF = 2.0
+# a word below this one English has next to never written ("Seimitsu" 0, "Baath" 2.1 is not)
+_UNSEEN_ZIPF = 1.0
 
 
 def _caps_runs(words: list[Word]) -> list[tuple[int, int, str, bool]]:
@@ -1777,7 +1785,8 @@ def _derived_hits(words: list[Word], folded: str, lexicon: Lexicon) -> list[Hit]
                 if word.gap in ("", "&", "-") and _another_name(words, n + 1, own, headline) or \
                         n and words[n - 1].gap in ("", "&", "-") and _another_name(words, n - 1, own, headline):
                     continue
-                if not common(key) and (zipf(key) < _KNOWN_ZIPF and key not in _dictionary()
+                # a later word is less of a name than a first word: it needs the cue unless English never uses it
+                if not common(key) and (zipf(key) < _UNSEEN_ZIPF and key not in _dictionary()
                                         or _org_cue(words, n, n + 1, headline)):
                     hits.append(Hit(term.entity, term.kind, term.text, word.text, "a word of the name"))
             # a first word alone is the name only written as one (with its capital): "our moda dashboards" is not

@@ -98,7 +98,7 @@ _RESPELLINGS = (
     (r"qu", "kw"), (r"ck", "k"), (r"q", "k"), (r"x", "ks"), (r"c(?=[eiy])", "s"), (r"c(?!h)", "k"), (r"z", "s"),
     (r"dg(?=[eiy])", "j"), (r"sch", "sk"), (r"tion", "shun"), (r"(?<=[aeiou])h", ""), (r"(?<=.)h(?![aeiouy])", ""),
     (r"(?<=[aeiou])w(?![aeiou])", "u"),
-    (r"ee|ea|ie|ey$|(?<=.)y(?![aeiou])|ii", "i"), (r"oo|ou|ew", "u"), (r"oa|ow$", "o"), (r"ai|ay|ei|ey", "e"),
+    (r"ee|ea|ie|ey$|(?<=.)y(?![aeiou])|ii", "i"), (r"oo|ou|ew", "u"), (r"oa|ow$", "o"), (r"ai|ay(?![aeiou])|ei|ey(?![aeiou])", "e"),
     (r"(.)\1+", r"\1"), (r"(?<=[^aeiou][^aeiou])e$|(?<=[aeiou][^aeiou])e$", ""), (r"(?<=[^aeiou])re$", "r"),
     (r"(?<=[^aeiou])er$", "r"), (r"(?<=.)y(?=[aeiou])", "y"),
 )
