@@ -1785,9 +1785,10 @@ def _derived_hits(words: list[Word], folded: str, lexicon: Lexicon) -> list[Hit]
                 if word.gap in ("", "&", "-") and _another_name(words, n + 1, own, headline) or \
                         n and words[n - 1].gap in ("", "&", "-") and _another_name(words, n - 1, own, headline):
                     continue
-                # a later word is less of a name than a first word: it needs the cue unless English never uses it
+                # a later word is less of a name than a first word: it needs an organisation cue more than its
+                # capital ("Baath socialism") unless English never writes it
                 if not common(key) and (zipf(key) < _UNSEEN_ZIPF and key not in _dictionary()
-                                        or _org_cue(words, n, n + 1, headline)):
+                                        or _firm_cue(words, n, n + 1)):
                     hits.append(Hit(term.entity, term.kind, term.text, word.text, "a word of the name"))
             # a first word alone is the name only written as one (with its capital): "our moda dashboards" is not
             # Moda Quintara
