@@ -45,6 +45,18 @@ _YES_NO = re.compile(r"^\s*(?:is|are|was|were|do|does|did|can|could|should|has|h
 _STEM = 6  # recall's term share: a form sharing the first six letters counts
 
 
+STOP_WORDS = frozenset("""a an the and or but of to in on at by for with from as is are was were be been it its this
+that these those do does did how what which who whom when where why can could should would may might must will
+shall we our us i my me you your they their them he she his her there here than then so if not no any all each
+""".split())
+_WORD = re.compile(r"\w+")
+
+
+def query_words(text: str) -> list[str]:
+    """Lower-case words with a plural -s dropped (not -ss): enough to compare a question with a statement."""
+    return [w[:-1] if len(w) > 3 and w[-1] == "s" and w[-2] != "s" else w for w in _WORD.findall(text.lower())]
+
+
 def _similar(word: str, candidates: list[str]) -> bool:
     """Whether WORD is one of CANDIDATES up to a typo: normalised Levenshtein similarity >= TYPO_SIMILARITY (as
     rapidfuzz's Levenshtein.normalized_similarity, which a test holds this to), lengths at most two apart. Plain
@@ -74,12 +86,10 @@ def _distance_at_most(a: str, b: str, bound: int) -> bool:
 def named_share(topic: list[str], texts: list[str]) -> float:
     """The share of the question's TOPIC words that TEXTS (together) name: the word, a form sharing its first six
     letters, or for a word of five letters or more the word with a typo ("reconcilation")."""
-    from vmem.ops.recall import _STOP, _words
-
-    content = list(dict.fromkeys(w for w in topic if w not in _STOP and (len(w) > 1 or w.isdigit())))
+    content = list(dict.fromkeys(w for w in topic if w not in STOP_WORDS and (len(w) > 1 or w.isdigit())))
     if not content:
         return 0.0
-    found = set(_words(" ".join(texts)))
+    found = set(query_words(" ".join(texts)))
     stems = {w[:_STEM] for w in found if len(w) >= _STEM}
     long_words = [w for w in found if len(w) >= TYPO_LETTERS]
     named = 0
@@ -122,7 +132,7 @@ def ask_counts(question: str, hits: list[dict], entity_names: list[str] = ()) ->
         asked = A.read(part + "?") if len(asks.parts) > 1 else asks
         out["details"] += len(asked.details)
         out["details_open"] += sum(not any(A._answers(d, t, question) for t in on_part) for d in asked.details)
-        out["phrases_open"] += sum(not any(A._stems(m) & A._stems(A._loose_words(t)) for t in on_part)
+        out["phrases_open"] += sum(not any(A._stems(m) & A._stems(A._loosequery_words(t)) for t in on_part)
                                    for _, _, m in A._asked_phrases(part))
         out["qualifiers"] += len(asked.qualifiers)
         out["qualifiers_open"] += len(A._qualifiers_open(part, asked.qualifiers, on_part))
@@ -141,13 +151,11 @@ def features(question: str, live: list[dict], *, stale_best: float = 0.0, awaiti
     """The feature vector (in the order of NAMES) of QUESTION and its ranked LIVE hits (recall's result rows),
     STALE_BEST the cosine of the closest item no longer live (0.0: none), AWAITING how many items in review are
     close, SCOPED whether it is asked in a customer's scope."""
-    from vmem.ops.recall import _words
-
     top = live[:hits]
     cos = [r["cosine"] for r in live]
     cos1 = cos[0] if cos else 0.0
     named = {w for name in A.customers(question, list(entity_names)) for w in name.split("-")}
-    topic = [w for w in _words(question) if w not in named]
+    topic = [w for w in query_words(question) if w not in named]
     texts = [" ".join(filter(None, [r.get("title"), r["statement"]])) for r in top]
     counts = ask_counts(question, top, entity_names) if top else {k: 0 for k in NAMES[10:23]}
     values = {
@@ -159,7 +167,7 @@ def features(question: str, live: list[dict], *, stale_best: float = 0.0, awaiti
         "close_hits": min(sum(c >= 0.5 for c in cos), 5) / 5,
         **{k: float(v) for k, v in counts.items()},
         "stale_best": stale_best, "stale_over_live": max(0.0, stale_best - cos1),
-        "awaiting": float(min(awaiting, 3)), "words": float(len(_words(question))),
+        "awaiting": float(min(awaiting, 3)), "words": float(len(query_words(question))),
         "topic_words": float(len(topic)), "scoped": float(scoped), "names_customer": float(bool(named)),
         "historical": float(bool(A.HISTORICAL.search(question))), "yes_no": float(bool(_YES_NO.match(question))),
     }

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from vmem import confidence, model
 from vmem.errors import UsageError
 from vmem.ops.scope import Scope, codes  # recall's vocabulary too: callers and tests say recall.Scope
+from vmem.ops.coverage import STOP_WORDS, query_words
 
 if TYPE_CHECKING:  # a one-shot recall on a current index never opens the repository (recall_current)
     from vmem.store.repo import Store
@@ -351,7 +352,7 @@ def _fuse(items: dict, vector_rank: list[str], lexical: list[tuple[str, float]],
     floor = relevance[ranked[min(max(k, FEATURE_HITS), len(ranked)) - 1]] - CONFIDENCE_WEIGHT if ranked else 0.0
     shortlist = [i for n, i in enumerate(ranked) if n < EXACT_AMONG or relevance[i] >= floor
                  or cosine_of.get(i, 0.0) >= 0.8]
-    words = _words(query)
+    words = query_words(query)
     # a customer's name says where the question is asked about, not what: it is no topic word ("who owns the renewal
     # at Ashgrove" shares no topic with a claim on Ashgrove's fiscal year)
     from vmem.ops.asks import customers
@@ -405,18 +406,6 @@ def _fuse(items: dict, vector_rank: list[str], lexical: list[tuple[str, float]],
     return {"coverage": label, "coverage_reason": reason, "missing": missing, "results": results[:k]}
 
 
-_STOP = frozenset("""a an the and or but of to in on at by for with from as is are was were be been it its this that
-these those do does did how what which who whom when where why can could should would may might must will shall
-we our us i my me you your they their them he she his her there here than then so if not no any all each
-""".split())
-
-
-_WORD = re.compile(r"\w+")
-
-
-def _words(text: str) -> list[str]:
-    """Lower-case words with a plural -s dropped (not -ss): enough to compare a question with a statement."""
-    return [w[:-1] if len(w) > 3 and w[-1] == "s" and w[-2] != "s" else w for w in _WORD.findall(text.lower())]
 
 
 def _near_exact(words: list[str], item: dict) -> bool:
@@ -424,7 +413,7 @@ def _near_exact(words: list[str], item: dict) -> bool:
     a run of the statement or its words with at most a fifth changed either way."""
     if len(words) < NEAR_EXACT_WORDS:
         return False
-    statement = _words(item["statement"])
+    statement = query_words(item["statement"])
     joined, run = " " + " ".join(statement) + " ", " " + " ".join(words) + " "
     if run in joined or joined in run:
         return True
@@ -435,10 +424,10 @@ def _near_exact(words: list[str], item: dict) -> bool:
 def _term_share(words: list[str], item: dict) -> float:
     """The share of the query's content words that the item's title, statement or categories contain (as the word or
     a form of it)."""
-    content = {w for w in words if w not in _STOP and (len(w) > 1 or w.isdigit())}  # (a possessive's s is none)
+    content = {w for w in words if w not in STOP_WORDS and (len(w) > 1 or w.isdigit())}  # (a possessive's s is none)
     if not content:
         return 0.0
-    text = set(_words(" ".join(filter(None, [item.get("title"), item["statement"],
+    text = set(query_words(" ".join(filter(None, [item.get("title"), item["statement"],
                                              " ".join(item.get("categories") or [])]))))
     # a word counts when the text holds a form of it sharing its first six letters ("deduplicating", "deduplicate")
     stems = {w[:6] for w in text if len(w) >= 6}
