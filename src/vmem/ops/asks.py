@@ -27,12 +27,12 @@ _SPLIT = re.compile(r"\s*(?:,?\s+and\s+(?=(?:how|what|which|when|where|who|why|i
                     r"(?=(?:how|what|which|when|where|who|why|is|are|do|does|can|should|also)\b))", re.I)
 
 # two things asked about together ("refunds and chargebacks", "SMB or mid-market"): single content words
-_COORDINATED = re.compile(r"\b([a-z][a-z0-9_-]{2,})\s+(?:and|or|&)\s+([a-z][a-z0-9_-]{2,})\b(?!\s+(?:how|what|which|when|"
+COORDINATED = re.compile(r"\b([a-z][a-z0-9_-]{2,})\s+(?:and|or|&)\s+([a-z][a-z0-9_-]{2,})\b(?!\s+(?:how|what|which|when|"
                           r"where|who|why|is|are|do|does)\b)")
-_HOW_MANY = re.compile(r"\bhow many ([a-z0-9-]+)(?: ([a-z-]{3,}))?\b")
+HOW_MANY = re.compile(r"\bhow many ([a-z0-9-]+)(?: ([a-z-]{3,}))?\b")
 _TIME_UNITS = frozenset("second minute hour day week month quarter year".split())
 # codes and acronyms: a letter-digit name (P4, v3, Q3, FY24, SOC2) or a word in capitals (CSAT, NPS)
-_CODE = re.compile(r"\b(?!\d+(?:st|nd|rd|th)\b)(?=[A-Za-z]*\d)(?=\d*[A-Za-z])[A-Za-z0-9]{2,6}\b|"
+ASKED_CODE = re.compile(r"\b(?!\d+(?:st|nd|rd|th)\b)(?=[A-Za-z]*\d)(?=\d*[A-Za-z])[A-Za-z0-9]{2,6}\b|"
                    r"\b(?!(?:UTC|GMT|CET|CEST|EST|EDT|PST|PDT|USD|EUR|GBP|CHF|JPY|API|SQL|URL|CSV|JSON|XML|PDF|"
                    r"ETL|ELT|SDK|CLI|DAG|SSO|FAQ|UI|UX|ID|IDS)\b)[A-Z]{3,6}\b")
 # (an ordinal is a position, not a name; a currency or time zone is a unit, and a format or interface (API, SQL,
@@ -176,11 +176,11 @@ def subject(question: str) -> str | None:
     "how is/are X <participle>", "how should X be <participle>" and "what/which Y do/does X <verb>" or "what/which Y
     are X <participle>", the object of "who <verb>s X" (pronouns and generic heads such as "the number" do not
     count). Its last word is the head a hit must name."""
-    found = _subject(question)
+    found = subject_of(question)
     return found[0] if found else None
 
 
-def _subject(question: str) -> tuple[str, bool] | None:
+def subject_of(question: str) -> tuple[str, bool] | None:
     """(subject(QUESTION), whether the phrase's bounds are read from its form -- a participle or a preposition
     after it, the object of "who owns" -- so that every word of it must be named; in "what discount do nonprofits
     get" its last word is only taken to be the verb, and only its head is checked)."""
@@ -302,7 +302,7 @@ def _vocabulary():
 _VOCABULARY: object = False  # the model's vocabulary, read on the first question that names an entity's word
 
 
-def _stems(found: set[str]) -> set[str]:
+def stems(found: set[str]) -> set[str]:
     """Words cut to six letters: "timestamp" and "timestamped", "refund" and "refunded" meet."""
     return {w[:6] for w in found}
 
@@ -311,7 +311,7 @@ def answered_part(part: set[str], statement_words: set[str]) -> bool:
     """A part is answered by a statement holding at least half of its content words (two, for a long part)."""
     if not part:
         return True
-    shared = len(_stems(part) & _stems(statement_words))
+    shared = len(stems(part) & stems(statement_words))
     return shared >= max(1, min(2, len(part)), round(len(part) * 0.5))
 
 
@@ -327,8 +327,8 @@ def near_miss(question: str, hits: list[dict], entity_names: list[str] = ()) -> 
         if not any(h.get("scope") == f"entity:{name}" or re.search(rf"(?<![\w-]){re.escape(first)}(?![\w-])", t, re.I)
                    for h, t in zip(hits, texts)):
             out.append(f"{first.capitalize()} (nothing live in this scope is about it)")
-    about, whole = _subject(question) or (None, False)
-    codes = {code.lower() for code in _CODE.findall(question)}  # a code is checked as one (CSAT, P4)
+    about, whole = subject_of(question) or (None, False)
+    codes = {code.lower() for code in ASKED_CODE.findall(question)}  # a code is checked as one (CSAT, P4)
     if about and about.split()[-1] not in codes and not names(about, texts, whole):
         out.append(f"{about} (nothing live names it)")
     return out
@@ -358,26 +358,26 @@ def assess(question: str, hits: list[dict], entity_names: list[str] = ()) -> tup
             missing.extend(open_parts)
             unanswered_sides.extend(open_parts)
             answered_sides.extend(p for p in asks.parts if p not in open_parts)
-    for left, right in _COORDINATED.findall(question.lower()):  # "refunds and chargebacks": is each one answered?
+    for left, right in COORDINATED.findall(question.lower()):  # "refunds and chargebacks": is each one answered?
         sides = [words(left), words(right)]
         if not all(sides):
             continue
-        held = [any(_stems(side) & _stems(w) for w in hit_words) for side in sides]
+        held = [any(stems(side) & stems(w) for w in hit_words) for side in sides]
         if held.count(True) == 1:
             gap, held_side = (left, right)[held.index(False)], (left, right)[held.index(True)]
             missing.append(f"{gap} (only {held_side} is answered)")
             unanswered_sides.append(gap)
             answered_sides.append(held_side)
-    for counted_noun in _HOW_MANY.findall(question.lower()):  # "how many NPS points": a number of points
-        noun = _counted(*counted_noun)
+    for counted_noun in HOW_MANY.findall(question.lower()):  # "how many NPS points": a number of points
+        noun = noun_counted(*counted_noun)
         if not noun:
             continue
         counted = re.compile(rf"(?:\d[\d.,]*|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twenty|thirty|"
                              rf"hundred))\s*(?:[a-z-]+\s+){{0,2}}{re.escape(noun[:5])}", re.I)
         if "duration" not in asks.details and not any(counted.search(t) for t in texts):
             missing.append(f"how many {noun} (no count of {noun} stated)")
-    for code in dict.fromkeys(_CODE.findall(question)):  # "P4", "v3", "CSAT": the answer must name it too
-        if not any(_names_code(code, t) for t in texts):
+    for code in dict.fromkeys(ASKED_CODE.findall(question)):  # "P4", "v3", "CSAT": the answer must name it too
+        if not any(names_code(code, t) for t in texts):
             missing.append(f"{code} (nothing live names it)")
             # a code inside the part or thing the hits leave open is that part's gap ("CTE naming and column
             # aliases", the aliases answered): partial; anywhere else it says the hits are about something else
@@ -388,12 +388,12 @@ def assess(question: str, hits: list[dict], entity_names: list[str] = ()) -> tup
         on_part = [t for t, w in zip(texts, hit_words) if answered_part(part_words, w)] or texts
         asked = read(part + "?") if len(asks.parts) > 1 else asks
         for detail in asked.details:
-            if not any(_answers(detail, t, question) for t in on_part):
+            if not any(states_detail(detail, t, question) for t in on_part):
                 missing.append(_DETAIL_MISSING[detail])
-        for phrase, narrowing, modifiers in _asked_phrases(part):  # "which FX rate table": a table of FX rates
-            if not any(_stems(modifiers) & _stems(_loose_words(t)) for t in on_part):
+        for phrase, narrowing, modifiers in asked_phrases(part):  # "which FX rate table": a table of FX rates
+            if not any(stems(modifiers) & stems(loose_words(t)) for t in on_part):
                 missing.append(f"the {phrase} asked for (nothing live names {narrowing})")
-        for name, found_words in _qualifiers_open(part, asked.qualifiers, on_part):
+        for name, found_words in qualifiers_open(part, asked.qualifiers, on_part):
             missing.append(f"the {name} asked for ({', '.join(found_words)}) is not stated")
     missing = list(dict.fromkeys(missing))
     if not missing:
@@ -410,7 +410,7 @@ _DETAIL_MISSING = {"duration": "how long (no duration stated)", "amount": "the n
                    "contact": "who to contact (no address, handle or number named)"}
 
 
-def _counted(first: str, second: str) -> str | None:
+def noun_counted(first: str, second: str) -> str | None:
     """The noun "how many" counts: "how many NPS points" -> points, "how many users were" -> users; None for a time
     unit (a duration is asked) or a function word."""
     noun = second if second and words(second) and words(first) else first
@@ -418,7 +418,7 @@ def _counted(first: str, second: str) -> str | None:
     return None if base is None or base in _TIME_UNITS else noun
 
 
-def _answers(detail: str, text: str, question: str) -> bool:
+def states_detail(detail: str, text: str, question: str) -> bool:
     """Whether TEXT states the kind of DETAIL asked, with something the QUESTION does not already say (its own
     number or column is no answer)."""
     asked_numbers = set(re.findall(r"\d+(?:[.,]\d+)?", question))
@@ -442,7 +442,7 @@ _ASKED_PHRASE = re.compile(r"\b(?:what|which) ((?:[a-z0-9][a-z0-9_-]* ){1,2})(ta
 _TABLE_NOUNS = frozenset("table column field".split())
 
 
-def _asked_phrases(part: str) -> list[tuple[str, str, set[str]]]:
+def asked_phrases(part: str) -> list[tuple[str, str, set[str]]]:
     """The asked-for phrases of PART, the words that narrow each and their content words ("which FX rate table" ->
     ("FX rate table", "FX rate", {fx, rate})); a phrase narrowed only by function words ("what is the rate") is
     left out."""
@@ -454,12 +454,12 @@ def _asked_phrases(part: str) -> list[tuple[str, str, set[str]]]:
     return out
 
 
-def _loose_words(text: str) -> set[str]:
+def loose_words(text: str) -> set[str]:
     """words(TEXT) plus the words inside its identifiers ("opportunities.amount_usd": opportunity, amount, usd)."""
     return words(text) | words(re.sub(r"[._]", " ", text))
 
 
-def _qualifiers_open(part: str, asked: list[str], texts: list[str]) -> list[tuple[str, list[str]]]:
+def qualifiers_open(part: str, asked: list[str], texts: list[str]) -> list[tuple[str, list[str]]]:
     """The qualifiers PART asks for (a worst case, a segment, a channel) that none of TEXTS states."""
     out = []
     for name, pattern in _QUALIFIER_ASKED:
@@ -477,7 +477,7 @@ def _qualifiers_open(part: str, asked: list[str], texts: list[str]) -> list[tupl
     return out
 
 
-def _names_code(code: str, text: str) -> bool:
+def names_code(code: str, text: str) -> bool:
     """Whether TEXT names CODE: the code itself, or, for an acronym, words whose initials spell it ("QBR" and
     "quarterly business review")."""
     if re.search(rf"(?<![\w-]){re.escape(code)}(?![\w-])", text, re.I):

@@ -113,34 +113,34 @@ def ask_counts(question: str, hits: list[dict], entity_names: list[str] = ()) ->
         open_parts = [p for p, w in zip(asks.parts, asks.part_words) if not any(A.answered_part(w, h)
                                                                                  for h in hit_words)]
         out["parts_open"] = len(open_parts) / len(asks.parts)
-    for left, right in A._COORDINATED.findall(question.lower()):
+    for left, right in A.COORDINATED.findall(question.lower()):
         sides = [A.words(left), A.words(right)]
         if all(sides):
-            held = [any(A._stems(side) & A._stems(w) for w in hit_words) for side in sides]
+            held = [any(A.stems(side) & A.stems(w) for w in hit_words) for side in sides]
             out["sides_open"] += held.count(True) == 1
-    for counted_noun in A._HOW_MANY.findall(question.lower()):
-        noun = A._counted(*counted_noun)
+    for counted_noun in A.HOW_MANY.findall(question.lower()):
+        noun = A.noun_counted(*counted_noun)
         if noun and "duration" not in asks.details:
             counted = re.compile(rf"(?:\d[\d.,]*|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twenty|"
                                  rf"thirty|hundred))\s*(?:[a-z-]+\s+){{0,2}}{re.escape(noun[:5])}", re.I)
             out["count_open"] += not any(counted.search(t) for t in texts)
-    codes = list(dict.fromkeys(A._CODE.findall(question)))
+    codes = list(dict.fromkeys(A.ASKED_CODE.findall(question)))
     out["codes"] = len(codes)
-    out["codes_open"] = sum(not any(A._names_code(c, t) for t in texts) for c in codes)
+    out["codes_open"] = sum(not any(A.names_code(c, t) for t in texts) for c in codes)
     for part, part_words in zip(asks.parts, asks.part_words):
         on_part = [t for t, w in zip(texts, hit_words) if A.answered_part(part_words, w)] or texts
         asked = A.read(part + "?") if len(asks.parts) > 1 else asks
         out["details"] += len(asked.details)
-        out["details_open"] += sum(not any(A._answers(d, t, question) for t in on_part) for d in asked.details)
-        out["phrases_open"] += sum(not any(A._stems(m) & A._stems(A._loosequery_words(t)) for t in on_part)
-                                   for _, _, m in A._asked_phrases(part))
+        out["details_open"] += sum(not any(A.states_detail(d, t, question) for t in on_part) for d in asked.details)
+        out["phrases_open"] += sum(not any(A.stems(m) & A.stems(A.loose_words(t)) for t in on_part)
+                                   for _, _, m in A.asked_phrases(part))
         out["qualifiers"] += len(asked.qualifiers)
-        out["qualifiers_open"] += len(A._qualifiers_open(part, asked.qualifiers, on_part))
+        out["qualifiers_open"] += len(A.qualifiers_open(part, asked.qualifiers, on_part))
     for name in A.customers(question, list(entity_names)):
         first = name.split("-")[0]
         out["customer_open"] += not any(h.get("scope") == f"entity:{name}" or re.search(
             rf"(?<![\w-]){re.escape(first)}(?![\w-])", t, re.I) for h, t in zip(hits, texts))
-    about, whole = A._subject(question) or (None, False)
+    about, whole = A.subject_of(question) or (None, False)
     if about and about.split()[-1] not in {c.lower() for c in codes} and not A.names(about, texts, whole):
         out["subject_open"] = 1
     return out
