@@ -958,6 +958,25 @@ _GREEK_PAIRS = [("ντ", "d"), ("Ντ", "D"), ("ΝΤ", "D"), ("μπ", "b"), ("Μ
                 ("ΓΚ", "G")]
 
 
+_GREEK_PAIR = re.compile("|".join(pair for pair, _ in _GREEK_PAIRS))
+_GREEK_LETTER = dict(_GREEK_PAIRS)
+
+
+def _greek_readings(word: str) -> set[str]:
+    """WORD with each of its ντ, μπ and γκ (up to four) read as d, b, g or as nt, mp, nk, each on its own: Greek
+    writes a foreign d as ντ, and a foreign n-t as ντ too ("Γκενταντορ" is Gen-ta-dor)."""
+    found = [m.start() for m in _GREEK_PAIR.finditer(word)][:4]
+    out = set()
+    for mask in range(2 ** len(found)):
+        parts, last = [], 0
+        for bit, start in enumerate(found):
+            pair = word[start:start + 2]
+            parts += [word[last:start], _GREEK_LETTER[pair] if mask >> bit & 1 else pair]
+            last = start + 2
+        out.add("".join(parts) + word[last:])
+    return out
+
+
 def _sounded(word: str) -> str:
     for pair, letter in _GREEK_PAIRS:
         word = word.replace(pair, letter)
@@ -1024,9 +1043,9 @@ def _script_forms(word: str, name: bool = False) -> set[str]:
 
 
 def _closing_r_dropped(word: str) -> set[str]:
-    """WORD with each subset of the r's that close a syllable dropped (up to three of them): katakana writes one as
+    """WORD with each subset of the r's that close a syllable dropped (up to four of them): katakana writes one as
     a long vowel and may keep another (ドー for "dor", ユル for "jur")."""
-    places = [m.start() for m in re.finditer(r"(?<=[aeiouy])r(?=[^aeiou]|$)", word)][:3]
+    places = [m.start() for m in re.finditer(r"(?<=[aeiouy])r(?=[^aeiou]|$)", word)][:4]
     out = set()
     for mask in range(1, 2 ** len(places)):
         drop = {place for bit, place in enumerate(places) if mask >> bit & 1}
@@ -1079,7 +1098,7 @@ def _script_name_hits(statement: str, lexicon: Lexicon) -> list[Hit]:
     """Names written in another script ("コルヴァンヌ・バイオロジクス", "Κορβάν Μπαϊολότζικς", "ヴェルモーラ",
     "Ο Ομάρι Θίσλγουντ"): transliterated (anyascii), each word's _script_keys like the name's word for word. A
     name of one word needs a key of four sounds or more and a spelling like the name's. Greek reads ντ, μπ and γκ
-    as d, b and g, and inside a foreign name also as nt, mp and nk: both readings are tried."""
+    as d, b and g, and inside a foreign name also as nt, mp and nk: each is read both ways (_greek_readings)."""
     from anyascii import anyascii
 
     from vmem.gates.near import similarity
@@ -1088,24 +1107,20 @@ def _script_name_hits(statement: str, lexicon: Lexicon) -> list[Hit]:
         return re.findall(r"[^\W\d_]+", unicodedata.normalize("NFKC", text.replace("・", " ").replace("·", " ")))
 
     originals = words_of(statement)
-    readings: list[list[set[str]]] = [[set() for _ in originals] for _ in range(2)]  # keys, forms per word
-    for initial_only in (False, True):
-        text = statement
+    keys: list[set[str]] = [set() for _ in originals]  # per word: its sound keys and its spellings
+    spellings: list[set[str]] = [set() for _ in originals]
+    for n, original in enumerate(originals):
+        word = original
         for pair, letter in _SCRIPT_PAIRS:
-            text = text.replace(pair, letter)
-        for pair, letter in _GREEK_PAIRS:
-            text = re.sub(r"\b" + pair, letter, text) if initial_only else text.replace(pair, letter)
+            word = word.replace(pair, letter)
         for pair, letters in _KANA_PAIRS:
-            text = text.replace(pair, letters)
-        words = words_of(text)
-        if len(words) != len(originals):  # the pairs are replaced inside words, so the words line up
+            word = word.replace(pair, letters)
+        if word.isascii():
             continue
-        for n, word in enumerate(words):
-            if not word.isascii():
-                forms = _script_forms(anyascii(word))
-                readings[0][n] |= {_skeleton(form) for form in forms}
-                readings[1][n] |= forms
-    keys, spellings = readings
+        for reading in _greek_readings(word):
+            forms = _script_forms(anyascii(reading))
+            keys[n] |= {_skeleton(form) for form in forms}
+            spellings[n] |= forms
     hits = []
     for term in lexicon.terms:
         if term.kind not in ("name", "alias", "person"):
