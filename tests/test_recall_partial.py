@@ -189,6 +189,40 @@ def test_an_answer_only_in_another_customers_scope_is_uncovered(seeded, near):
     assert scoped["coverage"] == "covered" and scoped["results"][0]["id"] == near["meridale"], scoped
 
 
+def test_a_close_answer_about_another_customer_is_never_covered(seeded, near, vmem):
+    """In Meridale's scope, asked about Corvane (whose answer exists, in Corvane's scope): Meridale's own rule
+    shares every word of the question but is about another customer; however close, that vetoes covered (the
+    label's table only weighs it), and Corvane's answer is neither served nor quoted."""
+    data = recall(seeded, "which currency is Corvane invoiced in?", "--scope", "entity:meridale")
+    assert data["coverage"] == "uncovered", data
+    assert any(m.lower().startswith("corvane") for m in data["missing"]), data["missing"]
+    fiscal, theirs = (vmem.json("propose", text, "--about", about, store=seeded)["data"]["item"]["id"]
+                      for text, about in (("Meridale's fiscal year ends on March 31.", "meridale"),
+                                          ("Corvane's fiscal year ends on June 30.", "corvane")))
+    for item in (fiscal, theirs):
+        vmem("approve", item, who=RITA, store=seeded)
+    for question in ("When does Corvane's fiscal year end?", "when does the fiscal year of Corvane end"):
+        data = recall(seeded, question, "--scope", "entity:meridale")
+        assert data["results"][0]["id"] == fiscal and data["coverage"] == "uncovered", (question, data)
+        assert any(m.lower().startswith("corvane") for m in data["missing"]), data["missing"]
+        assert theirs not in json.dumps(data) and "June" not in json.dumps(data)
+
+
+def test_the_table_cannot_outvote_an_answer_about_another_customer(seeded, near, vmem, monkeypatch):
+    """The veto itself: even when the fitted table says covered, answers about another customer than the one asked
+    come back uncovered, the customer named as missing (the features only weigh it; a strong cosine could win)."""
+    from vmem.ops import coverage
+    from vmem.ops import recall as ops_recall
+
+    vmem("index", store=seeded)
+    monkeypatch.setattr(coverage, "label", lambda features: "covered")
+    data = ops_recall.recall(seeded, "which currency is Corvane invoiced in?", scope="entity:meridale")
+    assert data["coverage"] == "uncovered", data
+    assert any(m.lower().startswith("corvane") for m in data["missing"]), data["missing"]
+    plain = ops_recall.recall(seeded, "which currency is Meridale invoiced in?", scope="entity:meridale")
+    assert plain["coverage"] == "covered" and plain["missing"] == []
+
+
 def test_mcp_answers_a_near_miss_as_the_cli_does(seeded, near, tmp_path):
     pytest.importorskip("mcp")
     from test_mcp import _run

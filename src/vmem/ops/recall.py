@@ -395,7 +395,11 @@ def _fuse(items: dict, vector_rank: list[str], lexical: list[tuple[str, float]],
     # they miss: `elsewhere`), in words; the label above decides whether that makes the answer partial or none
     on_topic = [r for r in live[:ASK_HITS] if r["cosine"] >= PARTIAL_COSINE or r.get("terms", 0.0) >= COVERED_TERMS]
     missing, reason, elsewhere = assess(query, on_topic or live[:1], entity_names)
-    if label == "covered":
+    if label == "covered" and elsewhere:
+        # the answers are about another customer, code or subject than the one asked: however close their words,
+        # that is a veto, never a weight (the table weighs it; a strong cosine must not outvote it)
+        label = "uncovered"
+    elif label == "covered":
         missing, reason = [], None
     elif label == "partial" and not missing:
         reason = "the closest live answer is related to the question, not close enough to answer it"
