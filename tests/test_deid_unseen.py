@@ -206,3 +206,38 @@ def test_real_words_near_the_new_forms_pass():
                       "Stansted is about 30 miles (48 km) north-east of London."]:
         result = check_statement(statement, lexicon)
         assert result.passed, (statement, result.hits)
+
+
+# -- other scripts through what a reader does not see; a long name does not stall the gate --------------------
+
+SCRIPTED = build_lexicon([{"id": "vm", "name": "Velmora"}, {"id": "cb", "name": "Corvanne Biologics"}])
+INVISIBLE = ["\u200b", "\u00ad", "\u2060", "\u200c", "\ufeff"]
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.sampled_from(["ヴェルモーラ renewed early.", "コルヴァンヌ・バイオロジクス asked for a validation pack.",
+                        "Κορβάν Μπαϊολότζικς asked for a validation pack."]),
+       st.lists(st.tuples(st.integers(1, 12), st.sampled_from(INVISIBLE)), max_size=3))
+def test_a_name_in_another_script_is_read_through_invisible_characters(statement, inserts):
+    for at, ch in sorted(inserts, reverse=True):  # inside the name's letters
+        at = min(at, statement.index(" ") - 1)
+        statement = statement[:at] + ch + statement[at:]
+    assert not check_statement(statement, SCRIPTED).passed, statement
+
+
+def test_half_width_katakana_and_a_stray_accent_are_read_as_the_name():
+    for statement in ("ｳﾞｪﾙﾓｰﾗ renewed early.", "Κορβ\u0301άν Μπαϊολότζικς asked for a validation pack."):
+        assert not check_statement(statement, SCRIPTED).passed, statement
+
+
+def test_a_long_pasted_name_makes_a_bounded_number_of_derived_forms():
+    subsequences: dict = {}
+    mixed: dict = {}
+    words = [f"word{chr(97 + n)}" for n in range(30)]
+
+    def put(table, key, term):
+        table.setdefault(key, []).append(term)
+
+    deid._subsequences_and_mixed(words, object(), put, subsequences, mixed)
+    assert len(subsequences) < 2 ** deid._NAME_WORDS_DERIVED
+    assert sum(len(table) for table in mixed.values()) < 2 ** (deid._NAME_WORDS_DERIVED + 1)

@@ -1088,6 +1088,14 @@ def _script_alike(written: str, wanted: set[str]) -> bool:
 _SPELLING_SCRIPTS = ("KATAKANA", "GREEK", "CYRILLIC")
 
 
+def _script_text(statement: str) -> str:
+    """STATEMENT as the other-script readers take it: NFKC (half-width katakana is katakana), the characters every
+    reader ignores out (a zero-width space or soft hyphen inside ヴェルモーラ splits no word), and stray
+    combining marks that NFKC could not compose out (an accent put on a Greek consonant)."""
+    text = _visible(unicodedata.normalize("NFKC", statement))
+    return "".join(ch for ch in text if unicodedata.category(ch) != "Mn")
+
+
 def _foreign_letters(statement: str) -> bool:
     """Whether STATEMENT has letters of katakana, Greek or Cyrillic."""
     return any(not ch.isascii() and ch.isalpha() and unicodedata.name(ch, "").startswith(_SPELLING_SCRIPTS)
@@ -1567,10 +1575,14 @@ def _ticker(word: str) -> str:
     return re.sub(r"(.)\1+", r"\1", word[:1] + re.sub(r"[aeiouy]", "", word[1:]))
 
 
+_NAME_WORDS_DERIVED = 8  # a name's first words that make subsequences and mixed forms (real names have fewer)
+
+
 def _subsequences_and_mixed(content: list[str], term: Term, put, subsequences: dict, mixed: dict) -> None:
     """The subsequences and mixed forms of a name's CONTENT words (see Derived), into their tables."""
     from itertools import combinations, product
 
+    content = content[:_NAME_WORDS_DERIVED]  # both tables grow as 2^n: a pasted long name must not stall the gate
     n = len(content)
     if n >= 3:
         for width in range(2, n):
@@ -1889,8 +1901,8 @@ def _mixed_hits(words: list[Word], derived: "Derived") -> list[Hit]:
     hits = []
     for n in range(len(words)):
         first, end = words[n].text.casefold(), n + 1
-        while len(words[end - 1].text) == 1 and end < len(words) and len(words[end].text) == 1 and \
-                words[end - 1].gap in ("", ".", "-") and not words[end].boundary:
+        while len(words[end - 1].text) == 1 and end < len(words) and end - n < 6 and len(words[end].text) == 1 and \
+                words[end - 1].gap in ("", ".", "-") and not words[end].boundary:  # (initials: six letters at most)
             first += words[end].text.casefold()  # "L.B. Dental": the run of single capitals is one group
             end += 1
         starts = derived.mixed.get(first)
@@ -2204,9 +2216,10 @@ def scan(statement: str, lexicon: Lexicon, _depth: int = 0) -> list[Hit]:
     hits.extend(_reversed_hits(folded, lexicon, by_squash))
     hits.extend(_identifier_hits(folded, lexicon))
     if not statement.isascii():
-        hits.extend(_sound_hits(statement, lexicon))
-        if _foreign_letters(statement):
-            hits.extend(_script_name_hits(statement, lexicon))
+        script_text = _script_text(statement)
+        hits.extend(_sound_hits(script_text, lexicon))
+        if _foreign_letters(script_text):
+            hits.extend(_script_name_hits(script_text, lexicon))
     lowered = folded.casefold()
     for domain in lexicon.domains:  # the literal first: a pattern is built only for a domain that occurs
         if domain.squashed in lowered and re.search(rf"(?<![\w-]){re.escape(domain.squashed)}(?![\w-])", lowered):
