@@ -198,6 +198,14 @@ def test_a_small_change_is_cached_as_a_delta_that_reads_as_the_whole_cache_would
     warm = sorted(load_candidates(store.root)[2], key=lambda i: i["id"])
     assert base.read_bytes() != written and not delta.exists()
     assert warm == cold()
+    # a delta of the wrong shape (hand-edited, or another version's) is ignored, never fatal
+    import marshal
+
+    for junk in ({"base": marshal.loads(base.read_bytes())["commit"], "version": 1},
+                 {"base": marshal.loads(base.read_bytes())["commit"], "items": [], "data": None, "version": 1}):
+        delta.write_bytes(marshal.dumps(junk))
+        parse.PARSED.clear()
+        assert sorted(load_candidates(store.root)[2], key=lambda i: i["id"]) == cold()
 
 
 def test_tiny_budget_keeps_every_mandatory_item_and_packs_smaller_ones(mixed, vmem, tmp_path):

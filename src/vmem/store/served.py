@@ -69,8 +69,9 @@ def _delta_file(path: Path) -> Path:
 
 def _with_delta(base: dict | None, delta: dict | None) -> dict | None:
     """BASE brought to the delta's commit, when the delta was written against BASE's commit; else BASE."""
-    if base is None or delta is None or delta.get("base") != base.get("commit") or not _current(base):
-        return base
+    if base is None or delta is None or delta.get("base") != base.get("commit") or not _current(base) or \
+            not isinstance(delta.get("items"), dict) or not isinstance(delta.get("data"), dict):
+        return base  # no delta, one written against another cache, or not one this code wrote: the cache alone
     items = dict(base["items"])
     for item_path, item in delta["items"].items():
         if item is None:  # no longer served
