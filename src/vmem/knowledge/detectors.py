@@ -529,7 +529,23 @@ def _agents(parsed: Parsed) -> dict[str, set[str]]:
 
     def participle(entry: tuple[str, str]) -> bool:
         form = forms.get(entry[1], entry[1])
-        return entry[0] in ("v", "w") and (form.endswith("ed") or form in PARTICIPLES)
+        return entry[0] == "v" or entry[0] == "w" and (form in PARTICIPLES or (
+            len(form) >= 4 and form.endswith("ed") and not form.endswith("eed")))  # "page speed by region": a noun
+
+    def agent_at(start: int) -> list[str]:
+        """The agent's words from START: its run, and its holder's ("the customer's CFO", "the CFO of the
+        customer" are one agent)."""
+        words: list[str] = []
+        while start < len(sk):
+            while start < len(sk) and sk[start][0] == "f" and sk[start][1] in ARTICLES:
+                start += 1
+            run = _run_after(sk, start)
+            words += run
+            start += len(run)
+            if not run or sk[start:start + 1] not in ((("p", "'s"),), (("f", "of"),)):
+                break
+            start += 1
+        return words
 
     out: dict[str, set[str]] = {}
     for i, entry in enumerate(sk):
@@ -539,7 +555,7 @@ def _agents(parsed: Parsed) -> dict[str, set[str]]:
         while j + 1 < len(sk) and sk[j] in (("f", "and"), ("f", "or")) and participle(sk[j + 1]):
             chain.append(sk[j + 1][1])
             j += 2
-        agent = _run_after(sk, j + 1) if sk[j:j + 1] == (("f", "by"),) else []
+        agent = agent_at(j + 1) if sk[j:j + 1] == (("f", "by"),) else []
         for verb in chain if agent else ():
             out.setdefault(verb, set()).update(agent)
     return out
