@@ -241,3 +241,12 @@ def test_a_long_pasted_name_makes_a_bounded_number_of_derived_forms():
     deid._subsequences_and_mixed(words, object(), put, subsequences, mixed)
     assert len(subsequences) < 2 ** deid._NAME_WORDS_DERIVED
     assert sum(len(table) for table in mixed.values()) < 2 ** (deid._NAME_WORDS_DERIVED + 1)
+
+
+def test_a_ticker_needs_its_cue_beside_it_and_never_comes_from_a_common_word():
+    lexicon = build_lexicon([{"id": "m", "name": "Mosaic"}, {"id": "d", "name": "Delta"}, {"id": "q", "name": "Quorvell"}])
+    for clean in ("Customers on MSC plans share one login per seat.", "DLT pipelines share a cluster at night.",
+                  "Keep the QRVL export off; shares of the budget go to support."):
+        assert check_statement(clean, lexicon).passed, clean
+    for leak in ("The ticker QRVL fell after the call.", "QRVL shares dropped on the news."):
+        assert not check_statement(leak, lexicon).passed, leak

@@ -1940,24 +1940,25 @@ _TICKER_CUES = frozenset("ticker tickers symbol nasdaq nyse lse tsx asx otc stoc
 
 def _ticker_hits(words: list[Word], derived: "Derived") -> list[Hit]:
     """A one-word name's ticker-like code (its consonants, "QRVL" for Quorvell) in capitals, with a cue that it is
-    a stock's or an organisation's: a stock word in the sentence, in parentheses or after "$", or, four letters or
-    more, standing as a name (_initialism_stands)."""
-    from vmem.gates.near import zipf
+    a stock's or an organisation's: a stock word within two words of it ("ticker QRVL", "QRVL shares"; not anywhere
+    in the sentence: "MSC plans share one login"), in parentheses or after "$", or, four letters or more, standing
+    as a name (_initialism_stands). Never for a name that is a common word."""
+    from vmem.gates.near import common, zipf
 
     if not derived.tickers:
         return []
     hits = []
-    lowered = {w.text.casefold() for w in words}
     for n, word in enumerate(words):
         text = word.text
         if not (3 <= len(text) <= 5 and text.isalpha() and text.isupper()):
             continue
         key = text.casefold()
         for term in derived.tickers.get(key, ()):
-            if key == term.squashed or text in COMMON_ACRONYMS or zipf(key) >= _ACRONYM_ZIPF:
-                continue
+            if key == term.squashed or text in COMMON_ACRONYMS or zipf(key) >= _ACRONYM_ZIPF or common(term.squashed):
+                continue  # (a name that is a common word: "DLT" for Delta is a common word's consonants)
             gap_before = words[n - 1].gap if n else ""
-            cued = bool(lowered & _TICKER_CUES) or gap_before.endswith(("(", "$")) or (
+            beside = {w.text.casefold() for w in words[max(0, n - 2):n] + words[n + 1:n + 3]}
+            cued = bool(beside & _TICKER_CUES) or gap_before.endswith(("(", "$")) or (
                 len(key) >= 4 and _initialism_stands(words, n, n + 1, key, False))
             if cued:
                 hits.append(Hit(term.entity, term.kind, term.text, text, "ticker-like code"))
