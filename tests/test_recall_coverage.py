@@ -4,21 +4,13 @@ console script, for one covered, one partial and one uncovered question."""
 
 from __future__ import annotations
 
-import json
 import math
-import os
 import random
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
-from conftest import REVIEWER
+from test_recall_partial import RITA, recall  # the console script's recall, as the partial tests ask it
 
 from vmem.ops import coverage
-
-VMEM = Path(sys.executable).with_name("vmem")
-RITA = f"{REVIEWER[0]} <{REVIEWER[1]}>"
 
 
 def test_the_weights_table_loads_one_row_per_feature():
@@ -58,14 +50,6 @@ def test_a_typo_is_tolerated_as_rapidfuzz_measures_it():
         assert coverage._similar(word, [other]) == expected, (word, other)
     assert coverage.named_share(["reconcilation", "schedule"], ["Reconciliation runs on a fixed schedule."]) == 1.0
     assert coverage.named_share(["refund", "cap"], ["Refunds are capped."]) == 0.5  # a 3-letter word: exact only
-
-
-def recall(store, question: str, *extra: str) -> dict:
-    env = {**os.environ, "VMEM_STORE": str(store.root)}
-    done = subprocess.run([str(VMEM), "recall", question, "--json", *extra], capture_output=True, text=True, env=env,
-                          timeout=120)
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)["data"]
 
 
 @pytest.fixture
