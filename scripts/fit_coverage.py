@@ -1,16 +1,16 @@
 """Fit recall's coverage decision (covered / partial / uncovered) and measure it leave-one-file-out.
 
     python scripts/fit_coverage.py STORE                   # leave-one-file-out report
-    python scripts/fit_coverage.py STORE --write   # fit on all three files, rewrite src/vmem/ops/coverage_table.py
+    python scripts/fit_coverage.py STORE --write   # fit on all the files, rewrite src/vmem/ops/coverage_table.py
     (--cache FILE keeps the extracted features between runs)
 
 STORE is a FRESH demo store (`vmem demo DIR` puts it at DIR/store; the files' labels follow a fresh demo). For each
-question of the three labeled files (FILES) it records ops/coverage.features through recall's own code (recall.search
+question of the labeled files (FILES) it records ops/coverage.features through recall's own code (recall.search
 at -k 10, the features it hands the table) and fits a multinomial logistic regression (numpy, L2 on the weights,
 features standardised on the training questions, each label weighted to the same total). Leave-one-file-out: trained
-on two files, measured on the third. The L2 strength is chosen inside the two training files (train on one, measure
-on the other, both ways: mean per-label accuracy), never on the file measured; --write chooses it the same way over
-all three files, fits on all of them and writes the table (commented, one row a feature).
+on the others, measured on the one left out. The L2 strength is chosen inside the training files (train on one,
+measure on another, every way: mean per-label accuracy), never on the file measured; --write chooses it the same way over
+all the files, fits on all of them and writes the table (commented, one row a feature).
 """
 
 from __future__ import annotations
@@ -28,7 +28,8 @@ from vmem.ops import recall as R
 from vmem.ops.eval_recall import read_queries
 from vmem.store.repo import Store
 
-FILES = ("examples/eval/recall.yaml", "examples/eval/recall_coverage.yaml", "examples/eval/recall_coverage2.yaml")
+FILES = ("examples/eval/recall.yaml", "examples/eval/recall_coverage.yaml", "examples/eval/recall_coverage2.yaml",
+         "examples/eval/recall_coverage3.yaml")
 LABELS = ("covered", "partial", "uncovered")
 LAMBDAS = (0.001, 0.003, 0.01, 0.03, 0.1, 0.3)  # L2 strength against the weighted mean log-loss
 
@@ -135,7 +136,7 @@ def write_table(rows: list[dict], path: Path = TABLE) -> None:
              f"against a fresh demo store (L2 {lam}, chosen across those files; each label weighted alike).",
              "Generated: refit with `python scripts/fit_coverage.py STORE --write`, never edited by hand.",
              "",
-             "Measured leave-one-file-out (trained on two files, asked the third) before it was adopted: see",
+             "Measured leave-one-file-out (trained on the others, asked the one left out) before it was adopted: see",
              "docs/recall.md. Accuracy on the questions it was fitted on (in-sample, says nothing about new ones):",
              "; ".join(f"{f} {s['accuracy']:.3f}" for f, s in fitted.items()) + ".",
              '"""', "", f"LABELS = {LABELS!r}",

@@ -5,7 +5,6 @@ console script, for one covered, one partial and one uncovered question."""
 from __future__ import annotations
 
 import math
-import random
 
 import pytest
 from test_recall_partial import RITA, recall  # the console script's recall, as the partial tests ask it
@@ -22,34 +21,13 @@ def test_the_weights_table_loads_one_row_per_feature():
         assert len(row) == 5 and all(math.isfinite(v) for v in row) and row[1] > 0, name
     mean = [TABLE[name][0] for name in coverage.NAMES]
     assert coverage.label(mean) in LABELS
-    # the table reads the way the features mean: a close hit naming every topic word, nothing open, is an answer;
+    # the table reads the way the features mean: a close hit holding every topic word, nothing open, is an answer;
     # a distant one naming none is not
     values = dict(zip(coverage.NAMES, mean))
-    close = {**values, "cos1": 0.9, "cos_max3": 0.9, "gap12": 0.3, "terms1": 1.0, "named1": 1.0, "named3": 1.0}
-    far = {**values, "cos1": 0.2, "cos_max3": 0.25, "gap12": 0.0, "terms1": 0.0, "named1": 0.0, "named3": 0.0}
+    close = {**values, "cos1": 0.9, "gap12": 0.3, "terms1": 1.0}
+    far = {**values, "cos1": 0.2, "gap12": 0.0, "terms1": 0.0}
     assert coverage.label([close[n] for n in coverage.NAMES]) == "covered"
     assert coverage.label([far[n] for n in coverage.NAMES]) == "uncovered"
-
-
-def test_a_typo_is_tolerated_as_rapidfuzz_measures_it():
-    from rapidfuzz.distance import Levenshtein
-
-    rng = random.Random(7)
-    for _ in range(20000):
-        word = "".join(rng.choice("abcdet") for _ in range(rng.randint(5, 15)))
-        other = list(word)
-        for _ in range(rng.randint(0, 3)):
-            at = rng.randrange(len(other) + 1)
-            edit = rng.randrange(3)
-            if edit == 0:
-                other.insert(at, rng.choice("abcdet"))
-            elif at < len(other):
-                other[at:at + 1] = [] if edit == 1 else [rng.choice("abcdet")]
-        other = "".join(other)
-        expected = abs(len(word) - len(other)) <= 2 and Levenshtein.normalized_similarity(word, other) >= 0.8
-        assert coverage._similar(word, [other]) == expected, (word, other)
-    assert coverage.named_share(["reconcilation", "schedule"], ["Reconciliation runs on a fixed schedule."]) == 1.0
-    assert coverage.named_share(["refund", "cap"], ["Refunds are capped."]) == 0.5  # a 3-letter word: exact only
 
 
 @pytest.fixture

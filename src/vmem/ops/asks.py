@@ -23,7 +23,7 @@ also well much many long often tell know get got use used using there's what's w
 over under after before between vs versus via just still ever yet only one ones please need want like work works
 """.split())
 _SPLIT = re.compile(r"\s*(?:,?\s+and\s+(?=(?:how|what|which|when|where|who|why|is|are|do|does|can|should|did)\b)"
-                    r"|,?\s+(?:and\s+)?also\s+|,?\s+as well as\s+|\?\s+(?=\S)|;\s+|\s+[-—–]+\s+(?:and\s+)?"
+                    r"|,?\s+(?:and\s+)?also\s+|,?\s+as well as\s+|\s+\+\s+|\?\s+(?=\S)|;\s+|\s+[-—–]+\s+(?:and\s+)?"
                     r"(?=(?:how|what|which|when|where|who|why|is|are|do|does|can|should|also)\b))", re.I)
 
 # two things asked about together ("refunds and chargebacks", "SMB or mid-market"): single content words
@@ -127,8 +127,29 @@ class Asks(NamedTuple):
     qualifiers: list[str]  # names from QUALIFIERS the answer must state
 
 
-def read(question: str) -> Asks:
+# a question opened by what the asker is doing ("DAU query — do token_refresh events count?", "Ashgrove QBR prep: which
+# month ..."): the clause before a dash or colon is context, not an ask, when it is no question and what follows is
+_QUESTION_START = re.compile(r"^(?:(?:and|so|then|but|also|on|in|at|for|by|from|to|with|of|since|until)\s+)?"
+                             r"(?:how|what|what's|whats|which|when|where|who|whom|whose|why|is|are|was|were|do|does|"
+                             r"did|can|could|should|would|will|must|may|has|have|if|any|tell|show|give|list)\b", re.I)
+_CONTEXT_MARK = re.compile(r"\s+[-—–]+\s+|\s*[—–]\s*|:\s+")
+
+
+def ask_of(question: str) -> str:
+    """QUESTION without the context it opens with (the clause before its last dash or colon that is no question,
+    followed by one that is); the question itself when it has none."""
     text = " ".join(question.split())
+    for mark in reversed(list(_CONTEXT_MARK.finditer(text))):
+        before, after = text[:mark.start()], text[mark.end():]
+        if "?" in before or _QUESTION_START.match(before) or not _QUESTION_START.match(after):
+            continue
+        if len(words(after)) >= 2:
+            return after
+    return text
+
+
+def read(question: str) -> Asks:
+    text = ask_of(question)
     parts = [p.strip(" ?,.") for p in _SPLIT.split(text) if p and len(words(p)) >= 2]
     if len(parts) < 2:
         parts = [text.strip(" ?")]
@@ -334,10 +355,11 @@ def near_miss(question: str, hits: list[dict], entity_names: list[str] = ()) -> 
     return out
 
 
-def assess(question: str, hits: list[dict], entity_names: list[str] = ()) -> tuple[list[str], str | None, bool]:
-    """(what the question asks that the on-topic live HITS do not answer, why, whether the hits are about something
-    else: a code or acronym, a customer or a subject the question names that none of them does) -- ([], None,
-    False) when they answer all of it. HITS: the live results a covered answer rests on (their statements, titles
+def assess(question: str, hits: list[dict], entity_names: list[str] = ()) -> tuple[list[str], str | None, str | None]:
+    """(what the question asks that the on-topic live HITS do not answer, why, the kind of gap: "elsewhere" when the
+    hits are about something else -- a code or acronym, a customer or a subject the question names that none of
+    them does --, "side" when a part or one of two things asked together is left open, else None) -- ([], None,
+    None) when they answer all of it. HITS: the live results a covered answer rests on (their statements, titles
     and scopes); ENTITY_NAMES: the store's entity ids.
 
     Each part is checked against the hits that answer it (the detail a part asks for must be stated where its
@@ -397,10 +419,11 @@ def assess(question: str, hits: list[dict], entity_names: list[str] = ()) -> tup
             missing.append(f"the {name} asked for ({', '.join(found_words)}) is not stated")
     missing = list(dict.fromkeys(missing))
     if not missing:
-        return [], None, False
+        return [], None, None
     if elsewhere:
-        return missing, "the closest live answers are about something else: " + "; ".join(missing), True
-    return missing, "the live answers leave part of the question open: " + "; ".join(missing), False
+        return missing, "the closest live answers are about something else: " + "; ".join(missing), "elsewhere"
+    return missing, "the live answers leave part of the question open: " + "; ".join(missing), (
+        "side" if unanswered_sides else None)
 
 
 _DETAIL_MISSING = {"duration": "how long (no duration stated)", "amount": "the number (none stated)",

@@ -261,7 +261,7 @@ def search(index, query: str, who: Scope, include_stale: bool, k: int, embed, qv
         index, qv, who, False, now)[0]
     result = _fuse(index.items, vector_rank, lexical, cosine_of, k, at=datetime.fromtimestamp(now, timezone.utc),
                    stale_ok=include_stale, query=query, entity_names=index.entity_names, awaiting=waiting,
-                   stale_best=_stale_best(index, qv, who, now, live_top, product), scoped=who.entity is not None)
+                   stale_best=_stale_best(index, qv, who, now, live_top, product))
     # say so when the answer exists but is still unreviewed (issue 13); asked only when nothing reviewed answers
     result["awaiting_review"] = waiting if result["coverage"] == "uncovered" else None
     result["stale"] = []
@@ -329,7 +329,7 @@ def _used_to_know(index, qv, who: Scope, now: float, result: dict, historical: b
 
 def _fuse(items: dict, vector_rank: list[str], lexical: list[tuple[str, float]], cosine_of: dict, k: int,
           at: datetime, stale_ok: bool, query: str = "", entity_names: list[str] = (), awaiting: int = 0,
-          stale_best: float = 0.0, scoped: bool = False) -> dict:
+          stale_best: float = 0.0) -> dict:
     """Relevance first; confidence only as a bounded prior; an exact or near-exact statement first.
 
     relevance = COSINE_WEIGHT * cosine + (1 - COSINE_WEIGHT) * bm25 / best bm25 of the query, both measured, not
@@ -389,23 +389,28 @@ def _fuse(items: dict, vector_rank: list[str], lexical: list[tuple[str, float]],
     from vmem.ops import coverage as learned
     from vmem.ops.asks import assess
 
-    label = learned.label(learned.features(query, live, stale_best=stale_best, awaiting=awaiting, scoped=scoped,
+    label = learned.label(learned.features(query, live, stale_best=stale_best, awaiting=awaiting,
                                            entity_names=entity_names))
     # what the question asks that the closest on-topic live answers leave open (or the subject, customer or code
     # they miss: `elsewhere`), in words; the label above decides whether that makes the answer partial or none
     on_topic = [r for r in live[:ASK_HITS] if r["cosine"] >= PARTIAL_COSINE or r.get("terms", 0.0) >= COVERED_TERMS]
-    missing, reason, elsewhere = assess(query, on_topic or live[:1], entity_names)
-    if label == "covered" and elsewhere:
+    missing, reason, gap = assess(query, on_topic or live[:1], entity_names)
+    if label == "covered" and gap == "elsewhere":
         # the answers are about another customer, code or subject than the one asked: however close their words,
         # that is a veto, never a weight (the table weighs it; a strong cosine must not outvote it)
         label = "uncovered"
+    elif label == "covered" and gap == "side":
+        # a part, or one of two things asked together, that no live answer holds: whatever the weights say, the
+        # question is answered in part
+        label = "partial"
     elif label == "covered":
         missing, reason = [], None
     elif label == "partial" and not missing:
         reason = "the closest live answer is related to the question, not close enough to answer it"
-    elif label == "partial" and elsewhere:  # a code or subject no hit names, the rest answered: that part is open
+    elif label == "partial" and gap == "elsewhere":  # a code or subject no hit names, the rest answered: that part
+        # is open
         reason = "the live answers leave part of the question open: " + "; ".join(missing)
-    elif label == "uncovered" and missing and not elsewhere:
+    elif label == "uncovered" and missing and gap != "elsewhere":
         reason = "nothing live answers it well enough; open: " + "; ".join(missing)
     return {"coverage": label, "coverage_reason": reason, "missing": missing, "results": results[:k]}
 
@@ -538,8 +543,7 @@ def _recall_as_of(store: Store, query: str, who: Scope, when: str, include_stale
                           | {str(e.get("scope"))[7:] for e in waiting if str(e.get("scope")).startswith("entity:")})
     then_waiting = _waiting_then(waiting, query, embed)
     result = _fuse(metas, [ids[r] for r in order], lexical, {ids[r]: float(cosines[r]) for r in range(len(ids))},
-                   k, at=at, stale_ok=include_stale, query=query, entity_names=entity_names, awaiting=then_waiting,
-                   scoped=who.entity is not None)
+                   k, at=at, stale_ok=include_stale, query=query, entity_names=entity_names, awaiting=then_waiting)
     result["commit"] = snapshot.commit_id
     result["stale"] = []  # (--as-of reads the past as it was: what was live then answers)
     # the same key as today's answer: how many items then in review would have answered, asked only when uncovered
