@@ -370,3 +370,28 @@ def test_a_learning_is_eligible_the_moment_its_evidence_meets_every_gate(team):
     team.vmem(team.rita, "publish", learning)
     assert learning in team.served(team.rita, "audit logs")["items"]
     assert team.json(team.rita, "check", "--governance")["errors"] == []
+
+
+def test_a_bundle_kept_across_commits_that_serve_the_same_never_hides_one_that_does_not(reviewed_team):
+    """Sync keeps its packed bundle across a commit that changes nothing served (a teammate's proposal, a hand edit
+    of reviewed text, which history does not attest), and packs again on the first one that does."""
+    team, reviewed = reviewed_team
+    approved = next(i for i, words in reviewed.items() if words.startswith("refunds"))
+    rules = team.tmp / "rules-kept"
+    first = team.json(team.rita, "sync", "--pull", "--dir", str(rules))
+    stamps = {p.name: p.stat().st_mtime_ns for p in rules.iterdir()}
+    team.pull(team.alice)
+    team.propose(team.alice, "An unreviewed fact no agent sees.", who=ALICE)  # delivered to the remote
+    path = team.alice / model.item_path(approved)
+    path.write_text(path.read_text().replace("three days", "ninety days"))
+    team.git(team.alice, "commit", "-qam", "fix the refund claim")
+    team.git(team.alice, "push", "-q", "origin", "main")
+    kept = team.json(team.rita, "sync", "--pull", "--dir", str(rules))
+    assert kept["commit"] != first["commit"] and kept["written"] == [] and kept["deleted"] == []
+    assert {p.name: p.stat().st_mtime_ns for p in rules.iterdir()} == stamps
+    assert "refunds settle three days" in (rules / "km_approved.md").read_text()  # as reviewed
+    mandatory = next(i for i, words in reviewed.items() if words.startswith("never join"))
+    team.vmem(team.rita, "revoke", mandatory)
+    revoked = team.json(team.rita, "sync", "--dir", str(rules))
+    assert revoked["deleted"] == [str(rules / f"km_{mandatory}.md")] and mandatory not in revoked["items"]
+    assert revoked["commit"] == team.git(team.rita, "rev-parse", "HEAD").stdout.strip()

@@ -143,9 +143,9 @@ def test_incremental_scan_sees_what_a_full_scan_sees(mixed, vmem, tmp_path):
     commit_file(store, model.item_path(items["approved"]["id"]), b"statement: [broken\n")
     with store.acting_as(RITA), store.transaction("import", summary="more") as tx:
         tx.write(_claim("NEW approved fact"))
-    commit, _, incremental, _ = load_candidates(store.root)
+    commit, _, incremental, _, _ = load_candidates(store.root)
     cache_file(store.root).unlink()
-    again, _, full, _ = load_candidates(store.root)
+    again, _, full, _, _ = load_candidates(store.root)
     assert commit == again
     assert sorted(i["id"] for i in incremental) == sorted(i["id"] for i in full)
     assert items["mandatory"]["id"] not in {i["id"] for i in full} and "NEW approved fact" in str(full)

@@ -104,7 +104,7 @@ class AgentView:
         from vmem.ops.bundle import select
         from vmem.store.served import load_candidates
 
-        _, _, items, _ = load_candidates(self.root)
+        items = load_candidates(self.root).items
         return {i["id"]: i for i in select(items, self.who.entity, self.who.audience, datetime.now(timezone.utc))}
 
     def resolve(self, text: str, served: dict[str, dict]) -> str:
@@ -239,7 +239,7 @@ class AgentView:
         from vmem.store.served import load_candidates
         from vmem.targets.text import entry
 
-        commit, policy, items, about = load_candidates(self.root)
+        commit, policy, items, about, _ = load_candidates(self.root)
         bundle = pack(items, policy, entity=self.who.entity, audience=self.who.audience, budget=0,
                       store_name="", commit=commit)
         text = [f"# Mandatory team rules (vmem, {self.scope})\n\n"]

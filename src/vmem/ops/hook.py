@@ -191,7 +191,7 @@ def install(project: Path, store: str | None, targets: list[str] | None, budget:
         from vmem.store.served import load_candidates
 
         root = find_store_root(store if store and not is_url(store) else store_path).absolute()
-        directory = (project / load_candidates(root)[1]["sync"]["dir"]).absolute()
+        directory = (project / load_candidates(root).policy["sync"]["dir"]).absolute()
         hook_path, hook_added = install_git(root, directory)
         data.update({"post_merge": str(hook_path), "post_merge_added": hook_added})
     return data
@@ -284,7 +284,7 @@ def prune_targets(root: Path, project: Path, names: list[str], configured_dir: P
     from vmem.ops import writer
     from vmem.store.served import load_candidates
 
-    _, policy, _, about = load_candidates(root)
+    _, policy, _, about, _ = load_candidates(root)
     owner = writer.Owner(root.name, about["id"])
     plans = []
     for name in names:

@@ -100,12 +100,16 @@ def sync(root: Path, *, target: Path | None = None, targets: list[str] | None = 
     chosen = [registry.get(name) for name in dict.fromkeys(targets or [registry.DEFAULT])]
     commit = head_commit(root)
     cache = read_cache(_bundle_file(root))
-    fresh = cache is not None and commit is not None and cache.get("commit") == commit and "store" in cache \
-        and "entries" in cache
+    usable = cache is not None and "store" in cache and "entries" in cache
+    fresh = usable and commit is not None and cache.get("commit") == commit
     policy, about = (cache["policy"], cache["store"]) if fresh else (None, None)
     items = None
+    served_at = cache.get("served_at", cache.get("commit")) if fresh else None
     if policy is None:
-        commit, policy, items, about = load_candidates(root)
+        commit, policy, items, about, served_at = load_candidates(root)
+        # a commit that changed nothing served (a teammate's proposal) leaves the bundles and their renders as
+        # they were: the same items, policy and store give the same bundle (their time limits still apply)
+        fresh = usable and served_at == cache.get("served_at", cache.get("commit"))
     settings = policy["sync"]
     scope = _scope(scope or settings["scope"], about["entities"])
     audience = check_audience(audience or settings["audience"])
@@ -119,13 +123,14 @@ def sync(root: Path, *, target: Path | None = None, targets: list[str] | None = 
     packed = entries.get("bundle|" + key)
     if packed is None or now >= packed["valid_until"]:
         if items is None:
-            commit, policy, items, about = load_candidates(root)
+            commit, policy, items, about, served_at = load_candidates(root)
         bundle = pack(items, policy, entity=scope[7:] if scope else None, audience=audience, budget=budget,
                       store_name=root.name, commit=commit, store_id=about["id"])
         packed = {"bundle": bundle.as_dict(), "valid_until": _valid_until(items, set(bundle.items), now)}
         entries = {k: v for k, v in entries.items() if not k.endswith("|" + key)}  # renders of the old bundle
         entries["bundle|" + key] = packed
     bundle = Bundle.from_dict(packed["bundle"])
+    bundle.commit = commit  # (a bundle kept from an earlier commit that served the same is this commit's too)
     rendered = {}
     skipped = registry.served_elsewhere([t.name for t in chosen], project)  # one agent, one copy of each rule
     for t in chosen:
@@ -136,8 +141,9 @@ def sync(root: Path, *, target: Path | None = None, targets: list[str] | None = 
         if name not in entries:
             entries[name] = t.render(bundle, marker(root.name, bundle.commit, bundle.store_id))
         rendered[t.name] = entries[name]
-    if entries != (cache or {}).get("entries") or not fresh:
-        write_cache(_bundle_file(root), {"commit": commit, "policy": policy, "store": about, "entries": entries})
+    if entries != (cache or {}).get("entries") or not fresh or commit != cache.get("commit"):
+        write_cache(_bundle_file(root), {"commit": commit, "served_at": served_at, "policy": policy, "store": about,
+                                         "entries": entries})
     reader = registry.read_by_claude_code([t.name for t in chosen], project, skipped)
     result, before = _write(chosen, rendered, bundle, root, about, project, target, settings["dir"], budget,
                             skipped, reader, started - SESSION_LAG_S)

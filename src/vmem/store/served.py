@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import NamedTuple
 
 from vmem.store.cache import cache_file, read_cache, write_cache
 from vmem.visibility import held_back
@@ -46,21 +47,35 @@ def head_commit(root: Path) -> str | None:
 DELTA_MAX = 256
 
 
-def load_candidates(root: Path) -> tuple[str | None, dict, list[dict], dict]:
-    """(commit, policy, items that may be served, each with the status history attests), from the cache when
-    HEAD has not moved; else brought forward from the cached commit (SPEC 12)."""
+class Candidates(NamedTuple):
+    commit: str | None
+    policy: dict
+    items: list[dict]  # the items that may be served, each with the status history attests
+    about: dict  # the store: its id, entities, a broken lexicon
+    served_at: str | None  # the commit since which all of the above is the same (a commit that changed none of it
+    #                        moves HEAD, not this): what was derived from them then still holds
+
+
+def load_candidates(root: Path) -> Candidates:
+    """What HEAD may serve, from the cache when HEAD has not moved; else brought forward from the cached commit
+    (SPEC 12)."""
     commit = head_commit(root)
     path = cache_file(root)
     base = read_cache(path)
     cached = _with_delta(base, read_cache(_delta_file(path)))
     if cached is not None and commit is not None and cached.get("commit") == commit and _current(cached):
-        return commit, cached["policy"], _servable(cached), cached["store"]
+        return _candidates(cached)
     from vmem.store.parse import bulk
 
     with bulk():
         data = _read_store(root, cached)
         _write(path, base, data)
-    return data["commit"], data["policy"], _servable(data), data["store"]
+    return _candidates(data)
+
+
+def _candidates(data: dict) -> Candidates:
+    return Candidates(data["commit"], data["policy"], _servable(data), data["store"],
+                      data.get("served_at", data["commit"]))
 
 
 def _delta_file(path: Path) -> Path:
@@ -144,6 +159,7 @@ def _read_store(root: Path, cached: dict | None) -> dict:
         items, seqs = dict(cached["items"]), dict(cached["seqs"])
         for path in moved - set(changes):
             changes[path] = entry_at(snapshot.tree, path)  # same file, but what history attests of it moved
+    before = {p: items.get(p) for p in changes} if items else None  # (None: read whole, compared as changed)
     for item_path, change in changes.items():
         items.pop(item_path, None)
         seqs.pop(item_path, None)
@@ -170,5 +186,9 @@ def _read_store(root: Path, cached: dict | None) -> dict:
     problems = state.lexicon_problems()
     lexicon = f"{problems[0][0]}: {problems[0][1]}" if problems else None
     about = {"id": state.store_root or state.root, "entities": entities, "lexicon": lexicon}
-    return {"commit": snapshot.commit_id, "policy": store.policy, "items": items, "token": state.token(),
+    data = {"commit": snapshot.commit_id, "policy": store.policy, "items": items, "token": state.token(),
             "seqs": seqs, "lexicon_since": state.lexicon_since, "store": about, "format": FORMAT}
+    same = before is not None and all(items.get(p) == item for p, item in before.items()) and all(
+        data[key] == cached.get(key) for key in ("policy", "seqs", "lexicon_since", "store"))
+    data["served_at"] = cached.get("served_at", cached["commit"]) if same else snapshot.commit_id
+    return data
