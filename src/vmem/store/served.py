@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import NamedTuple
 
 from vmem.store.cache import cache_file, read_cache, write_cache
 from vmem.visibility import held_back
@@ -47,13 +46,22 @@ def head_commit(root: Path) -> str | None:
 DELTA_MAX = 256
 
 
-class Candidates(NamedTuple):
-    commit: str | None
-    policy: dict
-    items: list[dict]  # the items that may be served, each with the status history attests
-    about: dict  # the store: its id, entities, a broken lexicon
-    served_at: str | None  # the commit since which all of the above is the same (a commit that changed none of it
-    #                        moves HEAD, not this): what was derived from them then still holds
+class Candidates:
+    """What HEAD may serve; unpacks as (commit, policy, items, about, served_at). (A plain class: typing's
+    NamedTuple would cost every warm sync its import.)"""
+
+    __slots__ = ("commit", "policy", "items", "about", "served_at")
+
+    def __init__(self, commit: str | None, policy: dict, items: list[dict], about: dict, served_at: str | None):
+        self.commit, self.policy = commit, policy
+        self.items = items  # the items that may be served, each with the status history attests
+        self.about = about  # the store: its id, entities, a broken lexicon
+        # the commit since which all of the above is the same (a commit that changed none of it moves HEAD, not
+        # this): what was derived from them then still holds
+        self.served_at = served_at
+
+    def __iter__(self):
+        return iter((self.commit, self.policy, self.items, self.about, self.served_at))
 
 
 def load_candidates(root: Path) -> Candidates:
