@@ -169,7 +169,7 @@ def test_a_small_change_is_cached_as_a_delta_that_reads_as_the_whole_cache_would
             p.unlink()
         parse.PARSED.clear()
         try:
-            return sorted(load_candidates(store.root)[2], key=lambda i: i["id"])
+            return sorted(load_candidates(store.root).items, key=lambda i: i["id"])
         finally:
             for p, data in saved.items():
                 p.write_bytes(data)
@@ -185,17 +185,25 @@ def test_a_small_change_is_cached_as_a_delta_that_reads_as_the_whole_cache_would
         lambda: (git(store, "rm", "-q", model.item_path(items["published"]["id"])),
                  git(store, "commit", "-q", "-m", "hand delete")),
     ]
+    served_at = [load_candidates(store.root).served_at]
     for step in steps:
         step()
         parse.PARSED.clear()
-        warm = sorted(load_candidates(store.root)[2], key=lambda i: i["id"])
+        found = load_candidates(store.root)
+        served_at.append(found.served_at)
+        warm = sorted(found.items, key=lambda i: i["id"])
         assert base.read_bytes() == written and delta.exists()
         assert warm == cold()
+    # a proposal serves nothing new, nor does a reviewed item deleted by hand (history still attests it): the
+    # served set is the commit's before; the approval and the revocation moved it
+    revoked = git(store, "rev-parse", "HEAD~1").strip()
+    assert served_at[1] == served_at[0] and served_at[4] == served_at[3] == revoked
+    assert len({served_at[1], served_at[2], served_at[3]}) == 3
     monkeypatch.setattr(served, "DELTA_MAX", 0)
     proposed.append(vmem.json("propose", "Chargebacks post in UTC.", "--domain", "finance", store=store)["data"]["item"]["id"])
     vmem("approve", proposed[-1], who="Rita <rita@example.com>", store=store)
     parse.PARSED.clear()
-    warm = sorted(load_candidates(store.root)[2], key=lambda i: i["id"])
+    warm = sorted(load_candidates(store.root).items, key=lambda i: i["id"])
     assert base.read_bytes() != written and not delta.exists()
     assert warm == cold()
     # a delta of the wrong shape (hand-edited, or another version's) is ignored, never fatal
@@ -205,7 +213,7 @@ def test_a_small_change_is_cached_as_a_delta_that_reads_as_the_whole_cache_would
                  {"base": marshal.loads(base.read_bytes())["commit"], "items": [], "data": None, "version": 1}):
         delta.write_bytes(marshal.dumps(junk))
         parse.PARSED.clear()
-        assert sorted(load_candidates(store.root)[2], key=lambda i: i["id"]) == cold()
+        assert sorted(load_candidates(store.root).items, key=lambda i: i["id"]) == cold()
 
 
 def test_tiny_budget_keeps_every_mandatory_item_and_packs_smaller_ones(mixed, vmem, tmp_path):
