@@ -4,14 +4,17 @@ ISO week dates (2026-W34-2) and weeks (2026-W34, "ISO week 34 of 2026": every da
 230 of 2026"), Roman-numeral months (18.VIII.2026), the nth weekday of a month ("the third Tuesday of August
 2026") or of a year ("the first Tuesday of 2027"), Chinese, Japanese and Korean dates (2026年8月18日), holidays
 and days relative to them ("the Monday after Halloween 2026", "Cyber Monday 2026", "two days before Christmas
-2026") and dates in other languages (dateparser, loaded only for a date-like phrase whose year is one the caller
-asks about). A year must be written: "the Monday after Easter" pins nothing.
+2026"), the lunisolar new year ("Tết 2027", "Chinese New Year 2026") and dates in other languages (dateparser,
+loaded only for a date-like phrase whose year is one the caller asks about; a parser fault holds the statement).
+A year must be written: "the Monday after Easter" pins nothing.
 """
 
 from __future__ import annotations
 
 import re
-from datetime import date, timedelta
+import math
+import unicodedata
+from datetime import date, datetime, timedelta
 
 from vmem.lazyre import lazy
 
@@ -46,6 +49,36 @@ def _nth_weekday(year: int, month: int, weekday: int, n: int) -> date | None:
     first = date(year, month, 1)
     day = first + timedelta(days=(weekday - first.weekday()) % 7 + 7 * (n - 1))
     return day if day.month == month else None
+
+
+def _new_moon(k: int) -> float:
+    """Julian Ephemeris Day of new moon number K (0 = 6 January 2000), Meeus ch. 49, main periodic terms."""
+    t = k / 1236.85
+    jde = 2451550.09766 + 29.530588861 * k + 0.00015437 * t * t
+    e = 1 - 0.002516 * t
+    m = math.radians(2.5534 + 29.10535670 * k)
+    mp = math.radians(201.5643 + 385.81693528 * k)
+    f = math.radians(160.7108 + 390.67050284 * k)
+    om = math.radians(124.7746 - 1.56375588 * k)
+    jde += (-0.40720 * math.sin(mp) + 0.17241 * e * math.sin(m) + 0.01608 * math.sin(2 * mp)
+            + 0.01039 * math.sin(2 * f) + 0.00739 * e * math.sin(mp - m) - 0.00514 * e * math.sin(mp + m)
+            + 0.00208 * e * e * math.sin(2 * m) - 0.00111 * math.sin(mp - 2 * f) - 0.00057 * math.sin(mp + 2 * f)
+            + 0.00056 * e * math.sin(2 * mp + m) - 0.00042 * math.sin(3 * mp) + 0.00042 * e * math.sin(m + 2 * f)
+            + 0.00038 * e * math.sin(m - 2 * f) - 0.00024 * e * math.sin(2 * mp - m) - 0.00017 * math.sin(om))
+    return jde
+
+def _lunar_new_year(year: int, hours: int) -> date:
+    """The first day of the lunisolar year: the day (at UTC+HOURS, the calendar's own time zone) of the first new
+    moon on or after 21 January, which is the second after the winter solstice in all but the rare years with a
+    leap eleventh or twelfth month. Checked against the published dates of 2015-2035."""
+    start = date(year, 1, 21)
+    k = math.floor((year + 20 / 365.25 - 2000) * 12.3685) - 1
+    while True:
+        jd = _new_moon(k)
+        day = (datetime(2000, 1, 1, 12) + timedelta(days=jd - 2451545.0, hours=hours)).date()
+        if day >= start:
+            return day
+        k += 1
 
 
 def _thanksgiving(year: int) -> date:
@@ -85,6 +118,10 @@ _HOLIDAYS = {
     "ash wednesday": lambda y: _easter(y) - timedelta(days=46),
     "ascension day": lambda y: _easter(y) + timedelta(days=39), "pentecost": lambda y: _easter(y) + timedelta(days=49),
     "whit monday": lambda y: _easter(y) + timedelta(days=50),
+    # the lunisolar new year, in the time zone of each calendar that keeps it (China, Vietnam, Korea)
+    "lunar new year": lambda y: _lunar_new_year(y, 8), "chinese new year": lambda y: _lunar_new_year(y, 8),
+    "spring festival": lambda y: _lunar_new_year(y, 8), "tet": lambda y: _lunar_new_year(y, 7),
+    "tet nguyen dan": lambda y: _lunar_new_year(y, 7), "seollal": lambda y: _lunar_new_year(y, 9),
 }
 _HOLIDAY = "(?:" + "|".join(re.escape(h).replace("'", "'?") for h in sorted(_HOLIDAYS, key=len, reverse=True)) + ")"
 _DAY_WORD = "(?:" + "|".join(_WEEKDAYS) + "|day|weekday|business day|working day)"
@@ -158,7 +195,12 @@ def dates_in_words(text: str, years: set[int]) -> dict[date, str]:
         if day is not None and day.year in years:
             found.setdefault(day, how)
 
-    text = _YEAR_FIRST.sub(lambda m: f"{m.group('hol')} {m.group('y')}", text)
+    # the holiday forms read the year-first rewrite as well as the text; every other form reads the text as
+    # written, so the rewrite never hides a week or a date beside the holiday ("ISO week 34 of 2026 Labor Day")
+    plain = "".join(ch for ch in unicodedata.normalize("NFKD", text) if not unicodedata.combining(ch)) \
+        .replace("đ", "d").replace("Đ", "D")  # a holiday's name read without its accents ("Tết")
+    holiday_texts = list(dict.fromkeys(
+        [text, plain] + [_YEAR_FIRST.sub(lambda m: f"{m.group('hol')} {m.group('y')}", t) for t in (text, plain)]))
 
     for m in _ISO_WEEK.finditer(text):
         year, week = int(m.group("y")), int(m.group("w"))
@@ -188,7 +230,7 @@ def dates_in_words(text: str, years: set[int]) -> dict[date, str]:
             "nth weekday of the year")
     for m in _CJK_DATE.finditer(text):
         put(_safe(date, int(m.group("y")), int(m.group("m")), int(m.group("d"))), "date in CJK form")
-    for m in _RELATIVE.finditer(text):
+    for m in (m for holiday_text in holiday_texts for m in _RELATIVE.finditer(holiday_text)):
         anchor = _holiday(m.group("hol"), int(m.group("y")))
         if anchor is None:
             continue
@@ -199,7 +241,7 @@ def dates_in_words(text: str, years: set[int]) -> dict[date, str]:
                 "days from a holiday")
         else:
             put(_step(anchor, m.group("wd").casefold(), sign), "day relative to a holiday")
-    for m in _HOLIDAY_YEAR.finditer(text):
+    for m in (m for holiday_text in holiday_texts for m in _HOLIDAY_YEAR.finditer(holiday_text)):
         put(_holiday(m.group("hol"), int(m.group("y"))), "holiday")
     foreign = list(_FOREIGN.finditer(text))
     if not foreign and not text.isascii() or re.search(r"\b(?:de|del)\s", text):
@@ -257,6 +299,15 @@ def _parse_foreign(phrase: str) -> date | None:
     try:
         parsed = dateparser.parse(phrase, languages=_DATEPARSER_LANGUAGES,
                                   settings={"STRICT_PARSING": True, "REQUIRE_PARTS": ["day", "month", "year"]})
-    except Exception:  # a parser fault must not open the gate: the statement is still read the other ways
-        return None
+    except Exception as error:  # a parser fault must not open the gate: the statement is held, with the reason
+        raise UnreadableDate(phrase, error) from error
     return parsed.date() if parsed else None
+
+
+class UnreadableDate(Exception):
+    """The date parser failed on PHRASE: the gate cannot tell whether it pins a restricted date, so it holds the
+    statement (fails closed) and says why."""
+
+    def __init__(self, phrase: str, error: Exception) -> None:
+        super().__init__(f"the date parser failed on {phrase!r} ({type(error).__name__})")
+        self.phrase = phrase

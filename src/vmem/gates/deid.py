@@ -402,7 +402,7 @@ _IDENTIFIER = lazy(r"(?=\S*\d)(?=\S*[A-Za-z])[A-Za-z0-9]+(?:[-_/.][A-Za-z0-9]+)+
 
 _NEAR_VALUE = 0.02  # a number within 2 % of a restricted amount or count (its unit with it) pins it: $1.25M for $1.24M
 _DERIVED_VALUE = 0.01  # a stated fraction, multiple or per-period form, within 1 % (rounding: $7,200 a month)
-_RANGE_SPAN = 0.06  # a range that holds a restricted value and spans at most 6 % of it pins it
+_RANGE_SPAN = 0.15  # a range that holds a restricted value and spans at most 15 % of it pins it ("13 to 15 plants")
 # words that say a number is a part, a multiple or a per-period form of another, and the factor back to the whole
 _FACTOR_WORDS = {"half": 2.0, "double": 0.5, "third": 3.0, "triple": 1 / 3, "quarter": 4.0, "month": 12.0,
                  "week": 52.0, "day": 365.0}
@@ -420,6 +420,9 @@ _OVER_PERIODS = lazy(r"\b(?:over|across|for|in|spread over)\s+(?:the\s+)?(?:next
                      re.I)
 _SMALL_COUNT = lazy(r"\b(?:([2-9]|1[0-2])|(two|three|four|five|six|seven|eight|nine|ten|eleven|twelve))\b(?![.,]\d)",
                     re.I)
+_PARTS_OF = lazy(r"\b(\d{1,2}|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\s+(?:equal\s+)?"
+                 r"(?:instal+ments?|payments?|tranches?|batches|lots|parts|phases|waves|shipments|deliveries)\s+of\b",
+                 re.I)
 _COUNT_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
                 "eleven": 11, "twelve": 12}
 _RANGE = lazy(r"([$€£¥]?\s?\d[\d,.]*\s?(?:k|m|mn|bn|million|billion|thousand)?)\s*(?:-|–|—|to|and|through)\s*"
@@ -444,6 +447,12 @@ def _factors(text: str) -> dict[float, str]:
         n = int(n) if n.isdigit() else _COUNT_WORDS[n.casefold()]
         if 2 <= n <= 12:
             found.setdefault(1 / n, match.group(0).strip())
+    # a whole paid or delivered in N parts: "two instalments of $320,000", "3 tranches of 40 buses"
+    for match in _PARTS_OF.finditer(text):
+        n = match.group(1)
+        n = int(n) if n.isdigit() else _COUNT_WORDS.get(n.casefold(), 0)
+        if 2 <= n <= 12:
+            found.setdefault(float(n), match.group(0).strip())
     if _EACH.search(text):
         for match in _SMALL_COUNT.finditer(text):
             n = int(match.group(1)) if match.group(1) else _COUNT_WORDS[match.group(2).casefold()]
@@ -550,6 +559,42 @@ def _pinned_values(numbers: list, texts: list[str], lexicon: "Lexicon", done: se
                 rule = "range around the value"
         if rule:
             hits.append(Hit(term.entity, "restricted", term.text, _fmt(quantity), rule))
+    hits += _small_counts_pinned(numbers, ranges, factors, lexicon, done)
+    return hits
+
+
+_SMALL_COUNT_TERM = re.compile(r"^\s*(\d{1,2})\s+([A-Za-z][A-Za-z -]*)$")
+
+
+def _small_counts_pinned(numbers: list, ranges: list, factors: dict[float, str], lexicon: "Lexicon",
+                         done: set) -> list["Hit"]:
+    """A restricted count under 100 with its unit ("14 plants", "27 substations", kept as text) pinned without
+    being written: a range with its unit that holds it and spans at most _RANGE_SPAN of it ("13 to 15 plants"),
+    or a stated multiple with its unit ("nine substations in each of three regions")."""
+    hits = []
+    for term in lexicon.terms:
+        match = _SMALL_COUNT_TERM.match(term.text) if term.kind == "restricted" else None
+        if match is None or (term.entity, term.text) in done:
+            continue
+        target = float(match.group(1))
+        unit = frozenset(_stem(w.casefold()) for w in re.findall(r"[A-Za-z]+", match.group(2)))
+        if target < 2:
+            continue
+        rule = None
+        for lo, hi, is_money, around in ranges:
+            if not is_money and lo <= target <= hi and hi - lo <= _RANGE_SPAN * target and _same_unit(unit, around):
+                rule = "range around the value"
+        for q, is_money, around in numbers if rule is None else ():
+            if is_money or q.percent or q.value <= 0 or q.value >= target or not _same_unit(unit, around):
+                continue
+            for factor, how in factors.items():
+                if factor > 1 and factor == int(factor) and abs(q.value * factor - target) < 1e-9:
+                    rule = f"value as a part or multiple ({how})"
+                    break
+            if rule:
+                break
+        if rule:
+            hits.append(Hit(term.entity, "restricted", term.text, match.group(0).strip(), rule))
     return hits
 
 
@@ -805,7 +850,8 @@ class Hit(namedtuple("Hit", "entity kind term found rule", defaults=("exact",)))
     def describe(self) -> str:
         what = {"name": "customer name", "alias": "customer alias", "person": "customer contact",
                 "domain": "customer domain", "restricted": "restricted value", "quote": "customer quote",
-                "email": "e-mail address", "membership": "the only customer of its kind"}[self.kind]
+                "email": "e-mail address", "membership": "the only customer of its kind",
+                "unreadable": "text the gate could not read"}[self.kind]
         matches = f"matches {self.term!r}" if self.term != self.found else ""
         how = ", ".join(x for x in (matches, "" if self.rule == "exact" else f"rule: {self.rule}") if x)
         return f"{what} {self.found!r}" + (f" ({how})" if how else "")
@@ -872,8 +918,11 @@ def _reversed_hits(folded: str, lexicon: Lexicon, by_squash: dict[str, Term]) ->
     words = _TOKEN.findall(folded)
     # a word that reverses into no name is dropped before the English-word test, whose dictionary costs ~60 ms to
     # load: the same words pass as when the dictionary was asked first
+    derived = lexicon.derived()
     candidates = [w for w in words if len(w) >= 5 and (w[::-1].casefold() in by_squash
-                                                        or w[::-1].casefold() in lexicon.person_parts)]
+                                                        or w[::-1].casefold() in lexicon.person_parts
+                                                        or w[::-1].casefold() in derived.heads
+                                                        or w[::-1].casefold() in derived.parts)]
     candidates = [w for w in candidates if not _ordinary(w) and w.casefold() not in _dictionary()]
     for word in candidates:
         key = word[::-1].casefold()
@@ -882,6 +931,13 @@ def _reversed_hits(folded: str, lexicon: Lexicon, by_squash: dict[str, Term]) ->
             hits.append(Hit(term.entity, term.kind, term.text, word, "reversed"))
         for part in lexicon.person_parts.get(key, ()) if len(key) >= 5 else ():
             hits.append(Hit(part.entity, "person", part.text, word, "reversed"))
+        # a word of a longer name, written backwards ("hsramtlaS"), when English does not write it forwards
+        named = derived.heads.get(key, ()) + derived.parts.get(key, ())
+        if named and key not in by_squash:
+            from vmem.gates.near import common
+
+            if not common(key) and key not in _dictionary():
+                hits += [Hit(t.entity, t.kind, t.text, word, "reversed word of the name") for t in named]
     backwards = [w[::-1].casefold() for w in reversed(words)]
     _, max_words = lexicon.lookup()
     heads = lexicon.heads()
@@ -1153,6 +1209,106 @@ def _script_name_hits(statement: str, lexicon: Lexicon) -> list[Hit]:
     return hits
 
 
+# a word: letters with the combining marks among them (a Devanagari vowel sign, a Hebrew point)
+_LETTERS_AND_MARKS = re.compile(r"[^\W\d_](?:[^\W\d_]|[\u0300-\u036f\u0591-\u05c7\u064b-\u065f\u0900-\u0dff"
+                                r"\u3099\u309a])*")
+
+
+_VOWEL_CARRIERS = frozenset("\u05d0\u05e2\u05d4\u05d9\u05d5\u0627\u0623\u0625\u0622\u0639\u0647\u064a\u0648\u06cc")
+
+
+def _vav_readings(form: str) -> set[str]:
+    """FORM with each single vav or waw (up to five) read as a consonant or dropped as the vowel it may write
+    (a doubled vav is a consonant)."""
+    places = [m.start() for m in re.finditer("(?<![\u05d5\u0648])[\u05d5\u0648](?![\u05d5\u0648])", form)][:5]
+    return {"".join(ch for i, ch in enumerate(form) if i not in {p for bit, p in enumerate(places) if mask >> bit & 1})
+            for mask in range(2 ** len(places))}
+
+
+def _skeleton_words(lexicon: Lexicon) -> list[tuple[tuple[str, ...], Term]]:
+    """Every name and alias as its content words (no "and", "of"); contacts are left to the full-name rules."""
+    out = []
+    for term in lexicon.terms:
+        if term.kind in ("name", "alias"):
+            words = tuple(w for w in tokens(term.text) if w not in _SKIPPED_IN_INITIALS and w.isalpha())
+            if words:
+                out.append((words, term))
+    return out
+
+
+def _skeleton_hits(text: str, lexicon: Lexicon) -> list[Hit]:
+    """A name written in any other script, matched on the consonant skeleton its script keeps
+    (gates/skeleton.py): one word of five sounds or more that is a name word no English writes, or two or more
+    script words side by side that are a name's words in order (a short word between them, a written "and", is
+    skipped); never a word ordinary in its own script's languages, never ideographs."""
+    from anyascii import anyascii
+
+    from vmem.gates.near import common
+    from vmem.gates.skeleton import MANY_WORD_SOUNDS, ONE_WORD_SOUNDS, level, name_skeletons, native, script_of, \
+        skeleton
+
+    originals = _LETTERS_AND_MARKS.findall(text.replace("・", " ").replace("·", " "))
+    scripts = [script_of(w) for w in originals]
+    if not any(scripts):
+        return []
+    levels = [level(script) for script in scripts]
+    keys: list[set[str]] = []
+    for word, script, merges in zip(originals, scripts, levels):
+        if script is None:
+            keys.append(set())
+            continue
+        for pair, letters in _SCRIPT_PAIRS + _KANA_PAIRS:
+            word = word.replace(pair, letters)
+        # a single vav (or waw) writes a vowel as often as a v: "דרבנהול" is Dravenhol
+        readings = _vav_readings(word) if merges == "abjad" else _greek_readings(word)
+        latin = {anyascii(reading) for reading in readings}
+        keys.append({skeleton(form, merges) for form in latin} - {""})
+    hits: list[Hit] = []
+    ordinary: dict[int, bool] = {}
+
+    def foreign(n: int) -> bool:  # a script word that is not an ordinary word of its languages
+        if n not in ordinary:
+            ordinary[n] = scripts[n] is not None and not native(originals[n], scripts[n])
+        return ordinary[n]
+
+    @functools.lru_cache(maxsize=None)
+    def wanted(word: str, merges: str, sounds: int) -> frozenset[str]:
+        return frozenset(s for s in name_skeletons(word, merges) if len(s) >= sounds)
+
+    def carried(n: int, word: str) -> bool:
+        # an abjad writes a word's first vowel with a carrier letter (alef, ayin, he, yod, vav): a name that starts
+        # with a vowel is not a word that starts with a consonant ("كمحاولات" is no AcmeHealth)
+        return levels[n] != "abjad" or word[:1] not in "aeiou" or originals[n][:1] in _VOWEL_CARRIERS
+
+    for words, term in _skeleton_words(lexicon):
+        rare = [not common(w) and w not in _dictionary() for w in words]
+        alone = not needs_cue(term)
+        for start in range(len(originals)):
+            if scripts[start] is None:
+                continue
+            merges = levels[start]
+            # one word: a rare name word of five sounds or more
+            for word, is_rare in zip(words, rare):
+                if is_rare and alone and len(word) >= 5 and keys[start] & wanted(word, merges, ONE_WORD_SOUNDS) \
+                        and carried(start, word) and foreign(start):
+                    hits.append(Hit(term.entity, term.kind, term.text, originals[start],
+                                    "other script (consonant skeleton)"))
+            # two or more words in order, from the name's first word on; one short written word may stand between
+            matched, n = 0, start
+            while matched < len(words) and n < len(originals) and scripts[n] is not None:
+                if keys[n] & wanted(words[matched], levels[n], MANY_WORD_SOUNDS) and carried(n, words[matched]) \
+                        and foreign(n):
+                    matched, n = matched + 1, n + 1
+                elif matched and max(map(len, keys[n]), default=0) <= 2 and n + 1 < len(originals):
+                    n += 1
+                else:
+                    break
+            if matched >= 2 and any(rare[:matched]):
+                hits.append(Hit(term.entity, term.kind, term.text, " ".join(originals[start:n]),
+                                "other script (consonant skeleton)"))
+    return hits
+
+
 @functools.lru_cache(maxsize=1)
 def _vocabulary() -> frozenset[str]:
     """Whole words of the bundled model's WordPiece vocabulary: the ~20k commonest English word forms. A word
@@ -1327,13 +1483,16 @@ def _name_hits(words: list[Word], rule: str, by_squash: dict, max_words: int) ->
             if width > 1 and words[start + width - 1].boundary:
                 break
             window = lower[start:start + width]
-            for key in {_squash(window), "".join(window)}:
+            keys = {_squash(window), "".join(window)}
+            if window[-1].endswith(("ses", "xes", "zes")) and len(window[-1]) > 5:  # Olvantises: a name in -s, plural
+                keys |= {"".join(window)[:-2], _squash(window[:-1] + [window[-1][:-2]])}
+            for key in keys:
                 term = by_squash.get(key)
                 if term is None:
                     continue
                 run_together = " " not in term.text.strip()
                 if width > 1 and run_together and all(w.text.islower() for w in words[start:start + width]) \
-                        and all(_ordinary(w) for w in window):
+                        and all(_ordinary(w) for w in window) and not _dotted(words[start:start + width]):
                     continue
                 if needs_cue(term):
                     if not _org_cue(words, start, start + width, _headline(words, start)):
@@ -1421,12 +1580,14 @@ def _person_hits(words: list[Word], lexicon: Lexicon) -> list[Hit]:
             capital = word.text[:1].isupper()
             if first_name and not capital:
                 continue  # a first name is only a name when written as one ("a grace period" is not Grace)
+            if _not_a_person_here(words, index, end, after, headline):
+                continue
             own = {w for p in found_terms for w in tokens(p.text)}
             if (_another_name(words, index - 1, own, headline) and not gap_before
                     or _another_name(words, end, own, headline) and not gap_after):
                 continue  # someone else's name: "Paul Dewar", "Anna Schmidt"
             # written in lower case, a name needs a strong cue: "what he said was" is not the contact Said
-            loose = capital and (after in _AUXILIARIES or after.endswith("ed"))
+            loose = capital and (after in _AUXILIARIES or after.endswith("ed") and len(after) > 4)
             context = bool(before in _BEFORE_NAME or after in _AFTER_NAME - _AUXILIARIES or loose
                            or words[end - 1].possessive or initial)
             if first_name and capital and not context:
@@ -1449,6 +1610,22 @@ def _person_hits(words: list[Word], lexicon: Lexicon) -> list[Hit]:
             hits += [Hit(entity, "person", person, " ".join(sorted(named)), "contacts' first names together")
                      for person in sorted(people)]
     return hits
+
+
+def _not_a_person_here(words: list[Word], index: int, end: int, after: str, headline: bool) -> bool:
+    """Whether a contact's name word, where it stands, is an acronym English writes: in capitals outside a
+    headline, four letters at most, as common as _FOREIGN_ZIPF ("a flat LAN" is no Lan), unless a person cue
+    stands by it (a reporting verb after, a possessive, a title or an initial before). (A place that is also a
+    surname, "in Albuquerque", needs a gazetteer the gate does not have: the real-text probes put surnames in
+    exactly that position.)"""
+    from vmem.gates.near import zipf
+
+    written = "".join(w.text for w in words[index:end])
+    if headline or not written.isupper() or len(written) > 4 or zipf(written) < _FOREIGN_ZIPF:
+        return False
+    strong = after in _AFTER_NAME - _AUXILIARIES or words[end - 1].possessive or \
+        index >= 1 and (words[index - 1].text.casefold() in _TITLES or _initial(words, index - 1))
+    return not strong
 
 
 def _foreign_beside(before: str, after: str) -> bool:
@@ -1624,6 +1801,28 @@ _KNOWN_ZIPF = 2.0
 _UNSEEN_ZIPF = 1.0
 
 
+def _dotted(words: list[Word]) -> bool:
+    """Whether WORDS are single letters each followed by a dot, in any case ("y.k.e.", "c.k.f."): an initialism
+    written with its dots, never two ordinary words split."""
+    return len(words) >= 2 and all(len(w.text) == 1 and w.text.isalpha() and w.gap == "." for w in words)
+
+
+def _dotted_upper(words: list[Word]) -> list[Word]:
+    """WORDS with each dotted run of three or more lower-case single letters in capitals ("y.k.e." reads as
+    "Y.K.E."), so the initialism rules read it; shorter runs are abbreviations ("e.g.", "p.m.")."""
+    out, n = list(words), 0
+    while n < len(words):
+        end = n
+        while end < len(words) and len(words[end].text) == 1 and words[end].text.isalpha() and \
+                words[end].gap == "." and (end == n or not words[end].boundary or len(words[end - 1].text) == 1):
+            end += 1
+        if end - n >= 3 and any(w.text.islower() for w in words[n:end]):
+            for k in range(n, end):
+                out[k] = words[k]._replace(text=words[k].text.upper())
+        n = max(end, n + 1)
+    return out
+
+
 def _caps_runs(words: list[Word]) -> list[tuple[int, int, str, bool]]:
     """(start, end, letters, joined) for each run of capital letters that may be an initialism: one all-capital
     word of two to six letters ("NOS"), or single capitals apart by dots, spaces, "&", "-" or "and" ("N.O.S.",
@@ -1775,7 +1974,7 @@ def _derived_hits(words: list[Word], folded: str, lexicon: Lexicon) -> list[Hit]
 
     derived = lexicon.derived()
     hits: list[Hit] = []
-    for start, end, letters, joined in _caps_runs(words):
+    for start, end, letters, joined in _caps_runs(_dotted_upper(words)):
         found = " ".join(w.text for w in words[start:end])
         for term in derived.initialisms.get(letters, ()):
             if term.squashed == letters or letters.upper() in COMMON_ACRONYMS:
@@ -1881,7 +2080,8 @@ def _subsequence_hits(words: list[Word], n: int, derived: "Derived", lexicon: Le
                 continue  # "American Stock Exchange" is not New York Stock Exchange
             # a name's last words in common English say what kind of body it is ("Stock Exchange", "Socialist
             # Party", "Learning Trust"), not which one
-            if all(common(w.text) for w in window) and tokens(term.text)[-1] == window[-1].text.casefold():
+            if all(common(w.text) for w in window) and tokens(term.text)[-1] == window[-1].text.casefold() and \
+                    tokens(term.text)[0] != window[0].text.casefold():
                 continue
             if not all(common(w.text) for w in window) or not headline and _firm_cue(words, n, n + width):
                 hits.append(Hit(term.entity, term.kind, term.text, " ".join(w.text for w in window),
@@ -1902,7 +2102,7 @@ def _mixed_hits(words: list[Word], derived: "Derived") -> list[Hit]:
     for n in range(len(words)):
         first, end = words[n].text.casefold(), n + 1
         while len(words[end - 1].text) == 1 and end < len(words) and end - n < 6 and len(words[end].text) == 1 and \
-                words[end - 1].gap in ("", ".", "-") and not words[end].boundary:  # (initials: six letters at most)
+                words[end - 1].gap in ("", ".", "-", "&") and not words[end].boundary:  # (initials: six at most)
             first += words[end].text.casefold()  # "L.B. Dental": the run of single capitals is one group
             end += 1
         starts = derived.mixed.get(first)
@@ -1914,7 +2114,7 @@ def _mixed_hits(words: list[Word], derived: "Derived") -> list[Hit]:
             text = words[end].text
             single = len(text) == 1 and text.isupper() and text.isalpha()
             if single and groups and groups[-1][1] and len(words[end - 1].text) == 1 and \
-                    words[end - 1].gap in ("", ".", "-"):
+                    words[end - 1].gap in ("", ".", "-", "&"):
                 groups[-1] = (groups[-1][0] + text.casefold(), True)
             else:
                 groups.append((text.casefold(), text.isupper() and text.isalpha()))
@@ -1926,7 +2126,9 @@ def _mixed_hits(words: list[Word], derived: "Derived") -> list[Hit]:
                     continue
                 full = [g for (g, _), initial in zip(groups, shape) if not initial]
                 letters = [g for (g, _), initial in zip(groups, shape) if initial]
-                if _firm_cue(words, n, end) or any(not common(w) for w in full) or \
+                # initials joined by "&" are a firm's ("A&P Solicitors"), as in _initialism_stands
+                joined = any(w.gap == "&" and len(w.text) == 1 for w in written[:-1])
+                if _firm_cue(words, n, end) or joined or any(not common(w) for w in full) or \
                         any(len(g) >= 3 and zipf(g) < _ACRONYM_ZIPF for g in letters):
                     hits.append(Hit(term.entity, term.kind, term.text, " ".join(w.text for w in written),
                                     "initials and words of the name"))
@@ -2028,12 +2230,18 @@ def _likeness(words: list[str], index: NearIndex, spelling_only: bool = False) -
 
     out: list[dict[str, str]] = []
     known = set(index.words)
+    # w and v are one letter in many languages' names (Polish Sosnówka is said Sosnuvka): compared as one
+    wv = str.maketrans("w", "v")
+    as_v = [w.translate(wv) for w in index.words] if any("w" in w for w in index.words) else None
     for word in words:
         like: dict[str, str] = {}
         # a plural or possessive of a name word is the name itself, matched (or not) by the exact rules
         if len(word) >= 4 and word.isalpha() and word not in known and _stem(word) not in known:
             for choice in near_spellings(word, index.words):
                 like[choice] = "near spelling"
+            if as_v is not None and ("v" in word or "w" in word):
+                for choice in near_spellings(word.translate(wv), as_v):
+                    like.setdefault(index.words[as_v.index(choice)], "near spelling")
             # respelt by sound ("Kworvel" for Quorvell, "Van Torray" for Vantorre): the respelt forms nearly equal
             # and their consonants within one edit
             # (only words sharing half their letters with a name word are respelt: a sound-alike must, _near_hits)
@@ -2087,6 +2295,10 @@ def _near_hits(words: list[Word], lexicon: Lexicon) -> list[Hit]:
             if capitals or hyphens:
                 joined[(n, end)] = "".join(lower[n:end])
     joined_like = dict(zip(joined, _likeness(list(joined.values()), index, spelling_only=True))) if joined else {}
+    joined_at: dict[int, list[tuple[int, dict[str, str]]]] = {}  # by start: one pass over them, not one per word
+    for (start, end), found in joined_like.items():
+        if found:
+            joined_at.setdefault(start, []).append((end, found))
     hits: list[Hit] = []
 
     def rare(word: str, lowered: bool) -> bool:
@@ -2096,8 +2308,7 @@ def _near_hits(words: list[Word], lexicon: Lexicon) -> list[Hit]:
         candidates = [(n, n + 1, choice, how) for choice, how in like[n].items()]
         # split words joined are compared by spelling and respelt sound only: by phonetic codes, "Police Day" is
         # Pellucid
-        candidates += [(n, end, choice, how) for (start, end), found in joined_like.items() if start == n
-                       for choice, how in found.items()]
+        candidates += [(n, end, choice, how) for end, found in joined_at.get(n, ()) for choice, how in found.items()]
         for start, end, choice, how in candidates:
             written = " ".join(w.text for w in words[start:end])
             found = "".join(lower[start:end])
@@ -2199,9 +2410,14 @@ def _first_alike(written: str, first: str, like: dict[str, str]) -> bool:
     return written == first or first in like or similarity(written, first) >= 0.5
 
 
+# encodings inside encodings are decoded this many layers deep (base64 of base64 of base64); each layer is shorter
+# than the one around it, so the work stays bounded
+_DECODE_DEPTH = 4
+
+
 def scan(statement: str, lexicon: Lexicon, _depth: int = 0) -> list[Hit]:
     """Every identifying thing in STATEMENT; an empty list means it passes. Encoded text in it (HTML entities,
-    percent-encoding, backslash escapes, base64 and hex runs) is decoded and screened too, two layers deep, and
+    percent-encoding, backslash escapes, base64 and hex runs) is decoded and screened too, four layers deep, and
     each hit found there names its decoding; so is rot13, where a decoded run must be a lexicon term whole."""
     hits: list[Hit] = []
     folded = fold(statement)
@@ -2216,11 +2432,14 @@ def scan(statement: str, lexicon: Lexicon, _depth: int = 0) -> list[Hit]:
     hits.extend(_spelled_hits(folded, by_squash))
     hits.extend(_reversed_hits(folded, lexicon, by_squash))
     hits.extend(_identifier_hits(folded, lexicon))
+    hits.extend(_code_name_hits(folded, lexicon))
     if not statement.isascii():
         script_text = _script_text(statement)
         hits.extend(_sound_hits(script_text, lexicon))
         if _foreign_letters(script_text):
             hits.extend(_script_name_hits(script_text, lexicon))
+        # (with its combining marks: Devanagari writes vowels and the virama as marks)
+        hits.extend(_skeleton_hits(_visible(unicodedata.normalize("NFKC", statement)), lexicon))
     lowered = folded.casefold()
     for domain in lexicon.domains:  # the literal first: a pattern is built only for a domain that occurs
         if domain.squashed in lowered and re.search(rf"(?<![\w-]){re.escape(domain.squashed)}(?![\w-])", lowered):
@@ -2235,11 +2454,13 @@ def scan(statement: str, lexicon: Lexicon, _depth: int = 0) -> list[Hit]:
                     hits.append(Hit(domain.entity, "domain", domain.text, url))
     # values
     # numbers in words only matter where a restricted value could match them (and their parser costs ~3 ms)
-    texts = [statement] + [t for t in [_in_digits(folded) if lexicon.quantities or lexicon.dates else None] if t]
+    small_counts = any(t.kind == "restricted" and t.text[:1].isdigit() for t in lexicon.terms)
+    texts = [statement] + [t for t in [_in_digits(folded) if lexicon.quantities or lexicon.dates or small_counts
+                                       else None] if t]
     if len(texts) > 1:  # a small count kept as text ("42 clinics") said in words: "three and a half dozen clinics"
         hits.extend(h._replace(rule="number in words") for h in _name_hits(_words(texts[1]), "exact", by_squash,
                                                                            max_words) if h.kind == "restricted")
-    if lexicon.quantities:
+    if lexicon.quantities or small_counts:
         numbers = [n for text in texts for n in _numbers(text)]
         present = {q for q, _, _ in numbers}
         for term, quantity in lexicon.quantities:
@@ -2251,7 +2472,7 @@ def scan(statement: str, lexicon: Lexicon, _depth: int = 0) -> list[Hit]:
                 hits.append(Hit(term.entity, "restricted", term.text, _fmt(quantity), "value"))
         hits.extend(_pinned_values(numbers, texts, lexicon, {(h.entity, h.term) for h in hits}))
     if lexicon.dates:
-        from vmem.gates.datewords import dates_in_words
+        from vmem.gates.datewords import UnreadableDate, dates_in_words
 
         # a year said in words: "August, twenty twenty-six" reads "August, 20 26"
         texts = texts[:1] + [_SPOKEN_YEAR.sub(r"\1 \2\3", t) for t in texts[1:]]
@@ -2259,7 +2480,12 @@ def scan(statement: str, lexicon: Lexicon, _depth: int = 0) -> list[Hit]:
         years = {day.year for _, day in lexicon.dates}
         worded: dict[date, str] = {}
         for text in texts:
-            for day, how in dates_in_words(unicodedata.normalize("NFKC", text), years).items():
+            try:
+                found_days = dates_in_words(unicodedata.normalize("NFKC", text), years)
+            except UnreadableDate as error:  # fail closed: what the parser could not read may pin a date
+                hits.append(Hit("", "unreadable", error.phrase, error.phrase, str(error)))
+                continue
+            for day, how in found_days.items():
                 worded.setdefault(day, how)
         for text in texts:
             for day, how in _dates_relative_to_dates(fold(text)).items():
@@ -2283,7 +2509,7 @@ def scan(statement: str, lexicon: Lexicon, _depth: int = 0) -> list[Hit]:
             rule = _reuses(said, quoted)
             if rule:
                 hits.append(Hit(entity, "quote", quote, quote, rule))
-    if _depth < 2:
+    if _depth < _DECODE_DEPTH:
         from vmem.gates.decode import decodings
 
         for decoding, decoded in decodings(statement):
@@ -2349,6 +2575,33 @@ def _rot13_hits(folded: str, lexicon: Lexicon, by_squash: dict[str, Term], max_w
 
 
 _DIGIT_LOOKALIKES = str.maketrans("oOiIl", "00111")
+
+
+# a code-like name: camelCase or PascalCase of two words or more, snake_case, or kebab-case in lower case
+_CODE_NAME = lazy(r"(?<![\w-])(?:[A-Za-z][a-z]+(?:[A-Z][a-z]+)+|[A-Za-z]+(?:_[A-Za-z]+)+|[a-z]+(?:-[a-z]+)+)(?![\w-])")
+
+
+def _code_name_hits(folded: str, lexicon: Lexicon) -> list[Hit]:
+    """Words of a longer name written as an identifier: "saltmarshTransit", "copper_foods", "kettle-foods": the
+    parts, joined, are the name's first words or two or more of its words in order (Derived.prefixes,
+    subsequences). An identifier is itself the cue that ordinary words are a name; kebab-case, which English
+    writes for compounds ("well-known"), needs a part that is no common word."""
+    derived = lexicon.derived()
+    if not (derived.prefixes or derived.subsequences) or not any(ch in folded for ch in "_-") and \
+            not re.search(r"[a-z][A-Z]", folded):
+        return []
+    from vmem.gates.near import common
+
+    hits = []
+    for match in _CODE_NAME.finditer(folded):
+        written = match.group(0)
+        parts = [p.casefold() for p in re.findall(r"[A-Z]?[a-z]+", written)]
+        key = "".join(parts)
+        if "-" in written and all(common(p) for p in parts):
+            continue
+        for term in derived.prefixes.get(key, ()) + derived.subsequences.get(key, ()):
+            hits.append(Hit(term.entity, term.kind, term.text, written, "identifier of the name's words"))
+    return hits
 
 
 def _identifier_key(part: str) -> str:

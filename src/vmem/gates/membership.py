@@ -67,6 +67,14 @@ _CLAUSE_END = lazy(r"[.;:!?()]|,\s|\s(?:who|which|that|and|but|was|were|is|are|h
                   r"insists|(?!united\b)\w{3,}ed)\b", re.I)  # "United States" is no past tense
 
 
+# "of our enterprise accounts", "among our customers": the set a one is taken from
+_PARTITIVE = lazy(r"\b(?:of|among|amongst)\s+(?:all\s+)?(?:our|the)\s+(?P<kind>[\w\s-]{0,40}?)\s*\b(?:customers|"
+                  r"clients|accounts|logos|tenants|buyers|companies|firms|organi[sz]ations)\b", re.I)
+# what a customer does, said right after the phrase: its noun then names a customer, whatever the noun
+_ACTS = frozenset("asked wanted needed requested insisted demanded signed renewed churned chose bought required "
+                  "expected preferred approved complained".split())
+
+
 def _inflections(word: str) -> set[str]:
     """A category word's inflected and derived forms: "agriculture" is also "agricultural", "banking" "bank",
     "education" "educational", "energy" "energies"."""
@@ -86,6 +94,11 @@ def _phrases(values: set[str]) -> list[tuple[str, str]]:
         words = {value.replace("_", " "), value.replace("_", "-")} | set(CATEGORY_WORDS.get(value, ()))
         if "_" not in value:
             words |= _inflections(value)
+        else:
+            # a category of several words is named by its first, distinctive words alone ("public" for
+            # public_sector, "financial" for financial_services); its last word says only what kind of
+            # category it is (sector, services, group)
+            words |= {w for w in value.split("_")[:-1] if len(w) >= 5}
         out += [(w, value) for w in words if len(w) >= 3]
     return sorted(out, key=lambda p: -len(p[0]))
 
@@ -108,6 +121,22 @@ def unique_memberships(text: str, categories: dict[str, tuple[str, ...]]) -> lis
         rest = text[match.end():match.end() + 90]
         end = _CLAUSE_END.search(rest)
         span = rest[:end.start()] if end else rest
+        # a partitive names the set the one is taken from, in the span ("the one transit authority among our
+        # accounts") or before the marker in its sentence ("Of our enterprise accounts, the only one in APAC"):
+        # its noun is the customer noun and its words describe the kind
+        partitive = _PARTITIVE.search(span)
+        if partitive:
+            span = span[:partitive.start()] + " " + partitive.group("kind") + " " + span[partitive.end():]
+        elif any(f" {phrase} " in " " + re.sub(r"[^\w\s.-]", " ", span.casefold()) + " " for phrase, _ in phrases):
+            # (before the marker only when the span itself narrows the set: "Among our insurance customers, only
+            # one asked" is one of them, not the only one of a kind)
+            before = re.split(r"[.;!?]", text[max(0, match.start() - 90):match.start()])[-1]
+            partitive = list(_PARTITIVE.finditer(before))[-1:] or None
+            if partitive:
+                partitive = partitive[0]
+                span = span + " " + partitive.group("kind")
+        # a customer noun may also be known by what it does: "our only energy utility asked ..."
+        acting = bool(end) and end.group(0).strip().casefold() in _ACTS
         if definite and not set(re.findall(r"[a-z]+", span.casefold())) & _SINGULAR_CUSTOMER:
             continue
         lowered = f" {span.casefold()} "
@@ -123,7 +152,8 @@ def unique_memberships(text: str, categories: dict[str, tuple[str, ...]]) -> lis
         words = set(re.findall(r"[a-z]+", span.casefold()))
         if words & _PLURAL_NOUNS:
             continue  # "our only insurer customers are in EMEA": all of a kind, not the one
-        if not described or not (org_noun or words & CUSTOMER_NOUNS or _ON_OUR_BOOKS.search(text[match.end():])):
+        if not described or not (org_noun or partitive or acting or words & CUSTOMER_NOUNS or
+                                 _ON_OUR_BOOKS.search(text[match.end():])):
             continue
         holders = set.intersection(*(by_value[v] for v in described))
         excluded = _NOT_KIND.match(rest[end.start():] if end else "")
