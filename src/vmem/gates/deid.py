@@ -660,7 +660,7 @@ class Lexicon:
         if self._quote_index is None or self._quote_index[0] != len(self.quotes):
             index: dict[str, list[int]] = {}
             for i, (_, _, quoted) in enumerate(self.quotes):
-                for word in set(_content(quoted)):
+                for word in set(_content(quoted)) | set(_content(quoted, uninflected=True)):
                     index.setdefault(word, []).append(i)
             self._quote_index = (len(self.quotes), index)
         shared: dict[int, int] = {}
@@ -2504,7 +2504,7 @@ def scan(statement: str, lexicon: Lexicon, _depth: int = 0) -> list[Hit]:
     # quoted spans from the evidence's episodes
     if lexicon.quotes:
         said = _quote_tokens(statement)
-        for index in lexicon.quotes_sharing(set(_content(said))):
+        for index in lexicon.quotes_sharing(set(_content(said)) | set(_content(said, uninflected=True))):
             entity, quote, quoted = lexicon.quotes[index]
             rule = _reuses(said, quoted)
             if rule:
@@ -2651,9 +2651,32 @@ _QUOTE_CONTENT_SHARE = 0.7  # this share of a quote's content words, found in th
 _QUOTE_CONTENT_MIN = 5  # quotes with fewer content words are matched by runs only
 
 
-def _content(words: list[str]) -> list[str]:
-    """Content words, cut to six letters so inflections and derivations meet (automated / automatic)."""
-    return [w[:6] for w in words if w not in _FUNCTION_WORDS and len(w) > 1]
+def _content(words: list[str], uninflected: bool = False) -> list[str]:
+    """Content words, cut to six letters so inflections and derivations meet (automated / automatic); UNINFLECTED:
+    their inflection off first (charting / chart, written / writing, jamming / jams)."""
+    return [(_uninflected(w) if uninflected else w)[:6] for w in words if w not in _FUNCTION_WORDS and len(w) > 1]
+
+
+# a quote retold with its words inflected otherwise shares this many content words at least (and the share above):
+# five matched "Legal teams want DPA redlines before signing" to a quote about signing and redlining a DPA
+_RETOLD_MIN = 6
+
+
+_INFLECTIONS = ("ing", "ed", "en", "es", "s")
+
+
+def _uninflected(word: str) -> str:
+    """WORD without one inflectional ending, a doubled consonant before it made one: "jamming" and "jams" are jam,
+    "written" and "writing" writ; the stem keeps three letters at least."""
+    for ending in _INFLECTIONS:
+        if ending == "s" and word.endswith(("ss", "us", "is")):
+            continue  # "miss", "bus", "axis" end in an s of their own
+        if word.endswith(ending) and len(word) - len(ending) >= 3:
+            word = word[:-len(ending)]
+            if len(word) >= 4 and word[-1] == word[-2] and word[-1] not in "aeiouls":
+                word = word[:-1]
+            break
+    return word
 
 
 def _reuses(said: list[str], quoted: list[str]) -> str | None:
@@ -2681,6 +2704,10 @@ def _reuses(said: list[str], quoted: list[str]) -> str | None:
     content = set(_content(quoted))
     if len(content) >= _QUOTE_CONTENT_MIN and len(content & set(_content(said))) / len(content) >= _QUOTE_CONTENT_SHARE:
         return "content-word overlap"
+    content = set(_content(quoted, uninflected=True))
+    shared = content & set(_content(said, uninflected=True))
+    if len(shared) >= _RETOLD_MIN and len(shared) / len(content) >= _QUOTE_CONTENT_SHARE:
+        return "content-word overlap, inflections off"
     return None
 
 

@@ -105,14 +105,14 @@ _PREFIXES = {"HEBREW": "\u05d1\u05d4\u05d5\u05db\u05dc\u05de\u05e9", "ARABIC": "
 
 def native(word: str, script: str) -> bool:
     """Whether WORD is an ordinary word of a language written in SCRIPT (Zipf NATIVE_ZIPF or more in wordfreq):
-    "транзит" is Russian for transit, not the name's word; in Hebrew and Arabic also after up to three prefix
-    letters ("ברוסטוק" is "in Rostock"). Without wordfreq no word is (the gate matches more)."""
+    "транзит" is Russian for transit, not the name's word; in Hebrew and Arabic also after one or two prefix
+    letters, four letters left at least ("ברוסטוק" is "in Rostock"). Without wordfreq no word is (the gate matches more)."""
     import math
 
     low = word.casefold()
     forms = [low]
     prefixes = _PREFIXES.get(script, "")
-    while prefixes and len(forms) <= 3 and forms[-1][:1] in prefixes and len(forms[-1]) > 3:
+    while prefixes and len(forms) <= 2 and forms[-1][:1] in prefixes and len(forms[-1]) > 4:
         forms.append(forms[-1][1:])
     for language in _SCRIPT_LANGUAGES.get(script, ()):
         table = _frequencies(language)
