@@ -1810,6 +1810,8 @@ def _dotted(words: list[Word]) -> bool:
 def _dotted_upper(words: list[Word]) -> list[Word]:
     """WORDS with each dotted run of three or more lower-case single letters in capitals ("y.k.e." reads as
     "Y.K.E."), so the initialism rules read it; shorter runs are abbreviations ("e.g.", "p.m.")."""
+    if not any(len(w.text) == 1 and w.gap == "." and w.text.islower() for w in words):
+        return words
     out, n = list(words), 0
     while n < len(words):
         end = n
@@ -2218,6 +2220,21 @@ def _near_index(terms: list[Term]) -> NearIndex:
     return NearIndex(ordered, sounds, singles, surnames, windows, [respelt(w) for w in ordered])
 
 
+_WV = str.maketrans("w", "v")
+_AS_V: dict[int, tuple[list[str], list[str] | None]] = {}  # id of an index's word list -> (that list, its w as v)
+
+
+def _as_v(words: list[str]) -> list[str] | None:
+    """WORDS with w written v (in their order), or None when no word has a w; made once per index."""
+    cached = _AS_V.get(id(words))
+    if cached is None or cached[0] is not words:
+        cached = (words, [w.translate(_WV) for w in words] if any("w" in w for w in words) else None)
+        if len(_AS_V) > 64:
+            _AS_V.clear()
+        _AS_V[id(words)] = cached
+    return cached[1]
+
+
 def _likeness(words: list[str], index: NearIndex, spelling_only: bool = False) -> list[dict[str, str]]:
     """For each word of the statement, the name words it is like: "near spelling" (a few edits) or "sound-alike"
     (a phonetic key in common, or respelt by sound to nearly the same letters: near.sound_alike); a word equal to
@@ -2231,8 +2248,7 @@ def _likeness(words: list[str], index: NearIndex, spelling_only: bool = False) -
     out: list[dict[str, str]] = []
     known = set(index.words)
     # w and v are one letter in many languages' names (Polish Sosnówka is said Sosnuvka): compared as one
-    wv = str.maketrans("w", "v")
-    as_v = [w.translate(wv) for w in index.words] if any("w" in w for w in index.words) else None
+    as_v = _as_v(index.words)
     for word in words:
         like: dict[str, str] = {}
         # a plural or possessive of a name word is the name itself, matched (or not) by the exact rules
@@ -2240,7 +2256,7 @@ def _likeness(words: list[str], index: NearIndex, spelling_only: bool = False) -
             for choice in near_spellings(word, index.words):
                 like[choice] = "near spelling"
             if as_v is not None and ("v" in word or "w" in word):
-                for choice in near_spellings(word.translate(wv), as_v):
+                for choice in near_spellings(word.translate(_WV), as_v):
                     like.setdefault(index.words[as_v.index(choice)], "near spelling")
             # respelt by sound ("Kworvel" for Quorvell, "Van Torray" for Vantorre): the respelt forms nearly equal
             # and their consonants within one edit
