@@ -449,7 +449,7 @@ def rules_dir(project: Path, config: dict | None) -> str:
             root, _ = resolve_store(project, config, fetch=False, network=False)
             from vmem.store.served import load_candidates
 
-            return load_candidates(root)[1]["sync"]["dir"]
+            return load_candidates(root).policy["sync"]["dir"]
     except VmemError:
         pass
     return registry.get("claude").default_dir
