@@ -18,6 +18,7 @@ from collections import Counter
 from datetime import date
 from collections import namedtuple
 
+from vmem.gates.values import CURRENCY, MINOR_UNITS, currency_before, headcount
 from vmem.lazyre import lazy
 from vmem.text import ignorable  # the one set of characters every reader ignores
 
@@ -197,12 +198,20 @@ _SCALE = {
     "m": (1e6,), "mm": (1e6,), "mn": (1e6,), "mio": (1e6,), "mill": (1e6,), "mln": (1e6,), "million": (1e6,),
     "millions": (1e6,), "millionen": (1e6,), "millones": (1e6,), "milhoes": (1e6,),
     "b": (1e9,), "bn": (1e9,), "bln": (1e9,), "billion": (1e9,), "billions": (1e9,), "mrd": (1e9,), "md": (1e9,),
-    "milliard": (1e9,), "milliarden": (1e9,), "dozen": (12,), "dozens": (12,)}
+    "milliard": (1e9,), "milliarden": (1e9,), "dozen": (12,), "dozens": (12,),
+    # the same scales in other languages' words (accents off): Indonesian and Malay, Hungarian, the Slavic,
+    # Baltic and Nordic languages, Dutch, Italian, Romanian, Turkish
+    "ribu": (1e3,), "juta": (1e6,), "miliar": (1e9,), "milyar": (1e9,), "ezer": (1e3,), "millio": (1e6,),
+    "tys": (1e3,), "tis": (1e3,), "tisic": (1e3,), "milion": (1e6,), "miliony": (1e6,), "milionu": (1e6,),
+    "milionow": (1e6,), "miliard": (1e9,), "miliardy": (1e9,), "miliardu": (1e9,), "miliardow": (1e9,),
+    "mld": (1e9,), "mlrd": (1e9,), "mia": (1e9,), "miljoen": (1e6,), "miljard": (1e9,), "miljoner": (1e6,),
+    "miljarder": (1e9,), "miljoonaa": (1e6,), "miljardia": (1e9,), "milioni": (1e6,), "milione": (1e6,),
+    "miliardi": (1e9,), "miliardo": (1e9,), "milioane": (1e6,), "miliarde": (1e9,), "milyon": (1e6,)}
 _SCALE_RE = "|".join(sorted(_SCALE, key=len, reverse=True))
 # the value readings below compile on first use: a statement is read for values only when a customer has a
 # restricted value or a date (vmem.lazyre)
 _NUMBER = lazy(
-    r"(?P<cur>[$€£¥])?\s?(?P<num>\d{1,3}(?:[,\u00a0 ']\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
+    r"(?P<cur>[$€£¥])?\s?(?P<num>\d{1,3}(?:[,\u00a0 '_]\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
     rf"(?:\s?(?P<scale>{_SCALE_RE})(?:\b|(?=[$€£¥])))?(?P<pct>\s?%| percent\b)?",
     re.IGNORECASE)
 # scientific notation: 1.2e6, 1,2E+06, 1.2 x 10^6, 1.2×10**6 (a superscript power is written out before folding)
@@ -352,7 +361,7 @@ _GROUPED_DOTS = lazy(r"(?<![\d.,])\d{1,3}(?:\.\d{3})+(?:,\d+)?(?![\d.]\d)")
 # 12,5 thousand / 12,5k / 3,5 %: a decimal comma (the other reading, a list or thousands, is read as well)
 _DECIMAL_COMMA = lazy(rf"(?<![\d.,])(\d+),(\d{{1,2}})(?![\d])(?:\s?({_SCALE_RE})(?:\b|(?=[$€£¥])))?"
                        r"(\s?%| percent\b)?", re.I)
-_CURRENCY = lazy(r"[$€£¥]|\b(?:usd|eur|gbp|dollars?|euros?|pounds?)\b", re.I)
+_CURRENCY = CURRENCY  # a currency's sign, ISO code, name or local abbreviation (gates/values.py)
 
 
 def _numbers(text: str, dates: bool = True) -> list[tuple[Quantity, bool, frozenset[str]]]:
@@ -388,10 +397,17 @@ def _numbers(text: str, dates: bool = True) -> list[tuple[Quantity, bool, frozen
         out.append((Quantity(round(value, 6), False), bool(_CURRENCY.match(folded[match.end():].strip())),
                     unit(match)))
     for match in _NUMBER.finditer(folded):
-        raw = re.sub(r"[,\u00a0 ']", "", match.group("num"))
-        money = bool(match.group("cur") or _CURRENCY.match(folded[match.end():match.end() + 40].strip()))
+        raw = re.sub(r"[,\u00a0 '_]", "", match.group("num"))
+        money = bool(match.group("cur") or _CURRENCY.match(folded[match.end():match.end() + 40].strip())
+                     or currency_before(folded[:match.start()]))
+        around = unit(match)
         for scale in _SCALE.get((match.group("scale") or "").lower(), (1,)):
-            out.append((Quantity(round(float(raw) * scale, 6), bool(match.group("pct"))), money, unit(match)))
+            out.append((Quantity(round(float(raw) * scale, 6), bool(match.group("pct"))), money, around))
+        # a figure in a currency's minor unit ("amount_cents: 86000000", "4,500 pence") is a hundredth of it
+        key = re.sub(r"(?<=[a-z])(?=[A-Z])|_", " ", folded[max(match.start() - 24, 0):match.start()])
+        beside = re.findall(r"[^\W\d_]+", key)[-2:] + re.findall(r"[^\W\d_]+", folded[match.end():match.end() + 12])[:1]
+        if not match.group("scale") and any(w.casefold() in MINOR_UNITS for w in beside):
+            out.append((Quantity(round(float(raw) / 100, 6), False), True, around))
     return out
 
 
@@ -560,6 +576,36 @@ def _pinned_values(numbers: list, texts: list[str], lexicon: "Lexicon", done: se
         if rule:
             hits.append(Hit(term.entity, "restricted", term.text, _fmt(quantity), rule))
     hits += _small_counts_pinned(numbers, ranges, factors, lexicon, done)
+    return hits
+
+
+def _parts_pinned(texts: list[str], lexicon: "Lexicon", done: set) -> list["Hit"]:
+    """A restricted amount or count (with its unit) stated as two parts of it: the sum or difference of two numbers
+    side by side that a joining word sets up as one whole ("1,000 owned trucks plus 400 subcontracted ones")."""
+    from vmem.gates.values import parts
+
+    wanted = [(t, q) for t, q in lexicon.quantities if (t.entity, t.text) not in done and not q.percent]
+    if not wanted:
+        return []
+    hits = []
+    for text in texts:
+        folded = fold(text)
+        spans, seen = [], set()
+        for match in _NUMBER.finditer(folded):
+            numbers = [q for q, _, _ in _numbers(match.group(0), dates=False) if not q.percent]
+            if numbers and match.start() not in seen:
+                seen.add(match.start())
+                spans.append((match.start(), match.end(), max(q.value for q in numbers)))
+        for value, how, start, end in parts(spans, folded):
+            around = [a for q, _, a in _numbers(folded[max(start - 40, 0):end + 40], dates=False)]
+            words = frozenset().union(*around) if around else frozenset()
+            for term, quantity in wanted:
+                unit = lexicon.units.get((term.text, quantity))
+                if abs(value - quantity.value) <= 1e-6 * quantity.value and \
+                        (unit is None or _same_unit(unit, words)) and (term.entity, term.text) not in done:
+                    done = done | {(term.entity, term.text)}
+                    found = folded[start:end].strip()
+                    hits.append(Hit(term.entity, "restricted", term.text, found, f"value as a {how}"))
     return hits
 
 
@@ -1332,7 +1378,7 @@ def _ordinary(word: str) -> bool:
 def _same_unit(unit: frozenset[str], around: frozenset[str]) -> bool:
     """Whether the words around a number name a restricted count's unit: the same word, or a synonym of it in the
     bundled WordNet ("375 shops" is "375 stores")."""
-    if unit & around:
+    if unit & around or headcount(unit) and headcount(around):  # "640 staff" for 640 employees
         return True
     synsets = _synsets()
     wanted = {i for word in unit for i in synsets.get(word, ())}
@@ -2487,8 +2533,10 @@ def scan(statement: str, lexicon: Lexicon, _depth: int = 0) -> list[Hit]:
             elif quantity in present or Quantity(quantity.value, not quantity.percent) in present and quantity.percent:
                 hits.append(Hit(term.entity, "restricted", term.text, _fmt(quantity), "value"))
         hits.extend(_pinned_values(numbers, texts, lexicon, {(h.entity, h.term) for h in hits}))
+        hits.extend(_parts_pinned(texts, lexicon, {(h.entity, h.term) for h in hits}))
     if lexicon.dates:
         from vmem.gates.datewords import UnreadableDate, dates_in_words
+        from vmem.gates.values import machine_dates
 
         # a year said in words: "August, twenty twenty-six" reads "August, 20 26"
         texts = texts[:1] + [_SPOKEN_YEAR.sub(r"\1 \2\3", t) for t in texts[1:]]
@@ -2506,6 +2554,8 @@ def scan(statement: str, lexicon: Lexicon, _depth: int = 0) -> list[Hit]:
         for text in texts:
             for day, how in _dates_relative_to_dates(fold(text)).items():
                 worded.setdefault(day, how)
+        for day, how in machine_dates(folded, years).items():  # a Unix timestamp, a spreadsheet serial day
+            worded.setdefault(day, how)
         for term, day in lexicon.dates:
             if day in present_dates:
                 hits.append(Hit(term.entity, "restricted", term.text, day.isoformat(), "date"))
