@@ -1,6 +1,7 @@
 """Text an agent may emit encoded, decoded so the de-id gate can screen what it says (pure, standard library only).
 
-HTML entities, percent-encoding and backslash escapes are decoded where they stand; base64 and hex runs long
+HTML entities, percent-encoding and backslash escapes are decoded where they stand, and markup a renderer shows as
+nothing (a tag inside a word, a word hyphenated across a line break) is taken out; base64 and hex runs long
 enough to hide a name (eight characters or more) are decoded alone, and kept only when they decode to text.
 rot13 is not here: every word is rot13 of some letters, so the gate reads it as a name only when the decoded run
 is a lexicon term whole (deid._rot13_hits).
@@ -22,6 +23,12 @@ _ESCAPE = lazy(r"\\(?:u\{([0-9a-fA-F]{1,6})\}|u([0-9a-fA-F]{4})|U([0-9a-fA-F]{8}
 _BASE64 = lazy(r"(?<![\w+/-])[A-Za-z0-9+/_-]{8,}={0,2}(?![\w+/=-])")  # "id=U2Fua3Q...": a value after its key
 # hex of text: pairs whose first nibble is 2-7 (printable ASCII) or of UTF-8, at least four pairs, optionally
 # apart by spaces, colons or \x / 0x prefixes
+# markup inside running text: an HTML tag (a break opportunity <wbr>, a bold span <b>...</b>) that a renderer
+# shows as nothing, so "Penna<wbr>cott" reads Pennacott; a tag that breaks a line or a block shows as a space
+_TAG = lazy(r"</?([A-Za-z][\w-]*)(?:\s[^<>]{0,200})?/?>")
+_BLOCK_TAGS = frozenset("br p div li ul ol tr td th table h1 h2 h3 h4 h5 h6 hr section article".split())
+# a word hyphenated across a line break by a typesetter ("Bra-\ndán"): one word
+_LINE_HYPHEN = lazy(r"(?<=[^\W\d_])[-\u2010\u2011](?:[ \t]*\r?\n)+[ \t]*(?=[^\W\d_])")
 _HEX = lazy(r"(?<![0-9A-Za-z])(?:0x|\\x)?[0-9a-fA-F]{2}(?:(?:[\s:]|\\x|0x)?[0-9a-fA-F]{2}){3,}(?![0-9A-Za-z])")
 
 
@@ -87,6 +94,11 @@ def decodings(text: str) -> list[tuple[str, str]]:
     escapes or backslash escapes decoded, and each base64 or hex run alone. Empty for ordinary text (the checks
     are literal first, so a plain statement compiles no pattern)."""
     out = []
+    if "<" in text and _TAG.search(text) or "\n" in text and _LINE_HYPHEN.search(text):
+        joined = _TAG.sub(lambda m: " " if m.group(1).casefold() in _BLOCK_TAGS else "", text)
+        joined = _LINE_HYPHEN.sub("", joined)
+        if joined != text:
+            out.append(("markup", joined))
     if "&" in text and _ENTITY.search(text):
         import html
 
