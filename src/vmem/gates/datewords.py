@@ -11,8 +11,9 @@ A year must be written: "the Monday after Easter" pins nothing.
 
 from __future__ import annotations
 
-import re
+import functools
 import math
+import re
 import unicodedata
 from datetime import date, datetime, timedelta
 
@@ -148,7 +149,9 @@ _ROMAN_MONTH = lazy(r"\b(?P<d>\d{1,2})\s?[./ -]\s?(?P<m>I{1,3}|IV|VI{0,3}|IX|XI{
 _FOREIGN = lazy(r"\b(?P<d>\d{1,2})(?:\.|º|°|er|e|o|a|st|nd|rd|th)?(?:\s+|[-/.])(?:de\s+|of\s+)?"
                 r"(?P<m>[^\W\d_]{3,12})\.?,?(?:\s+|[-/.])(?:de\s+|del\s+)?(?P<y>\d{4})\b|"
                 r"\b(?P<m2>[^\W\d_]{3,12})\.?(?:\s+|[-/.])(?P<d2>\d{1,2})(?:\.|º|st|nd|rd|th)?,?\s+(?:of\s+)?"
-                r"(?P<y2>\d{4})\b")
+                r"(?P<y2>\d{4})\b|"
+                # year first, as Hungarian, Lithuanian and East Asian writers order it: "2027. március 15."
+                r"\b(?P<y3>\d{4})\.?\s+(?P<m3>[^\W\d_]{3,12})\.?\s+(?P<d3>\d{1,2})\b\.?")
 # an ISO date with its time ("2026-08-18T09:00Z"): the day is there, whatever the hour
 _ISO_DATETIME = lazy(r"\b(?P<y>\d{4})-(?P<m>\d{2})-(?P<d>\d{2})(?=[T ]\d{2}:?\d{2})")
 _DATEPARSER_LANGUAGES = ["en", "es", "fr", "de", "it", "pt", "nl", "sv", "da", "nb", "fi", "pl", "cs", "ro", "ca",
@@ -243,6 +246,8 @@ def dates_in_words(text: str, years: set[int]) -> dict[date, str]:
             put(_step(anchor, m.group("wd").casefold(), sign), "day relative to a holiday")
     for m in (m for holiday_text in holiday_texts for m in _HOLIDAY_YEAR.finditer(holiday_text)):
         put(_holiday(m.group("hol"), int(m.group("y"))), "holiday")
+    for day, how in world_holidays_in(text, years).items():
+        put(day, how)
     foreign = list(_FOREIGN.finditer(text))
     if not foreign and not text.isascii() or re.search(r"\b(?:de|del)\s", text):
         # a day in another language's words: read them as digits first ("catorce de octubre de 2026")
@@ -257,7 +262,8 @@ def dates_in_words(text: str, years: set[int]) -> dict[date, str]:
             pass
     for m in foreign:
         day, month, year = (m.group("d"), m.group("m"), m.group("y")) if m.group("d") else \
-            (m.group("d2"), m.group("m2"), m.group("y2"))
+            (m.group("d2"), m.group("m2"), m.group("y2")) if m.group("d2") else (m.group("d3"), m.group("m3"),
+                                                                                 m.group("y3"))
         month = month.casefold()
         if int(year) not in years or month in _NOT_MONTHS:
             continue
@@ -265,6 +271,92 @@ def dates_in_words(text: str, years: set[int]) -> dict[date, str]:
                         and name.startswith(month)), None)  # "18. August 2026": an English month in another order
         put(_safe(date, int(year), english, int(day)) if english else _parse_foreign(f"{day} {month} {year}"),
             "date in another order" if english else "date in another language")
+    return found
+
+
+# -- every country's holidays, by name, in each language the holidays package writes them --------------------
+
+# a name that dates more than this many days across the world's countries in a year ("Independence Day", "National
+# Day") names none of them unless the statement names its country too
+_HOLIDAY_DAYS = 2
+_HOLIDAY_WORDS = 6  # a holiday's name is at most this many words before (or after) its year
+_NAME_KEY = re.compile(r"\([^)]*\)|[^\w\s]")
+
+
+def _holiday_key(name: str) -> str:
+    """A holiday's name folded for lookup: accents, apostrophes and a parenthesised note ("(observed)") off."""
+    plain = "".join(ch for ch in unicodedata.normalize("NFKD", name) if not unicodedata.combining(ch))
+    return " ".join(_NAME_KEY.sub(" ", plain.replace("'", "").replace("\u2019", "")).casefold().split())
+
+
+@functools.lru_cache(maxsize=4)
+def _world_holidays(year: int) -> tuple[dict[str, frozenset], dict[str, frozenset]]:
+    """Every country's public holidays in YEAR (the holidays package, in each of its languages): name -> (day,
+    country) pairs, and every two or more first words of a longer name -> the same ("Hari Kemerdekaan" of "Hari
+    Kemerdekaan Republik Indonesia"). Empty without the package (then only the built-in holidays are read)."""
+    try:
+        import holidays
+        from holidays.registry import COUNTRIES
+    except ImportError:
+        return {}, {}
+    names: dict[str, set] = {}
+    prefixes: dict[str, set] = {}
+    localized = holidays.list_localized_countries()
+    countries = {info[1]: module.replace("_", " ") for module, info in COUNTRIES.items()}
+    for code in sorted(set(holidays.list_supported_countries()) & countries.keys()):
+        for language in (None, *localized.get(code, ())):
+            try:
+                table = holidays.country_holidays(code, years=year, language=language)
+                days = list(table.items())
+            except Exception:  # a country the package cannot date this year names no day
+                continue
+            for day, written in days:
+                for name in written.split(";"):
+                    key = _holiday_key(name)
+                    if not key:
+                        continue
+                    names.setdefault(key, set()).add((day, countries[code]))
+                    words = key.split()
+                    for n in range(2, len(words)):
+                        prefixes.setdefault(" ".join(words[:n]), set()).add((day, countries[code]))
+    return ({k: frozenset(v) for k, v in names.items()}, {k: frozenset(v) for k, v in prefixes.items()})
+
+
+_YEAR_WORD = lazy(r"(?<![\w.,-])(?P<y>\d{4})(?![\w-]|[.,]\d)")
+_PHRASE_WORD = re.compile(r"[^\W\d_][\w'\u2019-]*")
+_BEFORE_YEAR = frozenset({"in", "of", "on"})
+_NOT_HOLIDAY = frozenset(_MONTH_NAMES + _WEEKDAYS + "fy q1 q2 q3 q4 h1 h2 cy since until by from".split())
+
+
+def world_holidays_in(text: str, years: set[int]) -> dict[date, str]:
+    """The days TEXT names as a country's holiday with its year ("Hari Kemerdekaan 2026", "Australia Day 2027",
+    "2026 Nationaltag"): a name, or the first two or more words of one, that dates at most _HOLIDAY_DAYS days in
+    the world that year, or more with its country named beside it."""
+    found: dict[date, str] = {}
+    lowered = _holiday_key(text)
+    for m in _YEAR_WORD.finditer(text):
+        year = int(m.group("y"))
+        if year not in years:
+            continue
+        before = _PHRASE_WORD.findall(text[max(0, m.start() - 80):m.start()])[-_HOLIDAY_WORDS - 1:]
+        while before and before[-1].casefold() in _BEFORE_YEAR:
+            before.pop()
+        after = _PHRASE_WORD.findall(text[m.end():m.end() + 80])[:_HOLIDAY_WORDS]
+        phrases = [before[-n:] for n in range(1, len(before) + 1)] + [after[:n] for n in range(1, len(after) + 1)]
+        named = [p for p in phrases if p[0][:1].isupper() or not p[0].isascii() or not p[-1].isascii()]
+        if not named or all(p[0].casefold() in _NOT_HOLIDAY for p in named):
+            continue  # a name is written with a capital or in another script: "go-live 2027" is no holiday
+        names, prefixes = _world_holidays(year)
+        for phrase in named:
+            key = _holiday_key(" ".join(phrase))
+            days = names.get(key, frozenset()) | (prefixes.get(key, frozenset()) if len(phrase) >= 2 else frozenset())
+            if not days:
+                continue
+            if len({day for day, _ in days}) > _HOLIDAY_DAYS:
+                days = {(day, country) for day, country in days if re.search(rf"\b{re.escape(country)}", lowered)}
+            for day, _ in days:
+                if day.year in years:
+                    found.setdefault(day, "a country's holiday")
     return found
 
 
