@@ -186,10 +186,16 @@ def test_a_small_change_is_cached_as_a_delta_that_reads_as_the_whole_cache_would
                  git(store, "commit", "-q", "-m", "hand delete")),
     ]
     served_at = [load_candidates(store.root).served_at]
+    quiet = []
     for step in steps:
         step()
         parse.PARSED.clear()
+        # sync asks first without the items: a commit that served nothing new moves only the small head file
+        ahead = load_candidates(store.root, items=False)
+        quiet.append(ahead.items is None)
         found = load_candidates(store.root)
+        assert (found.commit, found.served_at, found.policy, found.about) == \
+            (ahead.commit, ahead.served_at, ahead.policy, ahead.about)
         served_at.append(found.served_at)
         warm = sorted(found.items, key=lambda i: i["id"])
         assert base.read_bytes() == written and delta.exists()
@@ -199,6 +205,7 @@ def test_a_small_change_is_cached_as_a_delta_that_reads_as_the_whole_cache_would
     revoked = git(store, "rev-parse", "HEAD~1").strip()
     assert served_at[1] == served_at[0] and served_at[4] == served_at[3] == revoked
     assert len({served_at[1], served_at[2], served_at[3]}) == 3
+    assert quiet == [True, False, False, False]  # the hand deletion of a served file is brought forward whole
     monkeypatch.setattr(served, "DELTA_MAX", 0)
     proposed.append(vmem.json("propose", "Chargebacks post in UTC.", "--domain", "finance", store=store)["data"]["item"]["id"])
     vmem("approve", proposed[-1], who="Rita <rita@example.com>", store=store)

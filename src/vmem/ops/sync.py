@@ -106,7 +106,7 @@ def sync(root: Path, *, target: Path | None = None, targets: list[str] | None = 
     items = None
     served_at = cache.get("served_at", cache.get("commit")) if fresh else None
     if policy is None:
-        commit, policy, items, about, served_at = load_candidates(root)
+        commit, policy, items, about, served_at = load_candidates(root, items=False)
         # a commit that changed nothing served (a teammate's proposal) leaves the bundles and their renders as
         # they were: the same items, policy and store give the same bundle (their time limits still apply)
         fresh = usable and served_at == cache.get("served_at", cache.get("commit"))

@@ -64,11 +64,22 @@ class Candidates:
         return iter((self.commit, self.policy, self.items, self.about, self.served_at))
 
 
-def load_candidates(root: Path) -> Candidates:
+def load_candidates(root: Path, items: bool = True) -> Candidates:
     """What HEAD may serve, from the cache when HEAD has not moved; else brought forward from the cached commit
-    (SPEC 12)."""
+    (SPEC 12). ITEMS False: the caller needs the items only when something served changed since the commit it
+    last derived from (served_at), so a commit that changed nothing served (a teammate's proposal) is brought
+    forward from the small head file alone, and the result's items are None."""
     commit = head_commit(root)
     path = cache_file(root)
+    if not items and commit is not None:
+        head = read_cache(_head_file(path))
+        if head is not None and _current(head) and isinstance(head.get("paths"), list):
+            if head.get("commit") != commit:
+                head = _quiet_forward(root, head)
+                if head is not None:
+                    write_cache(_head_file(path), head)
+            if head is not None and head.get("commit") == commit:
+                return Candidates(commit, head["policy"], None, head["store"], head["served_at"])
     base = read_cache(path)
     cached = _with_delta(base, read_cache(_delta_file(path)))
     if cached is not None and commit is not None and cached.get("commit") == commit and _current(cached):
@@ -79,6 +90,44 @@ def load_candidates(root: Path) -> Candidates:
         data = _read_store(root, cached)
         _write(path, base, data)
     return _candidates(data)
+
+
+def _head_file(path: Path) -> Path:
+    return path.with_suffix(".head")
+
+
+def _quiet_forward(root: Path, head: dict) -> dict | None:
+    """HEAD (the head file: the cache's description of the served set at its commit, and the paths served) brought
+    to the store's HEAD, when no path that changed since -- in the tree, or in what history attests of it -- was
+    served or may be served now, and the policy, the store's description and the lexicon's state are the same:
+    the served set is then the same, and only its commit and attestation token move. None whenever that is not so
+    (the caller brings the whole cache forward, as _read_store does)."""
+    from vmem.model import SERVABLE
+    from vmem.store.changes import changes_since, entry_at
+    from vmem.store.repo import Store
+
+    store = Store.open(root, lite=True)
+    snapshot = store.head()
+    if snapshot.commit is None:
+        return None
+    state = store.attestation()
+    changes = changes_since(store.repo, head["commit"], snapshot.commit, ("claims", "knowledge"))
+    moved = state.moved_since(head["token"]) if changes is not None else None
+    if changes is None or moved is None:
+        return None
+    served = set(head["paths"])
+    for item_path in set(changes) | moved:
+        if item_path in served:
+            return None
+        kind = "claim" if item_path.startswith("claims/") else "knowledge"
+        change = changes[item_path] if item_path in changes else entry_at(snapshot.tree, item_path)
+        if item_path.endswith(".yaml") and state.status_of(item_path) in SERVABLE[kind] and \
+                state.serve(item_path, change) is not None:
+            return None  # it may be served now: the whole cache decides
+    if store.policy != head["policy"] or _about(snapshot, state) != head["store"] or \
+            state.lexicon_since != head["lexicon_since"]:
+        return None
+    return {**head, "commit": snapshot.commit_id, "token": state.token()}
 
 
 def _candidates(data: dict) -> Candidates:
@@ -105,7 +154,15 @@ def _with_delta(base: dict | None, delta: dict | None) -> dict | None:
 
 
 def _write(path: Path, base: dict | None, data: dict) -> None:
-    """DATA as a delta against BASE (the cache file as read) when few items changed, else as the whole cache."""
+    """DATA as a delta against BASE (the cache file as read) when few items changed, else as the whole cache; and
+    beside it the head file (everything but the items, with the paths served), written last."""
+    _write_items(path, base, data)
+    head = {k: v for k, v in data.items() if k != "items"}
+    write_cache(_head_file(path), {**head, "served_at": data.get("served_at", data["commit"]),
+                                   "paths": sorted(data["items"])})
+
+
+def _write_items(path: Path, base: dict | None, data: dict) -> None:
     import os
 
     old = base["items"] if base is not None and _current(base) else None
@@ -190,13 +247,18 @@ def _read_store(root: Path, cached: dict | None) -> dict:
         items[item_path] = {**state.as_served(item_path, item), "status": status}  # as history attests it
         if status == "published":
             seqs[item_path] = state.published.get(item_path)
-    entities = sorted(p[9:-5] for p, _ in snapshot.walk("entities") if p.endswith(".yaml"))
-    problems = state.lexicon_problems()
-    lexicon = f"{problems[0][0]}: {problems[0][1]}" if problems else None
-    about = {"id": state.store_root or state.root, "entities": entities, "lexicon": lexicon}
+    about = _about(snapshot, state)
     data = {"commit": snapshot.commit_id, "policy": store.policy, "items": items, "token": state.token(),
             "seqs": seqs, "lexicon_since": state.lexicon_since, "store": about, "format": FORMAT}
     same = before is not None and all(items.get(p) == item for p, item in before.items()) and all(
         data[key] == cached.get(key) for key in ("policy", "seqs", "lexicon_since", "store"))
     data["served_at"] = cached.get("served_at", cached["commit"]) if same else snapshot.commit_id
     return data
+
+
+def _about(snapshot, state) -> dict:
+    """The store as a bundle describes it: its id, its entities, a broken lexicon."""
+    entities = sorted(p[9:-5] for p, _ in snapshot.walk("entities") if p.endswith(".yaml"))
+    problems = state.lexicon_problems()
+    lexicon = f"{problems[0][0]}: {problems[0][1]}" if problems else None
+    return {"id": state.store_root or state.root, "entities": entities, "lexicon": lexicon}
