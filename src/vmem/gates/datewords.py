@@ -279,7 +279,7 @@ def dates_in_words(text: str, years: set[int]) -> dict[date, str]:
 # a name that dates more than this many days across the world's countries in a year ("Independence Day", "National
 # Day") names none of them unless the statement names its country too
 _HOLIDAY_DAYS = 2
-_HOLIDAY_WORDS = 6  # a holiday's name is at most this many words before (or after) its year
+_HOLIDAY_WORDS = 12  # a holiday's name is at most this many words before (or after) its year
 _NAME_KEY = re.compile(r"\([^)]*\)|[^\w\s]")
 
 

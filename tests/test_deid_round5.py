@@ -1,0 +1,179 @@
+"""De-id, fifth round: numbers in their machine and national forms (digit separators, a currency's code, name and
+local scale words, minor units, a headcount under another noun, a whole as two parts), dates as timestamps,
+spreadsheet serials and compact digits, every country's holidays by name, and markup inside a word. Random values
+and names x random transforms, and the ordinary text they must not catch."""
+
+from __future__ import annotations
+
+from datetime import date, datetime, timedelta, timezone
+
+import pytest
+
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+from vmem.gates import deid
+from vmem.gates.deid import build_lexicon, check_statement
+from vmem.gates.near import common
+
+CONSONANTS = "bdfgklmnprstvz"
+VOWELS = "aeiou"
+syllable = st.tuples(st.sampled_from(CONSONANTS), st.sampled_from(VOWELS)).map("".join)
+coined = st.tuples(st.lists(syllable, min_size=3, max_size=4), st.sampled_from("nrsktl")).map(
+    lambda p: ("".join(p[0]) + p[1]).capitalize()).filter(
+    lambda w: not common(w) and not deid._ordinary(w) and w.casefold() not in deid._dictionary())
+
+
+def lexicon(restricted: list[str], name: str = "Quorvanel Systems") -> deid.Lexicon:
+    return build_lexicon([{"id": "c", "name": name, "restricted": restricted}])
+
+
+def caught(statement: str, lex: deid.Lexicon) -> bool:
+    return not check_statement(statement, lex).passed
+
+
+# -- numbers in machine forms ----------------------------------------------------------------
+
+amounts = st.integers(min_value=12_000, max_value=9_900_000).map(lambda n: n - n % 1000 + 137)
+
+
+@settings(max_examples=40, deadline=None)
+@given(amounts, st.sampled_from(["underscores", "spaces", "apostrophes", "thin spaces", "cents", "camel cents"]))
+def test_an_amount_in_any_machine_form_is_caught(amount, form):
+    lex = lexicon([f"${amount:,}"])
+    written = {"underscores": f"amount: {amount:_} USD", "spaces": f"{amount:,} dollars".replace(",", " "),
+               "apostrophes": f"USD {amount:,}".replace(",", "'"), "thin spaces": f"${amount:,}".replace(",", "\u2009"),
+               "cents": f"amount_cents: {amount * 100}", "camel cents": f"priceInCents={amount * 100}"}[form]
+    assert caught(f"The parsed contract says {written} per year.", lex)
+
+
+@settings(max_examples=30, deadline=None)
+@given(amounts, st.integers(min_value=1, max_value=999))
+def test_another_amount_in_those_forms_is_not(amount, shift):
+    lex = lexicon([f"${amount:,}"])
+    other = amount * 3 // 2 + shift * 1000  # beyond the 2 % a near value may differ by
+    assert not caught(f"amount_cents: {other * 100}; amount: {other:_} USD.", lex)
+
+
+@pytest.mark.parametrize("restricted, statement", [
+    ("KES 42,000,000", "Forty-two million shillings covered the rollout."),
+    ("IDR 85,000,000,000", "At Rp 85 miliar the contract needed board approval."),
+    ("HUF 3,200,000,000", "A premium volume of 3 200 000 000 Ft a year."),
+    ("CZK 145 million", "Budget: 145 mil. korun for the reline."),
+    ("€620,000", "amount: 620_000 EUR per the parsed contract."),
+])
+def test_a_currency_by_its_code_name_or_local_scale_word(restricted, statement):
+    assert caught(statement, lexicon([restricted]))
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(min_value=120, max_value=9000).filter(lambda n: not 1900 <= n <= 2100), st.sampled_from(["staff", "people", "workers", "glassworkers",
+                                                                     "warehouse staff", "FTEs", "personnel"]))
+def test_a_headcount_under_any_noun_for_a_firms_people(count, noun):
+    lex = lexicon([f"{count} employees"])
+    assert caught(f"With {count:,} {noun} on three shifts, roles matter.", lex)
+    assert not caught(f"With {count:,} servers on three racks, roles matter.", lex)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(min_value=101, max_value=5000), st.integers(min_value=101, max_value=5000),
+       st.sampled_from(["plus", "and", "as well as", "+"]))
+def test_a_whole_stated_as_two_parts(a, b, joiner):
+    lex = lexicon([f"{a + b:,} trucks"])
+    assert caught(f"A fleet of {a:,} owned trucks {joiner} {b:,} subcontracted ones.", lex)
+    # two numbers with no word joining them into one whole, or another unit, pin nothing
+    assert not caught(f"A fleet of {a:,} owned trucks. In {b:,} cases the depot was shut.", lex)
+    assert not caught(f"A table of {a:,} rows {joiner} {b:,} columns.", lex)
+
+
+def test_a_difference_with_its_joining_word():
+    lex = lexicon(["1,400 trucks"])
+    assert caught("They run 1,500 trucks less 100 in repair.", lex)
+
+
+# -- dates in machine forms --------------------------------------------------------------------
+
+days = st.dates(min_value=date(2026, 1, 1), max_value=date(2028, 12, 31))
+
+
+def epoch(day: date) -> int:
+    return int(datetime(day.year, day.month, day.day, 9, tzinfo=timezone.utc).timestamp())
+
+
+@settings(max_examples=40, deadline=None)
+@given(days, st.sampled_from(["seconds", "milliseconds", "excel", "compact"]))
+def test_a_date_in_any_machine_form_is_caught(day, form):
+    lex = lexicon([f"{day.isoformat()} go-live"])
+    written = {"seconds": f"go_live_ts={epoch(day)}", "milliseconds": f"launch_at_ms={epoch(day) * 1000}",
+               "excel": f"the renewal cell reads {(day - date(1899, 12, 30)).days} (Excel serial)",
+               "compact": f"go-live {day:%d%m%Y}"}[form]
+    assert caught(f"Per their project sheet, {written}.", lex)
+
+
+@settings(max_examples=30, deadline=None)
+@given(days, st.integers(min_value=2, max_value=300))
+def test_another_day_in_those_forms_is_not(day, shift):
+    lex = lexicon([f"{day.isoformat()} go-live"])
+    other = day + timedelta(days=shift)
+    assume(other.day != day.month or other.month != day.day)  # a compact date reads both day-month orders
+    assert not caught(f"go_live_ts={epoch(other)}; cell {(other - date(1899, 12, 30)).days} (Excel serial); "
+                      f"{other:%d%m%Y}.", lex)
+
+
+def test_a_spreadsheet_serial_needs_a_cue_that_it_is_a_date():
+    day = date(2026, 9, 28)
+    lex = lexicon([f"{day.isoformat()} reline"])
+    serial = (day - date(1899, 12, 30)).days
+    assert caught(f"Renewal date cell reads {serial}.", lex)
+    assert not caught(f"We shipped {serial} units.", lex)
+
+
+# -- every country's holidays ------------------------------------------------------------------
+
+def _unique_holidays(year: int) -> list[tuple[str, date]]:
+    from vmem.gates.datewords import _HOLIDAY_DAYS, _world_holidays
+
+    names, _ = _world_holidays(year)
+    return sorted((name, min(d for d, _ in found)) for name, found in names.items()
+                  if len({d for d, _ in found}) <= _HOLIDAY_DAYS and len(name) >= 8 and name.isascii() and name[0].isalpha())
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.data())
+def test_a_holiday_of_any_country_with_its_year_is_caught(data):
+    pytest.importorskip("holidays")
+    name, day = data.draw(st.sampled_from(_unique_holidays(2027)))
+    lex = lexicon([f"{day.isoformat()} go-live"])
+    assert caught(f"Go-live is {name.title()} 2027, so depots will run a skeleton crew.", lex)
+    assert not caught(f"Go-live is {name.title()} 2028, so depots will run a skeleton crew.", lex)
+
+
+@pytest.mark.parametrize("statement, leak", [
+    ("Their cutover was set for Hari Kemerdekaan 2026, when the ports are half-staffed.", True),
+    ("Their cutover was set for Independence Day 2026 in Indonesia.", True),
+    # a name many countries give to different days names none of them without its country
+    ("Their cutover was set for Independence Day 2026.", False),
+    ("Their cutover was set for Q3 2026.", False),
+])
+def test_a_holiday_name_shared_across_countries_needs_its_country(statement, leak):
+    pytest.importorskip("holidays")
+    assert caught(statement, lexicon(["2026-08-17 cutover"])) is leak
+
+
+def test_a_year_first_date_in_another_language():
+    assert caught("Go-live slid to 2027. március 15., a bank holiday.", lexicon(["2027-03-15 go-live"]))
+
+
+# -- markup inside a word -----------------------------------------------------------------------
+
+@settings(max_examples=40, deadline=None)
+@given(coined, st.sampled_from(["<wbr>", "<b></b>", "-\n", "\u00ad", "<span class='x'></span>"]),
+       st.integers(min_value=2, max_value=4))
+def test_a_name_split_by_markup_is_caught(name, markup, at):
+    lex = lexicon([], name=f"{name} Systems")
+    assert caught(f"{name[:at]}{markup}{name[at:]} asked for GeoJSON exports.", lex)
+
+
+def test_markup_between_words_reads_as_a_space():
+    lex = lexicon([], name="Pennacott GIS Solutions")
+    assert not caught("Use <br>tags and well-\nknown defaults for the export.", lex)
