@@ -177,3 +177,17 @@ def test_a_name_split_by_markup_is_caught(name, markup, at):
 def test_markup_between_words_reads_as_a_space():
     lex = lexicon([], name="Pennacott GIS Solutions")
     assert not caught("Use <br>tags and well-\nknown defaults for the export.", lex)
+
+
+# -- a short alias's people after a word that says which of them -------------------------------
+
+@pytest.mark.parametrize("statement, leak", [
+    ("SMJ plant managers asked for furnace downtime.", True),
+    ("S.M.J. plant managers asked for furnace downtime.", True),
+    ("SMJ asked for furnace downtime.", True),
+    # a short alias modifying a thing is the abbreviation, not the firm
+    ("The SMJ welding seams held.", False),
+])
+def test_a_short_alias_with_its_people_after_a_qualifying_word(statement, leak):
+    lex = build_lexicon([{"id": "c", "name": "Sklarna Modry Jestrab", "aliases": ["SMJ"]}])
+    assert caught(statement, lex) is leak

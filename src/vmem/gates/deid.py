@@ -1482,6 +1482,12 @@ def _org_cue(words: list[Word], start: int, end: int, headline: bool) -> bool:
     after = words[end].text.casefold() if end < len(words) and not words[end].boundary else ""
     if last.possessive or before in _ORG_BEFORE or after in _ORG_AFTER or _stem(after) in _ORG_PEOPLE:
         return True
+    # an acronym's people after a word that says which of them: "SMJ plant managers", "HGM claims staff" (as an
+    # initialism's, _initialism_stands)
+    following = [w.text.casefold() for w in words[end:end + 2] if not w.boundary]
+    if all(w.text.isupper() for w in words[start:end]) and len(following) == 2 and _stem(following[1]) in _ORG_PEOPLE \
+            and not headline:
+        return True
     if after and _verb(after) or _spelled_out_before(words, start, end):
         return True
     if _table_row(words, start, end) or _source_line(words, start, end):
