@@ -323,9 +323,9 @@ def _world_holidays(year: int) -> tuple[dict[str, frozenset], dict[str, frozense
 
 
 _YEAR_WORD = lazy(r"(?<![\w.,-])(?P<y>\d{4})(?![\w-]|[.,]\d)")
-_PHRASE_WORD = re.compile(r"[^\W\d_][\w'\u2019-]*")
+_PHRASE_WORD = re.compile(r"[^\W_][\w'\u2019-]*")
 _BEFORE_YEAR = frozenset({"in", "of", "on"})
-_NOT_HOLIDAY = frozenset(_MONTH_NAMES + _WEEKDAYS + "fy q1 q2 q3 q4 h1 h2 cy since until by from".split())
+_NOT_HOLIDAY = frozenset(_MONTH_NAMES + "fy q1 q2 q3 q4 h1 h2 cy since until by from".split())
 
 
 def world_holidays_in(text: str, years: set[int]) -> dict[date, str]:
@@ -342,12 +342,17 @@ def world_holidays_in(text: str, years: set[int]) -> dict[date, str]:
         while before and before[-1].casefold() in _BEFORE_YEAR:
             before.pop()
         after = _PHRASE_WORD.findall(text[m.end():m.end() + 80])[:_HOLIDAY_WORDS]
-        phrases = [before[-n:] for n in range(1, len(before) + 1)] + [after[:n] for n in range(1, len(after) + 1)]
-        named = [p for p in phrases if p[0][:1].isupper() or not p[0].isascii() or not p[-1].isascii()]
-        if not named or all(p[0].casefold() in _NOT_HOLIDAY for p in named):
-            continue  # a name is written with a capital or in another script: "go-live 2027" is no holiday
+        # a name is written with a capital or in another script, next to its year: "go-live 2027", "in Q3 2026"
+        # and "the March 2026 release" name no holiday
+        def named(word: str) -> bool:
+            return (word[:1].isupper() or not word.isascii()) and word.casefold() not in _NOT_HOLIDAY
+
+        phrases = [before[-n:] for n in range(1, len(before) + 1)] if before and named(before[-1]) else []
+        phrases += [after[:n] for n in range(1, len(after) + 1)] if after and named(after[0]) else []
+        if not phrases:
+            continue
         names, prefixes = _world_holidays(year)
-        for phrase in named:
+        for phrase in phrases:
             key = _holiday_key(" ".join(phrase))
             days = names.get(key, frozenset()) | (prefixes.get(key, frozenset()) if len(phrase) >= 2 else frozenset())
             if not days:
