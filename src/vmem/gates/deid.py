@@ -668,7 +668,7 @@ class Lexicon:
 
     FIELDS = ("terms", "person_parts", "domains", "quantities", "units", "dates", "quotes", "categories")
     __slots__ = FIELDS + ("_lookup", "_quote_index", "_lookup_il", "_skeletons", "_person_skeletons", "_heads",
-                          "_first_words", "_derived", "_near")
+                          "_first_words", "_derived", "_near", "_codes")
 
     def __init__(self, terms: list[Term] | None = None, person_parts: dict[str, tuple[Term, ...]] | None = None,
                  domains: list[Term] | None = None, quantities: list[tuple[Term, Quantity]] | None = None,
@@ -694,6 +694,7 @@ class Lexicon:
         self._first_words: tuple | None = None
         self._derived: tuple | None = None
         self._near: tuple | None = None
+        self._codes: tuple | None = None
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Lexicon) and all(getattr(self, k) == getattr(other, k) for k in self.FIELDS)
@@ -749,6 +750,12 @@ class Lexicon:
         if self._derived is None or self._derived[0] != len(self.terms):
             self._derived = (len(self.terms), _derive(self.terms))
         return self._derived[1]
+
+    def derived_codes(self) -> dict[str, tuple[Term, ...]]:
+        """The codes the listed names carry (see _listed_codes); built once per lexicon."""
+        if self._codes is None or self._codes[0] != len(self.terms):
+            self._codes = (len(self.terms), _listed_codes(self))
+        return self._codes[1]
 
     def near_index(self) -> "NearIndex":
         """The name words fuzzy and phonetic matching compares against (see NearIndex); built once per lexicon."""
@@ -1996,6 +2003,71 @@ def _firm_cue(words: list[Word], start: int, end: int) -> bool:
         _stem(after) in _ORG_PEOPLE or bool(after) and _verb(after)
 
 
+def _listed_codes(lexicon: Lexicon) -> dict[str, tuple[Term, ...]]:
+    """The codes a customer's listed names carry, by their letters: a one-word alias of three or more letters
+    ("HFU") and a word in capitals inside a listed name or alias ("VKT" of "Tavrelune VKT Logistics"), where the
+    letters are no word English uses ("HFU", not "ACE" nor "USA"). Written in capitals they are the customer's
+    wherever they stand (_listed_code_hits); an initialism derived from a name is not listed and keeps its cues."""
+    from vmem.gates.near import zipf
+
+    codes: dict[str, tuple[Term, ...]] = {}
+    for term in lexicon.terms:
+        if term.kind not in ("name", "alias"):
+            continue
+        written = re.findall(r"[^\W_]+", fold(term.text))
+        for word in written if len(written) > 1 else ["".join(written)]:
+            key = word.casefold()
+            if len(key) >= 3 and word.isupper() and word.isalpha() and word not in COMMON_ACRONYMS and \
+                    key not in _dictionary() and zipf(key) < _ACRONYM_ZIPF and term not in codes.get(key, ()):
+                codes[key] = codes.get(key, ()) + (term,)
+    return codes
+
+
+def _slug(folded: str, words: list[Word], index: int) -> bool:
+    """Whether words[index] is a piece of a slug: a run without spaces that holds a slash and joins its words by
+    hyphens or underscores (a URL's path, a repository or a branch: "feature/zwz-roster-export")."""
+    spans = [m.span() for m in _TOKEN.finditer(folded)
+             if not (m.group(0).casefold() == "s" and m.start() and folded[m.start() - 1] == "'")]  # as _words
+    if index >= len(spans):
+        return False
+    start, end = spans[index]
+    left, right = folded.rfind(" ", 0, start) + 1, folded.find(" ", end)
+    run = folded[left:len(folded) if right < 0 else right]
+    return "/" in run and bool(re.search(r"[^\W_][-_][^\W_]", run))
+
+
+def _people_acting(words: list[Word], index: int) -> bool:
+    """Whether words[index] is a plural noun for people, known by what they do next: they say, ask or want
+    ("underwriters asked", "brokers want"), not a modifier's thing ("firmware before", "signals are", "statement
+    said")."""
+    following = words[index:index + 2]
+    return len(following) == 2 and not following[1].boundary and following[0].text.islower() and \
+        _stem(following[0].text) != following[0].text and \
+        following[1].text.casefold() in _PERSON_AFTER | (_AFTER_NAME - _AUXILIARIES)
+
+
+def _listed_code_hits(words: list[Word], folded: str, lexicon: Lexicon) -> list[Hit]:
+    """A listed code (_listed_codes) written in capitals as an organisation stands (an organisation cue, a verb
+    after: "VKT wants"), as a ticket's key ("VKT-1187"), or with its people, known by what they do, after it ("HFU underwriters asked"; not "the
+    HFU firmware"); or in lower case as a piece of a slug ("feature/zwz-roster-export"); not where it is an
+    acronym being defined ("pitchers (HFU)") nor in a clause written all in capitals."""
+    codes = lexicon.derived_codes()
+    if not codes:
+        return []
+    hits = []
+    for n, word in enumerate(words):
+        for term in codes.get(word.text.casefold(), ()):
+            if word.text.isupper():
+                if _headline(words, n) or _defined(words, n, n + 1, word.text.casefold()) or not (
+                        _org_cue(words, n, n + 1, False) or _people_acting(words, n + 1) or
+                        word.gap == "-" and n + 1 < len(words) and words[n + 1].text.isdigit()):  # a key: HFU-118
+                    continue
+            elif not (word.text.islower() and _slug(folded, words, n)):
+                continue
+            hits.append(Hit(term.entity, term.kind, term.text, word.text, "listed code"))
+    return hits
+
+
 def _abbreviated_names(words: list[Word], lexicon: Lexicon) -> list[Hit]:
     """A contact's name with its words cut short behind a dot, in order: "F.McA." for Fergus McAlinden, "Tamsin
     O." for Tamsin Okonkwo. Each word written is the start of the name's word, at least one is cut short and at
@@ -2496,6 +2568,7 @@ def scan(statement: str, lexicon: Lexicon, _depth: int = 0) -> list[Hit]:
     folded_words = _words(folded)
     hits.extend(_person_hits(folded_words, lexicon))
     hits.extend(_derived_hits(folded_words, folded, lexicon))
+    hits.extend(_listed_code_hits(folded_words, folded, lexicon))
     hits.extend(_near_hits(folded_words, lexicon))
     hits.extend(_spelled_hits(folded, by_squash))
     hits.extend(_reversed_hits(folded, lexicon, by_squash))

@@ -42,6 +42,20 @@ CATEGORY_WORDS: dict[str, tuple[str, ...]] = {
     "education": ("education", "university", "school", "college"),
     "government": ("government", "public sector", "public-sector", "agency", "municipal"),
 }
+# a region's own adjective: "our single African customer" is the only one of region:africa, before any wider
+# region that uses the same word ("african" is also an EMEA word); data for the regions categories use
+REGION_ADJECTIVES: dict[str, tuple[str, ...]] = {
+    "africa": ("african", "sub-saharan", "nigerian", "kenyan", "ghanaian", "egyptian", "moroccan", "ethiopian",
+               "south african"),
+    "europe": ("european", "continental"),
+    "asia": ("asian",),
+    "middle_east": ("middle eastern", "gulf", "arab", "emirati", "saudi", "qatari"),
+    "oceania": ("oceanian", "australian", "new zealand", "kiwi", "pacific"),
+    "south_america": ("south american",),
+    "latin_america": ("latin american",),
+    "nordics": ("nordic", "scandinavian"),
+}
+CATEGORY_WORDS.update({k: v + CATEGORY_WORDS.get(k, ()) for k, v in REGION_ADJECTIVES.items()})
 ORG_NOUNS = frozenset({"insurer", "underwriter", "retailer", "bank", "lender", "credit union", "hospital",
                        "hospitals", "hospital group", "hospital network", "hospital system", "health system",
                        "manufacturer", "university", "school", "college", "agency", "store chain", "fintech"})
@@ -90,6 +104,10 @@ def _phrases(values: set[str]) -> list[tuple[str, str]]:
     """(phrase, category value) for each value: its own words (and their inflections) and the words people use
     for it, longest first."""
     out = []
+    own: dict[str, str] = {}  # a phrase that is a value's own adjective is that value's, not a wider region's
+    for value in values:
+        for word in REGION_ADJECTIVES.get(value, ()):
+            own.setdefault(word, value)
     for value in values:
         words = {value.replace("_", " "), value.replace("_", "-")} | set(CATEGORY_WORDS.get(value, ()))
         if "_" not in value:
@@ -99,7 +117,7 @@ def _phrases(values: set[str]) -> list[tuple[str, str]]:
             # public_sector, "financial" for financial_services); its last word says only what kind of
             # category it is (sector, services, group)
             words |= {w for w in value.split("_")[:-1] if len(w) >= 5}
-        out += [(w, value) for w in words if len(w) >= 3]
+        out += [(w, value) for w in words if len(w) >= 3 and own.get(w, value) == value]
     return sorted(out, key=lambda p: -len(p[0]))
 
 

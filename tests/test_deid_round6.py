@@ -1,0 +1,99 @@
+"""De-id, sixth round: a listed code (a rare alias of three or more capitals, or a word in capitals inside a listed
+name) as an organisation stands, with its people acting after it, as a ticket key or inside a slug; a region
+named by its own adjective when a wider region shares the word. Random codes and names x random contexts, and
+the ordinary text they must not catch."""
+
+from __future__ import annotations
+
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+from vmem.gates import deid
+from vmem.gates.deid import COMMON_ACRONYMS, build_lexicon, check_statement
+from vmem.gates.near import zipf
+
+LETTERS = "BCDFGHJKLMNPQRSTVWXZ"
+codes = st.text(alphabet=LETTERS, min_size=3, max_size=3).filter(
+    lambda c: c not in COMMON_ACRONYMS and zipf(c.casefold()) < deid._ACRONYM_ZIPF
+    and c.casefold() not in deid._dictionary())
+
+
+def caught(statement: str, lex: deid.Lexicon) -> bool:
+    return not check_statement(statement, lex).passed
+
+
+def with_alias(code: str) -> deid.Lexicon:
+    return build_lexicon([{"id": "c", "name": "Quorvanel Systems", "aliases": [code]}])
+
+
+def inside_name(code: str) -> deid.Lexicon:
+    return build_lexicon([{"id": "c", "name": f"Quorvanel {code} Logistics", "aliases": [f"{code} Logistics"]}])
+
+
+# -- a listed code -------------------------------------------------------------------------------
+
+PEOPLE = ["underwriters asked", "brokers wanted", "planners said", "auditors insisted", "nurses told us"]
+SUBJECT = ["{c} wants photos compressed on the device.", "{c} asked for a bulk import.",
+           "{c}-1187: the deviation form is the top request.", "We met {c} last week."]
+THINGS = ["Upgrade the {c} firmware before the audit.", "Run the {c} test suite nightly.",
+          "{c} signals are noisy in motion.", "An {c} statement said that it would wait.",
+          "The {c} rotation is thin this season."]
+
+
+@settings(max_examples=30, deadline=None)
+@given(code=codes, people=st.sampled_from(PEOPLE), listed=st.sampled_from([with_alias, inside_name]))
+def test_a_listed_code_with_its_people_acting_after_it_is_caught(code, people, listed):
+    assert caught(f"{code} {people} before renewal season.", listed(code))
+
+
+@settings(max_examples=30, deadline=None)
+@given(code=codes, form=st.sampled_from(SUBJECT), listed=st.sampled_from([with_alias, inside_name]))
+def test_a_listed_code_as_an_organisation_stands_is_caught(code, form, listed):
+    assert caught(form.format(c=code), listed(code))
+
+
+@settings(max_examples=30, deadline=None)
+@given(code=codes, form=st.sampled_from(THINGS), listed=st.sampled_from([with_alias, inside_name]))
+def test_a_listed_code_modifying_a_thing_passes(code, form, listed):
+    assert not caught(form.format(c=code), listed(code))
+
+
+@settings(max_examples=30, deadline=None)
+@given(code=codes, other=codes, slug=st.sampled_from(["feature/{c}-roster-export", "github.com/team/{c}-onboarding",
+                                                     "fix/{c}_sso-timeout"]))
+def test_a_listed_code_in_a_slug_is_caught_and_another_passes(code, other, slug):
+    assume(other != code)
+    lex = with_alias(code)
+    assert caught(f"Learned on {slug.format(c=code.lower())}: exports need a week column.", lex)
+    assert not caught(f"Learned on {slug.format(c=other.lower())}: exports need a week column.", lex)
+
+
+def test_a_listed_code_being_defined_or_in_a_headline_or_in_lower_case_prose_passes():
+    lex = with_alias("HFU")
+    assert not caught("High-frequency updates (HFU) asked for more bandwidth.", lex)
+    assert not caught("HFU UNDERWRITERS ASKED FOR MORE", lex)
+    assert not caught("the hfu underwriters asked for more", lex)
+
+
+def test_a_derived_initialism_keeps_its_cues():
+    lex = build_lexicon([{"id": "c", "name": "Harbour Finch Underwriting"}])
+    assert not caught("HFU underwriters asked for a bulk import.", lex)  # not listed: _ORG_PEOPLE as before
+
+
+# -- a region by its own adjective ---------------------------------------------------------------
+
+REGIONS = {"africa": "African", "europe": "European", "asia": "Asian", "oceania": "Oceanian"}
+
+
+@settings(max_examples=30, deadline=None)
+@given(region=st.sampled_from(sorted(REGIONS)), marker=st.sampled_from(["our single", "the only", "our lone",
+                                                                        "our sole"]),
+       noun=st.sampled_from(["customer", "client", "company", "account"]), others=st.integers(1, 4))
+def test_the_only_customer_of_a_region_by_its_adjective_is_caught(region, marker, noun, others):
+    entities = [{"id": "one", "name": "Quorvanel", "categories": [f"region:{region}"]}] + [
+        {"id": f"e{i}", "name": f"Tavrel{i}", "categories": ["region:emea"]} for i in range(others)]
+    lex = build_lexicon(entities)
+    assert caught(f"{marker.capitalize()} {REGIONS[region]} {noun} needs a USSD fallback.", lex)
+    entities[0]["categories"] = ["region:emea"]  # now one of several
+    assert not caught(f"{marker.capitalize()} {REGIONS[region]} {noun} needs a USSD fallback.",
+                      build_lexicon(entities))
