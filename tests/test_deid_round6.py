@@ -97,3 +97,41 @@ def test_the_only_customer_of_a_region_by_its_adjective_is_caught(region, marker
     entities[0]["categories"] = ["region:emea"]  # now one of several
     assert not caught(f"{marker.capitalize()} {REGIONS[region]} {noun} needs a USSD fallback.",
                       build_lexicon(entities))
+
+
+# -- a contact by the shape of a chat line or with a role ----------------------------------------
+
+SYLLABLES = st.tuples(st.sampled_from("bdfgklmnprstvz"), st.sampled_from("aeiou")).map("".join)
+coined = st.lists(SYLLABLES, min_size=3, max_size=4).map(lambda p: "".join(p).capitalize()).filter(
+    lambda w: zipf(w.casefold()) < 1.0 and not deid._ordinary(w) and w.casefold() not in deid._dictionary())
+
+
+def contact(first: str, surname: str) -> deid.Lexicon:
+    return build_lexicon([{"id": "c", "name": "Quorvanel Systems", "people": [f"{first} {surname}"]}])
+
+
+@settings(max_examples=30, deadline=None)
+@given(first=coined, surname=coined, shape=st.sampled_from(["[14:02] {n}: alarms at the gate again.",
+                                                           "> {n}: consent is per family group here.",
+                                                           "{n}: the roster must export per ward.",
+                                                           "(09:15) {n}: the feed drops at the border."]))
+def test_a_contact_as_a_chat_speaker_is_caught(first, surname, shape):
+    assume(first != surname)
+    lex = contact(first, surname)
+    assert caught(shape.format(n=first), lex)
+    assert not caught(shape.format(n="The team"), lex)
+
+
+@settings(max_examples=30, deadline=None)
+@given(first=coined, surname=coined, role=st.sampled_from(["{n} (CMIO) is pushing for single sign-on.",
+                                                          "{n}, dispatch lead, says drivers ignore the app.",
+                                                          "{n} (claims manager) is pushing for bulk import."]))
+def test_a_contact_surname_with_a_role_is_caught(first, surname, role):
+    assume(first != surname)
+    assert caught(role.format(n=surname), contact(first, surname))
+
+
+def test_a_first_name_mid_sentence_before_a_colon_and_a_word_with_a_note_pass():
+    lex = contact("Grace", "Dewar")
+    assert not caught("We allow a grace period: ten minutes at the gate.", lex)
+    assert not caught("Dewar flasks (see below) keep the samples cold.", lex)

@@ -1651,10 +1651,10 @@ def _person_hits(words: list[Word], lexicon: Lexicon) -> list[Hit]:
                            or words[end - 1].possessive or initial)
             if first_name and capital and not context:
                 context = after in _ROLE_AFTER or gap_after == "(" or \
-                    gap_after == "," and after in _APPOSITION
+                    gap_after == "," and after in _APPOSITION or _speaker(words, index, end)
             elif capital or headline:
                 context = context or headline and not _foreign_beside(before, after) or \
-                    _surname_position(before, after, gap_before, gap_after)
+                    _surname_position(before, after, gap_before, gap_after) or _role_beside(words, end)
             for part in found_terms if context else ():
                 found = " ".join(w for w in (before, *lower[index:end], after) if w)
                 hits.append(Hit(part.entity, "person", part.text, found, "name-in-context"))
@@ -1669,6 +1669,36 @@ def _person_hits(words: list[Word], lexicon: Lexicon) -> list[Hit]:
             hits += [Hit(entity, "person", person, " ".join(sorted(named)), "contacts' first names together")
                      for person in sorted(people)]
     return hits
+
+
+def _speaker(words: list[Word], index: int, end: int) -> bool:
+    """Whether words[index:end] open a chat or transcript line as its speaker: first in the line, after nothing
+    but a time ("[14:02] Pimchanok:") or a quote mark ("> Wiremu:"), a colon after them."""
+    return words[end - 1].gap[:1] == ":" and all(w.text.isdigit() for w in words[:index]) and \
+        (index == 0 or words[index - 1].gap.endswith(("]", ")")))
+
+
+_ROLE_WORDS = frozenset("head chief lead manager director officer coordinator supervisor owner".split())
+
+
+def _role_beside(words: list[Word], end: int) -> bool:
+    """Whether a role stands just after a name in parentheses or after a comma: a title in capitals ("Verhoeven
+    (CMIO)", "Banks, CFO,") or a few words ending in a role ("Banks, dispatch lead", "Moss (claims manager)")."""
+    gap = words[end - 1].gap
+    if gap not in ("(", ",") or end >= len(words):
+        return False
+    role = []
+    for word in words[end:end + 3]:
+        role.append(word)
+        if word.gap[:1] in (")", ",", ".", ";", ":") or word is words[-1]:
+            break
+    else:
+        return False
+    last = role[-1].text
+    if gap == "(" and role[-1].gap[:1] != ")":
+        return False
+    return len(role) == 1 and last.isupper() and 2 <= len(last) <= 5 and last.isalpha() or \
+        last.islower() and (_stem(last) in _ROLE_WORDS or _stem(last) in _ORG_PEOPLE and len(role) >= 2)
 
 
 def _not_a_person_here(words: list[Word], index: int, end: int, after: str, headline: bool) -> bool:
