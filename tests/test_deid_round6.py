@@ -135,3 +135,20 @@ def test_a_first_name_mid_sentence_before_a_colon_and_a_word_with_a_note_pass():
     lex = contact("Grace", "Dewar")
     assert not caught("We allow a grace period: ten minutes at the gate.", lex)
     assert not caught("Dewar flasks (see below) keep the samples cold.", lex)
+
+
+# -- a name's ordinary words joined in a slug ----------------------------------------------------
+
+ORDINARY = ["harbour", "finch", "river", "stone", "maple", "bridge", "north", "field"]
+
+
+@settings(max_examples=30, deadline=None)
+@given(pair=st.lists(st.sampled_from(ORDINARY), min_size=2, max_size=2, unique=True),
+       shape=st.sampled_from(["github.com/cs-team/{a}-{b}-onboarding README says brokers want it.",
+                              "Merged feature/{a}_{b}-export today.", "See wiki/{a}-{b}/faq for the steps."]))
+def test_a_run_together_name_of_ordinary_words_in_a_slug_is_caught_and_in_prose_passes(pair, shape):
+    a, b = pair
+    lex = build_lexicon([{"id": "c", "name": f"{a}{b}".capitalize(), "domains": [f"{a}{b}.example"]}])
+    assert caught(shape.format(a=a, b=b), lex)
+    assert not caught(f"The {a} {b} was quiet today.", lex)  # two ordinary words in prose, as before
+    assert not caught(f"A {a}-{b} view of the quay.", lex)  # hyphenated, no slash: no slug

@@ -1551,7 +1551,8 @@ def _name_hits(words: list[Word], rule: str, by_squash: dict, max_words: int) ->
                     continue
                 run_together = " " not in term.text.strip()
                 if width > 1 and run_together and all(w.text.islower() for w in words[start:start + width]) \
-                        and all(_ordinary(w) for w in window) and not _dotted(words[start:start + width]):
+                        and all(_ordinary(w) for w in window) and not _dotted(words[start:start + width]) \
+                        and not _slug(words, start, start + width):  # a slug's words: "cs/harbour-finch-docs"
                     continue
                 if needs_cue(term):
                     if not _org_cue(words, start, start + width, _headline(words, start)):
@@ -2053,17 +2054,20 @@ def _listed_codes(lexicon: Lexicon) -> dict[str, tuple[Term, ...]]:
     return codes
 
 
-def _slug(folded: str, words: list[Word], index: int) -> bool:
-    """Whether words[index] is a piece of a slug: a run without spaces that holds a slash and joins its words by
-    hyphens or underscores (a URL's path, a repository or a branch: "feature/zwz-roster-export")."""
-    spans = [m.span() for m in _TOKEN.finditer(folded)
-             if not (m.group(0).casefold() == "s" and m.start() and folded[m.start() - 1] == "'")]  # as _words
-    if index >= len(spans):
+def _slug(words: list[Word], start: int, end: int) -> bool:
+    """Whether words[start:end] are pieces of a slug: a run without spaces that holds a slash and joins its words by
+    hyphens or underscores (a URL's path, a repository or a branch: "feature/zwz-roster-export",
+    "cs-team/harbour-finch-onboarding"), the words themselves joined by a hyphen or an underscore."""
+    if any(w.gap not in ("-", "_") for w in words[start:end - 1]):
         return False
-    start, end = spans[index]
-    left, right = folded.rfind(" ", 0, start) + 1, folded.find(" ", end)
-    run = folded[left:len(folded) if right < 0 else right]
-    return "/" in run and bool(re.search(r"[^\W_][-_][^\W_]", run))
+    left = start
+    while left and words[left - 1].gap:  # a gap is what stands between two words, spaces stripped: "" is a space
+        left -= 1
+    right = end - 1
+    while right < len(words) - 1 and words[right].gap:
+        right += 1
+    gaps = [w.gap for w in words[left:right]]
+    return any("/" in g for g in gaps) and any(g in ("-", "_") for g in gaps)
 
 
 def _people_acting(words: list[Word], index: int) -> bool:
@@ -2092,7 +2096,7 @@ def _listed_code_hits(words: list[Word], folded: str, lexicon: Lexicon) -> list[
                         _org_cue(words, n, n + 1, False) or _people_acting(words, n + 1) or
                         word.gap == "-" and n + 1 < len(words) and words[n + 1].text.isdigit()):  # a key: HFU-118
                     continue
-            elif not (word.text.islower() and _slug(folded, words, n)):
+            elif not (word.text.islower() and _slug(words, n, n + 1)):
                 continue
             hits.append(Hit(term.entity, term.kind, term.text, word.text, "listed code"))
     return hits
