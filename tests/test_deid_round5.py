@@ -133,9 +133,16 @@ def test_a_spreadsheet_serial_needs_a_cue_that_it_is_a_date():
 def _unique_holidays(year: int) -> list[tuple[str, date]]:
     from vmem.gates.datewords import _HOLIDAY_DAYS, _HOLIDAY_WORDS, _MONTH_NAMES, _world_holidays
 
-    names, _ = _world_holidays(year)
-    return sorted((name, min(d for d, _ in found)) for name, found in names.items()
-                  if len({d for d, _ in found}) <= _HOLIDAY_DAYS and len(name) >= 8 and name.isascii() and name[0].isalpha()
+    names, prefixes = _world_holidays(year)
+    # a name that also begins longer names of other days ("Foundation Day" of "Foundation Day of ...") dates those
+    # too, as the gate reads it: only a name whose days, with theirs, are at most _HOLIDAY_DAYS is unique
+    dated = {name: found | (prefixes.get(name, frozenset()) if len(name.split()) >= 2 else frozenset())
+             for name, found in names.items()}
+    return sorted((name, min(d for d, _ in found)) for name, found in dated.items()
+                  # (a name holding a year of its own, or longer than the 80 characters read before a year, is
+                  # not one the statement's year can name)
+                  if len({d for d, _ in found}) <= _HOLIDAY_DAYS and 8 <= len(name) <= 80 and name.isascii()
+                  and name[0].isalpha() and not any(ch.isdigit() for ch in name)
                   and name.split()[-1] not in _MONTH_NAMES and len(name.split()) <= _HOLIDAY_WORDS)  # "the first day of january 2027" is a month's day
 
 
