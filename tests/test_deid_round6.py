@@ -5,6 +5,8 @@ the ordinary text they must not catch."""
 
 from __future__ import annotations
 
+from datetime import date
+
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
@@ -152,3 +154,27 @@ def test_a_run_together_name_of_ordinary_words_in_a_slug_is_caught_and_in_prose_
     assert caught(shape.format(a=a, b=b), lex)
     assert not caught(f"The {a} {b} was quiet today.", lex)  # two ordinary words in prose, as before
     assert not caught(f"A {a}-{b} view of the quay.", lex)  # hyphenated, no slash: no slug
+
+
+# -- Korean number units, Buddhist-era years -----------------------------------------------------
+
+KOREAN = {"천": 10**3, "만": 10**4, "억": 10**8}
+
+
+@settings(max_examples=30, deadline=None)
+@given(n=st.integers(12, 980), unit=st.sampled_from(sorted(KOREAN)), other=st.integers(1, 9))
+def test_an_amount_in_korean_units_is_caught_and_another_passes(n, unit, other):
+    lex = build_lexicon([{"id": "c", "name": "Quorvanel", "restricted": [f"₩{n * KOREAN[unit]:,}"]}])
+    assert caught(f"The QA budget is {n}{unit} 원 over two fiscal years.", lex)
+    assert not caught(f"The QA budget is {n + other}{unit} 원 over two fiscal years.", lex)
+
+
+@settings(max_examples=30, deadline=None)
+@given(day=st.dates(min_value=date(2026, 1, 1),
+                    max_value=date(2028, 12, 31)),
+       shape=st.sampled_from(["{d} {m} B.E. {y}", "{d} {m} {y} BE", "{d} {m} พ.ศ. {y}"]))
+def test_a_buddhist_era_year_is_its_gregorian_year(day, shape):
+    lex = build_lexicon([{"id": "c", "name": "Quorvanel", "restricted": [f"{day.isoformat()} cutover"]}])
+    month = day.strftime("%B")
+    assert caught(f"Cutover is {shape.format(d=day.day, m=month, y=day.year + 543)}, after the holiday.", lex)
+    assert not caught(f"Cutover is {shape.format(d=day.day, m=month, y=day.year + 542)}, after the holiday.", lex)

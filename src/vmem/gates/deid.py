@@ -219,9 +219,10 @@ _SCIENTIFIC = lazy(r"(?<![\w.,])(\d+(?:[.,]\d+)?)\s?(?:[eE]\s?([+-]?\d{1,2})|[x�
                    r"(?![\w.]\d)")
 _POWER = lazy(r"([x×*·]\s?10)([⁺⁻]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)")
 _SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻", "0123456789+-")
-# CJK number units after digits: 84万 is 840,000
-_CJK_UNITS = {"千": 1e3, "万": 1e4, "萬": 1e4, "億": 1e8, "亿": 1e8}
-_CJK_SCALED = lazy(r"(\d+(?:\.\d+)?)\s?([千万萬億亿])")
+# CJK number units after digits: 84万 is 840,000; Korean writes the same units in Hangul (124억 is 12.4 billion)
+_CJK_UNITS = {"千": 1e3, "万": 1e4, "萬": 1e4, "億": 1e8, "亿": 1e8, "兆": 1e12,
+              "천": 1e3, "만": 1e4, "억": 1e8, "조": 1e12}
+_CJK_SCALED = lazy(r"(\d+(?:\.\d+)?)\s?([千万萬億亿兆천만억조])")
 _MONTH_RE = "|".join(sorted(_MONTHS, key=len, reverse=True))
 _YEAR = r"(\d{4}|'\d{2})"  # a two-digit year only with its apostrophe in written dates ("15 Sep '26")
 _DATE_PATTERNS = [
@@ -2649,10 +2650,11 @@ def scan(statement: str, lexicon: Lexicon, _depth: int = 0) -> list[Hit]:
         hits.extend(_parts_pinned(texts, lexicon, {(h.entity, h.term) for h in hits}))
     if lexicon.dates:
         from vmem.gates.datewords import UnreadableDate, dates_in_words
-        from vmem.gates.values import machine_dates
+        from vmem.gates.values import gregorian_years, machine_dates
 
         # a year said in words: "August, twenty twenty-six" reads "August, 20 26"
         texts = texts[:1] + [_SPOKEN_YEAR.sub(r"\1 \2\3", t) for t in texts[1:]]
+        texts += [g for g in map(gregorian_years, texts) if g not in texts]  # "B.E. 2570" is 2027
         present_dates = {day for text in texts for day in dates_in(text)}
         years = {day.year for _, day in lexicon.dates}
         worded: dict[date, str] = {}

@@ -72,6 +72,18 @@ _EXCEL_EPOCH = date(1899, 12, 30)  # serial 1 is 1900-01-01 in Excel's 1900 syst
 _COMPACT_DMY = lazy(r"(?<!\d)(0[1-9]|[12]\d|3[01])(0[1-9]|1[0-2])((?:19|20)\d{2})(?!\d)")
 
 
+# a Thai Buddhist-era year (B.E. 2570, พ.ศ. 2570, 2570 BE) is the Gregorian year plus 543
+_BUDDHIST_ERA = lazy(r"(?:\bB\.\s?E\.|\bBE\b|พ\.\s?ศ\.)\s?(2[45]\d\d)\b|\b(2[45]\d\d)\s?(?:B\.\s?E\.|BE\b)")
+BUDDHIST_ERA_OFFSET = 543
+
+
+def gregorian_years(text: str) -> str:
+    """TEXT with each Buddhist-era year written as its Gregorian year ("20 May B.E. 2570" -> "20 May 2027")."""
+    if "E" not in text and "ศ" not in text:
+        return text
+    return _BUDDHIST_ERA.sub(lambda m: str(int(m.group(1) or m.group(2)) - BUDDHIST_ERA_OFFSET), text)
+
+
 def machine_dates(text: str, years: set[int]) -> dict[date, str]:
     """The days TEXT writes as a Unix timestamp (seconds, milliseconds or microseconds, UTC), a spreadsheet serial
     day number with a cue that it is a date, or a compact day-month-year; only days in YEARS are kept."""
