@@ -178,3 +178,28 @@ def test_a_buddhist_era_year_is_its_gregorian_year(day, shape):
     month = day.strftime("%B")
     assert caught(f"Cutover is {shape.format(d=day.day, m=month, y=day.year + 543)}, after the holiday.", lex)
     assert not caught(f"Cutover is {shape.format(d=day.day, m=month, y=day.year + 542)}, after the holiday.", lex)
+
+
+# -- a rare name clipped ------------------------------------------------------------------------
+
+long_coined = st.lists(SYLLABLES, min_size=4, max_size=5).map(lambda p: "".join(p).capitalize()).filter(
+    lambda w: zipf(w.casefold()) < 1.0 and not deid._ordinary(w) and w.casefold() not in deid._dictionary())
+
+
+@settings(max_examples=30, deadline=None)
+@given(name=long_coined, size=st.sampled_from([4, 5]),
+       shape=st.sampled_from(["{c}'s control room wants alerts inside SCADA.", "{c} ops said the feed drops.",
+                              "We met {c} procurement last week.", "{c} engineers asked for a bulk import."]))
+def test_a_rare_name_clipped_with_an_organisation_cue_is_caught(name, size, shape):
+    clip = name[:size]
+    assume(zipf(clip.casefold()) < deid._KNOWN_ZIPF and not deid._ordinary(clip)
+           and clip.casefold() not in deid._dictionary())
+    lex = build_lexicon([{"id": "c", "name": f"{name} Energy"}])
+    assert caught(shape.format(c=clip), lex)
+
+
+def test_a_clipped_common_name_or_a_clip_without_a_cue_passes():
+    assert not caught("Bell's control room wants alerts.", build_lexicon([{"id": "c", "name": "Bellwether"}]))
+    lex = build_lexicon([{"id": "c", "name": "Virvelaine"}])
+    assert not caught("The virve setting is off.", lex)
+    assert not caught("VIRVE OPS SAID IT", lex)

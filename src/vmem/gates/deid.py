@@ -669,7 +669,7 @@ class Lexicon:
 
     FIELDS = ("terms", "person_parts", "domains", "quantities", "units", "dates", "quotes", "categories")
     __slots__ = FIELDS + ("_lookup", "_quote_index", "_lookup_il", "_skeletons", "_person_skeletons", "_heads",
-                          "_first_words", "_derived", "_near", "_codes")
+                          "_first_words", "_derived", "_near", "_codes", "_clips")
 
     def __init__(self, terms: list[Term] | None = None, person_parts: dict[str, tuple[Term, ...]] | None = None,
                  domains: list[Term] | None = None, quantities: list[tuple[Term, Quantity]] | None = None,
@@ -696,6 +696,7 @@ class Lexicon:
         self._derived: tuple | None = None
         self._near: tuple | None = None
         self._codes: tuple | None = None
+        self._clips: tuple | None = None
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Lexicon) and all(getattr(self, k) == getattr(other, k) for k in self.FIELDS)
@@ -757,6 +758,12 @@ class Lexicon:
         if self._codes is None or self._codes[0] != len(self.terms):
             self._codes = (len(self.terms), _listed_codes(self))
         return self._codes[1]
+
+    def clipped_names(self) -> dict[str, tuple[Term, ...]]:
+        """A rare name word's clipped forms (see _clipped); built once per lexicon."""
+        if self._clips is None or self._clips[0] != len(self.terms):
+            self._clips = (len(self.terms), _clipped(self))
+        return self._clips[1]
 
     def near_index(self) -> "NearIndex":
         """The name words fuzzy and phonetic matching compares against (see NearIndex); built once per lexicon."""
@@ -1437,7 +1444,7 @@ _DETERMINERS = frozenset("the a an this that these those our their its his her m
 # deal ("with HGM", "lost HGM"), or owns something ("HGM's team", "HGM Inc"); an abbreviation is none of these
 _ORG_BEFORE = frozenset("at with from like including customer customers client clients account prospect vs versus "
                         "lost won signed onboarded called joined met than".split())
-_ORG_AFTER = frozenset("inc corp co ltd llc plc gmbh ag sa bv group team procurement legal leadership staff "
+_ORG_AFTER = frozenset("inc corp co ltd llc plc gmbh ag sa bv group team ops procurement legal leadership staff "
                        "employees management board".split())
 
 
@@ -2071,6 +2078,43 @@ def _slug(words: list[Word], start: int, end: int) -> bool:
     return any("/" in g for g in gaps) and any(g in ("-", "_") for g in gaps)
 
 
+_CLIPPED = (4, 5)  # a nickname keeps a name's first four or five letters: "Virve" of Virvelaine
+
+
+def _clipped(lexicon: Lexicon) -> dict[str, tuple[Term, ...]]:
+    """The first four and five letters of a name's or alias's first word, when that word is seven letters or more
+    and one English has next to never written (below _UNSEEN_ZIPF: "Virvelaine", not "Bellwether") and the
+    clipped form is no English word either."""
+    from vmem.gates.near import common, zipf
+
+    clips: dict[str, tuple[Term, ...]] = {}
+    for term in lexicon.terms:
+        words = tokens(term.text) if term.kind in ("name", "alias") else []
+        if not words or len(words[0]) < 7 or not words[0].isalpha() or zipf(words[0]) >= _UNSEEN_ZIPF:
+            continue
+        for size in _CLIPPED:
+            clip = words[0][:size]
+            if not common(clip) and zipf(clip) < _KNOWN_ZIPF and clip not in _dictionary() and \
+                    not _ordinary(clip) and term not in clips.get(clip, ()):
+                clips[clip] = clips.get(clip, ()) + (term,)
+    return clips
+
+
+def _clipped_hits(words: list[Word], lexicon: Lexicon) -> list[Hit]:
+    """A rare name clipped to its first letters, written with its capital, where an organisation stands: its
+    possessive, a word before that takes one, its people or a verb after ("Virve's control room", "Tavre ops
+    said"); never in a clause written all in capitals, never as part of a longer word."""
+    clips = lexicon.clipped_names()
+    hits = []
+    for n, word in enumerate(words) if clips else ():
+        for term in clips.get(word.text.casefold(), ()):
+            if word.text[:1].isupper() and not word.text.isupper() and not word.glued and \
+                    word.text.casefold() not in lexicon.lookup()[0] and \
+                    (_firm_cue(words, n, n + 1) or _people_acting(words, n + 1)):
+                hits.append(Hit(term.entity, term.kind, term.text, word.text, "name clipped"))
+    return hits
+
+
 def _people_acting(words: list[Word], index: int) -> bool:
     """Whether words[index] is a plural noun for people, known by what they do next: they say, ask or want
     ("underwriters asked", "brokers want"), not a modifier's thing ("firmware before", "signals are", "statement
@@ -2604,6 +2648,7 @@ def scan(statement: str, lexicon: Lexicon, _depth: int = 0) -> list[Hit]:
     hits.extend(_person_hits(folded_words, lexicon))
     hits.extend(_derived_hits(folded_words, folded, lexicon))
     hits.extend(_listed_code_hits(folded_words, folded, lexicon))
+    hits.extend(_clipped_hits(folded_words, lexicon))
     hits.extend(_near_hits(folded_words, lexicon))
     hits.extend(_spelled_hits(folded, by_squash))
     hits.extend(_reversed_hits(folded, lexicon, by_squash))
