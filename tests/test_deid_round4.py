@@ -23,10 +23,16 @@ from vmem.gates.skeleton import skeleton
 CONSONANTS = "bdfgklmnprstvz"
 VOWELS = "aeiou"
 syllable = st.tuples(st.sampled_from(CONSONANTS), st.sampled_from(VOWELS)).map("".join)
-# a coined name: four or five open syllables and a closing consonant ("Bolavintek"), no English word
-coined = st.tuples(st.lists(syllable, min_size=4, max_size=5), st.sampled_from("nrsktl")).map(
-    lambda p: ("".join(p[0]) + p[1]).capitalize()).filter(
-    lambda w: not common(w) and not deid._ordinary(w) and w.casefold() not in deid._dictionary())
+
+
+def coined_name(least: int = 4, most: int = 5):
+    """A coined name: LEAST to MOST open syllables and a closing consonant ("Bolavintek"), no English word."""
+    return st.tuples(st.lists(syllable, min_size=least, max_size=most), st.sampled_from("nrsktl")).map(
+        lambda p: ("".join(p[0]) + p[1]).capitalize()).filter(
+        lambda w: not common(w) and not deid._ordinary(w) and w.casefold() not in deid._dictionary())
+
+
+coined = coined_name()
 
 # letter-for-letter spellings of Latin sounds in three scripts that write vowels, and one that does not
 CYRILLIC = dict(zip("abdefgiklmnoprstuvz", "абдефгиклмнопрстувз"))
