@@ -342,16 +342,56 @@ def near_miss(question: str, hits: list[dict], entity_names: list[str] = ()) -> 
     is only in another customer's scope), or the question's subject that no hit names ("how are sales
     commissions calculated" answered by a claim on discounts)."""
     texts = [" ".join(filter(None, [h.get("title"), h["statement"]])) for h in hits]
+    out = [f"{first.capitalize()} (nothing live in this scope is about it)"
+           for first in customers_unanswered(question, hits, texts, entity_names)]
+    about = subject_unnamed(question, texts)
+    if about:
+        out.append(f"{about} (nothing live names it)")
+    return out
+
+
+def customers_unanswered(question: str, hits: list[dict], texts: list[str], entity_names: list[str]) -> list[str]:
+    """The first word of each customer QUESTION names that none of HITS (their TEXTS) is about: scoped to it, or
+    naming it."""
     out = []
-    for name in customers(question, entity_names):
+    for name in customers(question, list(entity_names)):
         first = name.split("-")[0]
         if not any(h.get("scope") == f"entity:{name}" or re.search(rf"(?<![\w-]){re.escape(first)}(?![\w-])", t, re.I)
                    for h, t in zip(hits, texts)):
-            out.append(f"{first.capitalize()} (nothing live in this scope is about it)")
+            out.append(first)
+    return out
+
+
+def subject_unnamed(question: str, texts: list[str]) -> str | None:
+    """The question's subject (subject_of) when none of TEXTS names it; a code is checked as one (CSAT, P4)."""
     about, whole = subject_of(question) or (None, False)
-    codes = {code.lower() for code in ASKED_CODE.findall(question)}  # a code is checked as one (CSAT, P4)
-    if about and about.split()[-1] not in codes and not names(about, texts, whole):
-        out.append(f"{about} (nothing live names it)")
+    codes = {code.lower() for code in ASKED_CODE.findall(question)}
+    return about if about and about.split()[-1] not in codes and not names(about, texts, whole) else None
+
+
+def count_stated(noun: str, texts: list[str]) -> bool:
+    """Whether any of TEXTS states a count of NOUN ("4 times", "two NPS points")."""
+    counted = re.compile(rf"(?:\d[\d.,]*|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twenty|thirty|"
+                         rf"hundred))\s*(?:[a-z-]+\s+){{0,2}}{re.escape(noun[:5])}", re.I)
+    return any(counted.search(t) for t in texts)
+
+
+def part_gaps(question: str, asks: Asks, texts: list[str], hit_words: list[set[str]]) -> list[tuple[str, str]]:
+    """(kind, in words) of each detail, narrowing phrase and qualifier a part of the question asks for that the
+    hits on that part leave open (kind: detail, phrase, qualifier). The detail a part asks for must be stated where
+    its subject is; if no hit holds the part's words, every hit (a paraphrase) is asked."""
+    out = []
+    for part, part_words in zip(asks.parts, asks.part_words):
+        on_part = [t for t, w in zip(texts, hit_words) if answered_part(part_words, w)] or texts
+        asked = read(part + "?") if len(asks.parts) > 1 else asks
+        for detail in asked.details:
+            if not any(states_detail(detail, t, question) for t in on_part):
+                out.append(("detail", _DETAIL_MISSING[detail]))
+        for phrase, narrowing, modifiers in asked_phrases(part):  # "which FX rate table": a table of FX rates
+            if not any(stems(modifiers) & stems(loose_words(t)) for t in on_part):
+                out.append(("phrase", f"the {phrase} asked for (nothing live names {narrowing})"))
+        for name, found_words in qualifiers_open(part, asked.qualifiers, on_part):
+            out.append(("qualifier", f"the {name} asked for ({', '.join(found_words)}) is not stated"))
     return out
 
 
@@ -392,11 +432,7 @@ def assess(question: str, hits: list[dict], entity_names: list[str] = ()) -> tup
             answered_sides.append(held_side)
     for counted_noun in HOW_MANY.findall(question.lower()):  # "how many NPS points": a number of points
         noun = noun_counted(*counted_noun)
-        if not noun:
-            continue
-        counted = re.compile(rf"(?:\d[\d.,]*|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twenty|thirty|"
-                             rf"hundred))\s*(?:[a-z-]+\s+){{0,2}}{re.escape(noun[:5])}", re.I)
-        if "duration" not in asks.details and not any(counted.search(t) for t in texts):
+        if noun and "duration" not in asks.details and not count_stated(noun, texts):
             missing.append(f"how many {noun} (no count of {noun} stated)")
     for code in dict.fromkeys(ASKED_CODE.findall(question)):  # "P4", "v3", "CSAT": the answer must name it too
         if not any(names_code(code, t) for t in texts):
@@ -405,18 +441,7 @@ def assess(question: str, hits: list[dict], entity_names: list[str] = ()) -> tup
             # aliases", the aliases answered): partial; anywhere else it says the hits are about something else
             if not (answered_sides and any(_near(code, side, question) for side in unanswered_sides)):
                 elsewhere = True
-    for part, part_words in zip(asks.parts, asks.part_words):
-        # the hits on this part's subject (by its words); if none holds them, every on-topic hit (a paraphrase)
-        on_part = [t for t, w in zip(texts, hit_words) if answered_part(part_words, w)] or texts
-        asked = read(part + "?") if len(asks.parts) > 1 else asks
-        for detail in asked.details:
-            if not any(states_detail(detail, t, question) for t in on_part):
-                missing.append(_DETAIL_MISSING[detail])
-        for phrase, narrowing, modifiers in asked_phrases(part):  # "which FX rate table": a table of FX rates
-            if not any(stems(modifiers) & stems(loose_words(t)) for t in on_part):
-                missing.append(f"the {phrase} asked for (nothing live names {narrowing})")
-        for name, found_words in qualifiers_open(part, asked.qualifiers, on_part):
-            missing.append(f"the {name} asked for ({', '.join(found_words)}) is not stated")
+    missing.extend(gap for _, gap in part_gaps(question, asks, texts, hit_words))
     missing = list(dict.fromkeys(missing))
     if not missing:
         return [], None, None

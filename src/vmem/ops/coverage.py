@@ -50,26 +50,13 @@ def ask_counts(question: str, hits: list[dict], entity_names: list[str] = ()) ->
            "codes_open": 0, "customer_open": 0, "subject_open": 0, "count_open": 0}
     for counted_noun in A.HOW_MANY.findall(question.lower()):
         noun = A.noun_counted(*counted_noun)
-        if noun and "duration" not in asks.details:
-            counted = re.compile(rf"(?:\d[\d.,]*|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twenty|"
-                                 rf"thirty|hundred))\s*(?:[a-z-]+\s+){{0,2}}{re.escape(noun[:5])}", re.I)
-            out["count_open"] += not any(counted.search(t) for t in texts)
-    codes = list(dict.fromkeys(A.ASKED_CODE.findall(question)))
-    out["codes_open"] = sum(not any(A.names_code(c, t) for t in texts) for c in codes)
-    for part, part_words in zip(asks.parts, asks.part_words):
-        on_part = [t for t, w in zip(texts, hit_words) if A.answered_part(part_words, w)] or texts
-        asked = A.read(part + "?") if len(asks.parts) > 1 else asks
-        out["details_open"] += sum(not any(A.states_detail(d, t, question) for t in on_part) for d in asked.details)
-        out["phrases_open"] += sum(not any(A.stems(m) & A.stems(A.loose_words(t)) for t in on_part)
-                                   for _, _, m in A.asked_phrases(part))
-        out["qualifiers_open"] += len(A.qualifiers_open(part, asked.qualifiers, on_part))
-    for name in A.customers(question, list(entity_names)):
-        first = name.split("-")[0]
-        out["customer_open"] += not any(h.get("scope") == f"entity:{name}" or re.search(
-            rf"(?<![\w-]){re.escape(first)}(?![\w-])", t, re.I) for h, t in zip(hits, texts))
-    about, whole = A.subject_of(question) or (None, False)
-    if about and about.split()[-1] not in {c.lower() for c in codes} and not A.names(about, texts, whole):
-        out["subject_open"] = 1
+        out["count_open"] += bool(noun and "duration" not in asks.details and not A.count_stated(noun, texts))
+    out["codes_open"] = sum(not any(A.names_code(c, t) for t in texts)
+                            for c in dict.fromkeys(A.ASKED_CODE.findall(question)))
+    for kind, _ in A.part_gaps(question, asks, texts, hit_words):
+        out[f"{kind}s_open"] += 1  # details_open, phrases_open, qualifiers_open
+    out["customer_open"] = len(A.customers_unanswered(question, hits, texts, entity_names))
+    out["subject_open"] = int(A.subject_unnamed(question, texts) is not None)
     return out
 
 
