@@ -102,14 +102,15 @@ def sync(root: Path, *, target: Path | None = None, targets: list[str] | None = 
     cache = read_cache(_bundle_file(root))
     usable = cache is not None and "store" in cache and "entries" in cache
     fresh = usable and commit is not None and cache.get("commit") == commit
+    served_at = cache.get("served_at", cache.get("commit")) if usable else None  # what its bundles were packed from
     policy, about = (cache["policy"], cache["store"]) if fresh else (None, None)
     items = None
-    served_at = cache.get("served_at", cache.get("commit")) if fresh else None
     if policy is None:
+        packed_from = served_at
         commit, policy, items, about, served_at = load_candidates(root, items=False)
         # a commit that changed nothing served (a teammate's proposal) leaves the bundles and their renders as
         # they were: the same items, policy and store give the same bundle (their time limits still apply)
-        fresh = usable and served_at == cache.get("served_at", cache.get("commit"))
+        fresh = usable and served_at == packed_from
     settings = policy["sync"]
     scope = _scope(scope or settings["scope"], about["entities"])
     audience = check_audience(audience or settings["audience"])
