@@ -282,8 +282,8 @@ def _imported(stderr: str) -> set[str]:
 
 def test_one_shot_recall_on_a_current_index_skips_typer_rich_and_pygit2(seeded, vmem, facts):
     """Issue 14: a fresh `vmem recall` process answers from an up-to-date index without typer, rich or pygit2,
-    and says exactly what the full command says; when the index is behind, the same body catches it up, still
-    without typer, and answers as the full command does."""
+    and says exactly what the full command says; when the index is a commit behind, it catches it up, still
+    without typer or numpy, and answers as the full command does."""
     full_json = vmem.json("recall", "ARR trials", "-k", "3")["data"]  # also brings the index up to date
     full_text = vmem("recall", "ARR trials", "-k", "3").stdout
     fast = _fresh("recall", "ARR trials", "-k", "3", "--json", store=seeded)
@@ -302,7 +302,7 @@ def test_one_shot_recall_on_a_current_index_skips_typer_rich_and_pygit2(seeded, 
     vmem("approve", new, who=REVIEW_AS, store=seeded)
     behind = _fresh("recall", "when are ARR trials counted", "--json", store=seeded)
     assert new in [r["id"] for r in json.loads(behind.stdout)["data"]["results"]]
-    assert not {"typer", "rich", "pygit2"} & _imported(behind.stderr)  # caught up by the ops body, read by git
+    assert not {"typer", "rich", "pygit2", "numpy"} & _imported(behind.stderr)  # caught up light, read by git
     assert json.loads(behind.stdout) == {"schema_version": 1, "data": vmem.json(
         "recall", "when are ARR trials counted")["data"]}  # what the full command now answers, the same
 

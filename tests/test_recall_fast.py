@@ -289,3 +289,66 @@ def test_past_light_rows_the_one_shot_reads_the_index_with_numpy_and_answers_ali
     monkeypatch.setattr(local, "LIGHT_ROWS", 1)
     assert not LocalIndex.open_current(seeded.root, str(head), str(EMBED.path)).light
     assert recall.recall_current(seeded.root, "ARR trials", k=3) == light
+
+
+# -- right after a commit: the light index catches up in plain Python -------------------------------------------
+
+REVIEW_AS = "Rita <rita@example.com>"
+ASKED = ("ARR trials", "when do refund rows land", "who owns meridale renewals", "orders completed_at lag",
+         "what colour is the office carpet")
+
+
+def test_right_after_each_commit_the_one_shot_catches_up_without_numpy_as_a_rebuild_answers(seeded, vmem, facts,
+                                                                                             monkeypatch):
+    """A proposal, its approval, a supersession and a customer's claim, each followed by a fresh `vmem recall`
+    process: it catches the index up by that one commit in plain Python (no numpy, no pygit2) and serves what is
+    new; the index it leaves answers every question exactly as one rebuilt from git."""
+    vmem("index")
+    new = vmem.json("propose", "Refund rows land in the warehouse two days after the refund is issued",
+                    store=seeded)["data"]["item"]["id"]
+    steps = [lambda: None, lambda: vmem("approve", new, who=REVIEW_AS, store=seeded),
+             lambda: vmem("supersede", facts["arr"], "ARR excludes trials, one-off services and credits",
+                          who=REVIEW_AS, store=seeded),
+             lambda: vmem("propose", "Meridale renewals need a security review first", "--about", "meridale",
+                          store=seeded)]
+    for step in steps:
+        step()
+        answer = _fresh_recall(seeded.root, "when do refund rows land", "-k", "3")
+        assert answer.returncode == 0 and not _numpy_imported(answer), answer.stderr[-2000:]
+        assert not any(line.rsplit("|", 1)[1].strip() == "pygit2" for line in answer.stderr.splitlines()
+                       if line.startswith("import time:"))
+        assert recorded_commit(seeded) == str(seeded.repo.head.target)  # caught up, and saved
+    served = json.loads(answer.stdout)["data"]["results"]
+    assert served[0]["id"] == new and served[0]["status"] == "approved"
+    monkeypatch.setattr(recall.time, "time", lambda: NOW)
+    caught_up = [recall.recall_current(seeded.root, q, scope=s, k=5) for q in ASKED for s in (None, "entity:meridale")]
+    vmem("index", "--rebuild")
+    assert [recall.recall_current(seeded.root, q, scope=s, k=5) for q in ASKED
+            for s in (None, "entity:meridale")] == caught_up
+
+
+def recorded_commit(store) -> str:
+    from vmem.index.local import recorded
+
+    return recorded(store.root)["commit"]
+
+
+@pytest.mark.parametrize("why", ["more changed items than a light catch-up takes", "a text only tokenizers reads"])
+def test_what_a_light_catch_up_cannot_take_it_leaves_untouched_for_the_full_command(seeded, vmem, facts,
+                                                                                   monkeypatch, why):
+    from vmem.index import local
+
+    vmem("index")
+    before = recorded_commit(seeded)
+    files = {path.name: path.read_bytes() for path in index_dir(seeded).iterdir() if path.is_file()}
+    if why.startswith("more"):
+        monkeypatch.setattr(local, "LIGHT_CHANGES", 0)
+        vmem("propose", "Refund rows land two days late", store=seeded)
+    else:
+        vmem("propose", "Refund rows \U0001FAE8 land two days late", store=seeded)
+    assert recall.recall_current(seeded.root, "ARR trials", k=3) is None
+    assert recorded_commit(seeded) == before  # nothing written: the index is as it was
+    assert {path.name: path.read_bytes() for path in index_dir(seeded).iterdir() if path.is_file()} == files
+    monkeypatch.undo()
+    full = _fresh_recall(seeded.root, "refund rows land", "-k", "3")  # the full body catches up, with numpy
+    assert full.returncode == 0 and _numpy_imported(full) and recorded_commit(seeded) == str(seeded.repo.head.target)

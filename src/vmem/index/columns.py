@@ -21,13 +21,19 @@ _NUMPY = {"i": "<i4", "d": "<f8"}
 
 
 def write(path: Path, ids: list[str], columns: dict) -> None:
-    """Write IDS and COLUMNS (numpy arrays, one value per id) to PATH atomically (a temp file, then os.replace)."""
-    import numpy as np
-
+    """Write IDS and COLUMNS (one value per id: numpy arrays, or a light index's array('i') / array('d')) to PATH
+    atomically (a temp file, then os.replace)."""
     parts, layout, at = [], {}, 0
     for name, values in columns.items():
-        code = "d" if values.dtype.kind == "f" else "i"
-        data = np.ascontiguousarray(values, dtype=_NUMPY[code]).tobytes()
+        if hasattr(values, "typecode"):  # array: native order, which the plain reader requires to be little
+            code, data = ("d" if values.typecode == "d" else "i"), values.tobytes()
+            if values.itemsize != (8 if code == "d" else 4) or sys.byteorder != "little":
+                raise ValueError(f"column {name} is not little-endian int32 / float64")
+        else:
+            import numpy as np
+
+            code = "d" if values.dtype.kind == "f" else "i"
+            data = np.ascontiguousarray(values, dtype=_NUMPY[code]).tobytes()
         data += b"\0" * (-len(data) % 8)
         layout[name] = [code, at]
         parts.append(data)

@@ -29,6 +29,8 @@ SCHEMA_VERSION = 8  # 2: statuses as history attests them (SPEC 12), the lexicon
 # 4: attestation token; 5: the awaiting column; 6: columns.bin (read without numpy) instead of columns.npz;
 # 7: provenance (reviewer, date, evidence) as history attests it; 8: reviewed items deleted by hand stay
 NO_TIME = float("nan")
+LIGHT_CHANGES = 64  # up to this many changed items, a one-shot recall catches a light index up without numpy (each
+# embedded in plain Python, ~2 ms); past it, numpy's import costs less
 LIGHT_ROWS = 200_000  # up to this many rows a one-shot recall reads the index without numpy (its import: ~100 ms);
 # past it, plain Python's per-row work (sorting every cosine, the ids) costs more than the import
 
@@ -189,6 +191,35 @@ COLUMNS = ("present", "servable", "stale", "awaiting", "personal", "knowledge", 
 TIMES = ("valid_from", "valid_to", "expires", "published_seq")
 
 
+def _writable(values):
+    """A light index's column (a memoryview of the columns file) as an array it can change and grow."""
+    from array import array
+
+    if isinstance(values, memoryview):
+        copy = array(values.format)
+        copy.frombytes(values.cast("B"))
+        return copy
+    return values
+
+
+def _grown(values, count: int, fill):
+    """VALUES (a numpy array, or a light index's array) with COUNT more rows of FILL."""
+    if hasattr(values, "extend"):
+        values.extend([fill] * count)
+        return values
+    import numpy as np
+
+    return np.concatenate([values, np.full(count, fill, dtype=values.dtype)])
+
+
+def _raw(vector, width: int) -> bytes:
+    """One vector's float32 bytes (a numpy row, an array('f') or zero bytes), checked to be WIDTH long."""
+    data = bytes(memoryview(vector).cast("B"))
+    if len(data) != width:
+        raise ValueError(f"a vector of {len(data)} bytes, not {width}")
+    return data
+
+
 class LocalIndex:
     """Open with LocalIndex.open(store, embed, model_id) — it is brought up to date on the way."""
 
@@ -228,12 +259,18 @@ class LocalIndex:
         return index
 
     @classmethod
-    def open_current(cls, root: Path, commit: str, model_id: str) -> "LocalIndex | None":
-        """The index for one query, opened without the repository (it never catches up) and, up to LIGHT_ROWS
-        items, without numpy (light: columns and vectors are memoryviews), if it reflects COMMIT with this model;
-        else None: the caller opens the store and lets LocalIndex.open catch up (and rebuild what is damaged)."""
-        index = cls(None, index_dir_for(root), model_id)  # type: ignore[arg-type] - never catches up
-        if not index._load(light=True) or index.commit != commit:
+    def open_current(cls, root: Path, commit: str, model_id: str, store: "Store | None" = None,
+                     embed=None) -> "LocalIndex | None":
+        """The index for one query, opened without pygit2 and, up to LIGHT_ROWS items, without numpy (light: columns
+        and vectors are memoryviews), if it reflects COMMIT with this model. Given STORE (git-read) and EMBED, a
+        light index a small change behind (up to LIGHT_CHANGES changed items, every text the plain tokenizer reads)
+        first catches up, still without numpy: the one-shot recall right after a commit. Else None: the caller
+        opens the store and lets LocalIndex.open catch up (and rebuild what is damaged)."""
+        index = cls(store, index_dir_for(root), model_id)  # type: ignore[arg-type] - a store only to catch up
+        if not index._load(light=True):
+            return None
+        if index.commit != commit and (store is None or not index.light or not index.catch_up(embed)
+                                       or index.commit != commit):  # (HEAD moved meanwhile: the full command)
             return None
         return index
 
@@ -323,21 +360,25 @@ class LocalIndex:
 
     # -- catching up -----------------------------------------------------------------------------------------
 
-    def catch_up(self, embed, progress: Progress | None = None) -> None:
+    def catch_up(self, embed, progress: Progress | None = None) -> bool:
+        """Bring the index to HEAD: parse, index and embed only the items whose blobs (or what history attests of
+        them) changed. A light index does it without numpy, or returns False having written nothing when it
+        cannot (no index commit to start from, history started over, more than LIGHT_CHANGES items, a text only
+        the tokenizers library reads)."""
         from vmem.store.changes import changes_since, entry_at, tree_changes
 
         repo = self.store.repo
         head = self.store.head().commit
-        if head is None:
-            return
-        if self.commit == str(head.id):
-            return
+        if head is None or self.commit == str(head.id):
+            return True
         state = self.store.attestation()
         changed: dict[str, str | None] = {}
         tops = ("claims", "knowledge")
         diff = changes_since(repo, self.commit, head, tops) if self.commit else None
         moved = state.moved_since(self._token) if diff is not None else None
         if diff is None or moved is None:  # no index yet, or history (or the attestation) started over
+            if self.light:
+                return False
             if self.commit:
                 self._reset()
             state.preload()
@@ -348,16 +389,15 @@ class LocalIndex:
         for path, change in diff.items():
             if path.endswith(".yaml"):  # the blob whose content history attests (a hand edit is not indexed)
                 changed[path] = state.serve(path, change)  # a reviewed item deleted without a reviewer: kept
+        if self.light and len(changed) > LIGHT_CHANGES or not self._apply(changed, embed, progress, state):
+            return False
         self._token = state.token()
         self.lexicon_since = state.lexicon_since
-        self._apply(changed, embed, progress, state)
         self.commit = str(head.id)
         self._save()
+        return True
 
-    def _apply(self, changed: dict[str, str | None], embed, progress: Progress | None, state) -> None:
-        import numpy as np
-        import tantivy
-
+    def _apply(self, changed: dict[str, str | None], embed, progress: Progress | None, state) -> bool:
         from vmem.store import blobs
         from vmem.store.repo import parse_blob
 
@@ -384,20 +424,29 @@ class LocalIndex:
             updates[item["id"]] = meta
         self.stats["parsed"] += len(updates)
         if not updates and not removed:
-            return
+            return True
+        texts = [item_text(meta) for meta in updates.values()]
+        if self.light:  # a few items, one by one with the question's own plain-Python kernel (Embedder.query)
+            vectors = [embed.query(text, light=True) for text in texts]
+            if None in vectors:
+                return False  # a text only the tokenizers library reads: nothing written, the full command
+            self.columns = {name: _writable(values) for name, values in self.columns.items()}
+        else:
+            vectors = embed(texts) if updates else []
+        if len(vectors):
+            self._dims = len(vectors[0])
+        import tantivy
+
         self._blocks = self._awaiting = None
         writer = self._tantivy.writer(heap_size=50_000_000, num_threads=1)
         for item_id in removed + list(updates):
             writer.delete_documents_by_term("id", item_id)
-        for item_id, meta in updates.items():
-            writer.add_document(tantivy.Document(id=item_id, text=item_text(meta)))
+        for item_id, text in zip(updates, texts):
+            writer.add_document(tantivy.Document(id=item_id, text=text))
         writer.commit()
         writer.wait_merging_threads()
         self.items.drop(removed)
         self.items.put(updates)
-        vectors = embed([item_text(meta) for meta in updates.values()]) if updates else None
-        if vectors is not None and len(vectors):
-            self._dims = int(vectors.shape[1])
         new_ids = [i for i in updates if i not in self.rows]
         if new_ids:
             start = len(self.order)
@@ -405,17 +454,18 @@ class LocalIndex:
                 self.rows[item_id] = start + offset
             self.order.extend(new_ids)
             for name in COLUMNS:
-                self.columns[name] = np.concatenate([self.columns[name], np.zeros(len(new_ids), np.int32)])
+                self.columns[name] = _grown(self.columns[name], len(new_ids), 0)
             for name in TIMES:
-                self.columns[name] = np.concatenate([self.columns[name], np.full(len(new_ids), NO_TIME)])
+                self.columns[name] = _grown(self.columns[name], len(new_ids), NO_TIME)
         for n, (item_id, meta) in enumerate(updates.items()):
             row = self.rows[item_id]
             self._pending[row] = vectors[n]
             self._set_row(row, meta)
         for item_id in removed:
             row = self.rows[item_id]
-            self._pending[row] = np.zeros(self._dims, dtype=np.float32)
+            self._pending[row] = bytes(4 * self._dims)  # a zero vector
             self.columns["present"][row] = 0
+        return True
 
     def _code(self, names: list[str], name: str) -> int:
         if name not in names:
@@ -442,29 +492,22 @@ class LocalIndex:
         c["published_seq"][row] = NO_TIME if seq is None else float(seq)
 
     def _save(self) -> None:
-        """Write what changed: vector rows in place (appending new ones), the small column file, then the commit."""
-        import numpy as np
-
+        """Write what changed: vector rows in place (appending new ones), the small column file, then the commit.
+        Plain file writes, so a light index saves without numpy."""
         from vmem.index import columns
 
         self.path.mkdir(parents=True, exist_ok=True)
         vectors_file = self.path / "vectors.f32"
-        if self._stored_rows and (not vectors_file.exists()
-                                  or vectors_file.stat().st_size != self._stored_rows * self._dims * 4):
+        width = self._dims * 4
+        if self._stored_rows and (not vectors_file.exists() or vectors_file.stat().st_size != self._stored_rows * width):
             raise OSError("vectors.f32 does not match the index")  # damaged: the next open rebuilds
-        if not self._stored_rows:
-            vectors_file.write_bytes(b"")
-        existing = sorted(row for row in self._pending if row < self._stored_rows)
-        if existing:
-            stored = np.memmap(vectors_file, dtype=np.float32, mode="r+", shape=(self._stored_rows, self._dims))
-            for row in existing:
-                stored[row] = self._pending[row]
-            stored.flush()
-            del stored
-        if len(self.order) > self._stored_rows:
-            fresh = np.stack([self._pending[row] for row in range(self._stored_rows, len(self.order))])
-            with open(vectors_file, "ab") as handle:
-                fresh.astype(np.float32).tofile(handle)
+        with open(vectors_file, "r+b" if self._stored_rows else "wb") as handle:
+            for row in sorted(row for row in self._pending if row < self._stored_rows):
+                handle.seek(row * width)
+                handle.write(_raw(self._pending[row], width))
+            handle.seek(self._stored_rows * width)
+            handle.write(b"".join(_raw(self._pending[row], width)
+                                  for row in range(self._stored_rows, len(self.order))))
         self._stored_rows, self._pending = len(self.order), {}
         self.vectors = self._map()
         columns.write(self.path / columns.NAME, self.order, self.columns)

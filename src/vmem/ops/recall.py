@@ -205,10 +205,11 @@ def recall(store: Store, query: str, *, scope: str | None = None, audience: str 
 
 def recall_current(root: Path, query: str, *, scope: str | None = None, audience: str | None = None,
                    k: int = 5) -> dict | None:
-    """recall() for a one-shot process, when the index already reflects HEAD: HEAD read from .git, the index read
-    without pygit2, the entity checked with one `git ls-tree`. None whenever that cannot be decided so simply
-    (no index, HEAD moved, a model other than the bundled one, an unknown entity): the caller takes recall()."""
-    from vmem.embed import bundled_model_dir, embedder
+    """recall() for a one-shot process, without numpy: HEAD read from .git, the index read without pygit2 (and
+    caught up on a git-read store when a small change behind HEAD, as right after a commit), the entity checked with
+    one `git ls-tree`. None whenever that cannot be decided so simply (no index, a big change, a model other than
+    the bundled one, an unknown entity): the caller takes recall()."""
+    from vmem.embed import bundled_model_dir, embedder, model_dir
     from vmem.index.local import LocalIndex, recorded
     from vmem.store import committed
     from vmem.store.served import head_commit
@@ -218,16 +219,23 @@ def recall_current(root: Path, query: str, *, scope: str | None = None, audience
         return None
     commit = head_commit(root)
     info = recorded(root)
-    # the index records the model that HEAD's vmem.yaml chose; only the bundled one is known without reading it
-    if commit is None or info is None or info.get("commit") != commit or info.get("model") != str(bundled_model_dir()):
+    # the index records the model that its commit's vmem.yaml chose; only the bundled one is known without reading
+    # it (and a light catch-up checks that HEAD's still chooses it)
+    if commit is None or info is None or info.get("model") != str(bundled_model_dir()):
         return None
     who = Scope.parse(scope, audience)
     if who.entity is not None and not committed.has_file(root, model.entity_path(who.entity)):
         return None
-    index = LocalIndex.open_current(root, commit, info["model"])
+    embed, store = embedder(), None
+    if info["commit"] != commit:  # behind (right after a commit): caught up on a git-read store, if HEAD's
+        from vmem.store.repo import Store  # vmem.yaml still chooses the bundled model
+
+        store = Store.open(root, lite=True)
+        if model_dir(store.policy, root) != bundled_model_dir():
+            return None
+    index = LocalIndex.open_current(root, commit, info["model"], store, embed)
     if index is None:
         return None
-    embed = embedder()
     qv = embed.query(query, light=True)  # None: this question needs the tokenizers library
     if qv is None or (index.order and len(qv) != index._dims):
         return None
