@@ -29,7 +29,8 @@ from vmem.ops.eval_recall import read_queries
 from vmem.store.repo import Store
 
 FILES = ("examples/eval/recall.yaml", "examples/eval/recall_coverage.yaml", "examples/eval/recall_coverage2.yaml",
-         "examples/eval/recall_coverage3.yaml")
+         "examples/eval/recall_coverage3.yaml", "examples/eval/recall_coverage4.yaml",
+         "examples/eval/recall_coverage5.yaml")
 LABELS = ("covered", "partial", "uncovered")
 LAMBDAS = (0.001, 0.003, 0.01, 0.03, 0.1, 0.3)  # L2 strength against the weighted mean log-loss
 

@@ -359,3 +359,24 @@ def test_the_context_a_question_opens_with_is_no_ask():
     assert len(read("how is WAU defined — and what is our current WAU?").parts) == 2
     assert ask_of("refunds: the export to finance") == "refunds: the export to finance"
     assert read("WAU definition + what's our current WAU?").parts == ["WAU definition", "what's our current WAU"]
+
+
+def test_shorthand_is_read_as_what_it_stands_for():
+    """Team shorthand is not a name the answer must repeat: a code in the context is no ask, a number with a unit
+    is a quantity, a fiscal-year code is named by its word and year, and a clipped or contracted word names the
+    word it abbreviates (never a shorter or unrelated one)."""
+    from vmem.ops.asks import abbreviates, asked_codes, names_code, subject_unnamed
+
+    assert asked_codes("Corvane QBR prep: why did their ARR fall?") == ["ARR"]
+    assert asked_codes("closed-won amount on a 3yr deal, 12mo prepay, 30d terms, 10k seats: yearly or whole?") == []
+    assert asked_codes("what is the SLA for P4 tickets under SOC2?") == ["SLA", "P4", "SOC2"]
+    assert names_code("FY27", "Since fiscal 2027 pipeline is attributed W-shaped")
+    assert not names_code("FY27", "Since fiscal 2026 pipeline is attributed W-shaped")
+    assert not names_code("FY27", "In 2027 the warehouse moved")  # the number alone, not the year it codes
+    assert not names_code("P4", "P1 tickets are answered within an hour")
+    for short, word in (("dash", "dashboard"), ("acct", "account"), ("stg", "staging"), ("amt", "amount")):
+        assert abbreviates(short, word), (short, word)
+    for short, word in (("mode", "model"), ("rate", "reactivate"), ("ops", "ops"), ("tz", "timezone")):
+        assert not abbreviates(short, word), (short, word)
+    assert subject_unnamed("which schema is the Revenue Overview looker dash pointed at?",
+                           ['The "Revenue Overview" Looker dashboard reads the finance_v1 schema']) is None

@@ -32,10 +32,10 @@ COORDINATED = re.compile(r"\b([a-z][a-z0-9_-]{2,})\s+(?:and|or|&)\s+([a-z][a-z0-
 HOW_MANY = re.compile(r"\bhow many ([a-z0-9-]+)(?: ([a-z-]{3,}))?\b")
 _TIME_UNITS = frozenset("second minute hour day week month quarter year".split())
 # codes and acronyms: a letter-digit name (P4, v3, Q3, FY24, SOC2) or a word in capitals (CSAT, NPS)
-ASKED_CODE = re.compile(r"\b(?!\d+(?:st|nd|rd|th)\b)(?=[A-Za-z]*\d)(?=\d*[A-Za-z])[A-Za-z0-9]{2,6}\b|"
+ASKED_CODE = re.compile(r"\b(?!\d+(?:st|nd|rd|th|yrs?|mos?|wks?|hrs?|mins?|secs?|ms|[dhkmswx])\b)(?=[A-Za-z]*\d)(?=\d*[A-Za-z])[A-Za-z0-9]{2,6}\b|"
                    r"\b(?!(?:UTC|GMT|CET|CEST|EST|EDT|PST|PDT|USD|EUR|GBP|CHF|JPY|API|SQL|URL|CSV|JSON|XML|PDF|"
                    r"ETL|ELT|SDK|CLI|DAG|SSO|FAQ|UI|UX|ID|IDS)\b)[A-Z]{3,6}\b")
-# (an ordinal is a position, not a name; a currency or time zone is a unit, and a format or interface (API, SQL,
+# (an ordinal is a position and a number with a unit a quantity ("3yr", "30d", "10k"), not a name; a currency or time zone is a unit, and a format or interface (API, SQL,
 # CSV, ID) a word of the trade: none is what the question is about. Two capitals are too often a word: ID, EU.)
 # a question about the past: the live answer may be its revision, not its answer
 HISTORICAL = re.compile(r"\bbefore (?!the |a |an |it |we |they |you )\w|\bused to\b|\bpreviously\b|"
@@ -146,6 +146,12 @@ def ask_of(question: str) -> str:
         if len(words(after)) >= 2:
             return after
     return text
+
+
+def asked_codes(question: str) -> list[str]:
+    """The codes and acronyms QUESTION asks about (ASKED_CODE), once each, in its ask: the context it opens with
+    ("Ashgrove QBR prep: which month ...") says what the asker is doing, not what the answer must name."""
+    return list(dict.fromkeys(ASKED_CODE.findall(ask_of(question))))
 
 
 def read(question: str) -> Asks:
@@ -271,7 +277,8 @@ def names(phrase: str, texts: list[str], whole: bool = False) -> bool:
             if word is None or n in spelled:
                 return True  # a function word says nothing; a word an acronym stands for is named
             # five letters meet "dedupe" and "deduplicate", "refund" and "refunded"; a short word must be the word
-            return word in found or (len(word) >= 5 and word[:5] in {w[:5] for w in found})
+            return word in found or (len(word) >= 5 and word[:5] in {w[:5] for w in found}) or any(
+                abbreviates(word, w) for w in found)
 
         # the head and every word that narrows it ("quarterly active users" is not answered by weekly ones)
         checked = [n for n in range(len(parts)) if n == len(parts) - 1 or (whole and not _QUALIFIER_WORD.match(parts[n]))]
@@ -365,7 +372,7 @@ def customers_unanswered(question: str, hits: list[dict], texts: list[str], enti
 def subject_unnamed(question: str, texts: list[str]) -> str | None:
     """The question's subject (subject_of) when none of TEXTS names it; a code is checked as one (CSAT, P4)."""
     about, whole = subject_of(question) or (None, False)
-    codes = {code.lower() for code in ASKED_CODE.findall(question)}
+    codes = {code.lower() for code in asked_codes(question)}
     return about if about and about.split()[-1] not in codes and not names(about, texts, whole) else None
 
 
@@ -434,7 +441,7 @@ def assess(question: str, hits: list[dict], entity_names: list[str] = ()) -> tup
         noun = noun_counted(*counted_noun)
         if noun and "duration" not in asks.details and not count_stated(noun, texts):
             missing.append(f"how many {noun} (no count of {noun} stated)")
-    for code in dict.fromkeys(ASKED_CODE.findall(question)):  # "P4", "v3", "CSAT": the answer must name it too
+    for code in asked_codes(question):  # "P4", "v3", "CSAT": the answer must name it too
         if not any(names_code(code, t) for t in texts):
             missing.append(f"{code} (nothing live names it)")
             # a code inside the part or thing the hits leave open is that part's gap ("CTE naming and column
@@ -526,15 +533,34 @@ def qualifiers_open(part: str, asked: list[str], texts: list[str]) -> list[tuple
 
 
 def names_code(code: str, text: str) -> bool:
-    """Whether TEXT names CODE: the code itself, or, for an acronym, words whose initials spell it ("QBR" and
-    "quarterly business review")."""
+    """Whether TEXT names CODE: the code itself; for an acronym, words whose initials spell it ("QBR" and
+    "quarterly business review"); for letters before a number of two or more digits ("FY27"), a word with the
+    first letter's initial right before a number ending in those digits ("fiscal 2027")."""
     if re.search(rf"(?<![\w-]){re.escape(code)}(?![\w-])", text, re.I):
         return True
+    numbered = re.fullmatch(r"([A-Za-z]{1,3})(\d{2,4})", code)
+    if numbered:
+        letters, digits = numbered.groups()
+        for number in re.finditer(r"(?<![\w.,])\d{2,4}\b", text):
+            before = re.findall(r"[A-Za-z][\w-]*", text[:number.start()])[-2:]
+            if number.group().endswith(digits) and any(w[0].lower() == letters[0].lower() for w in before):
+                return True
+        return False
     if not code.isalpha() or len(code) < 3:
         return False
     initials = [w[0] for w in re.findall(r"[A-Za-z][\w-]*", text.lower())]
     return code.lower() in "".join(initials) and any(
         "".join(initials[n:n + len(code)]) == code.lower() for n in range(len(initials)))
+
+
+def abbreviates(short: str, word: str) -> bool:
+    """Whether SHORT (three letters or more) is a clipped or contracted form of WORD: its first two letters, the
+    rest in order, WORD at least two letters longer ("dash" and "dashboard", "acct" and "account", "stg" and
+    "staging", "amt" and "amount")."""
+    if len(short) < 3 or len(word) < len(short) + 2 or short[:2] != word[:2]:
+        return False
+    rest = iter(word[2:])
+    return all(letter in rest for letter in short[2:])
 
 
 def _near(code: str, side: str, question: str) -> bool:

@@ -52,7 +52,7 @@ def ask_counts(question: str, hits: list[dict], entity_names: list[str] = ()) ->
         noun = A.noun_counted(*counted_noun)
         out["count_open"] += bool(noun and "duration" not in asks.details and not A.count_stated(noun, texts))
     out["codes_open"] = sum(not any(A.names_code(c, t) for t in texts)
-                            for c in dict.fromkeys(A.ASKED_CODE.findall(question)))
+                            for c in A.asked_codes(question))
     for kind, _ in A.part_gaps(question, asks, texts, hit_words):
         out[f"{kind}s_open"] += 1  # details_open, phrases_open, qualifiers_open
     out["customer_open"] = len(A.customers_unanswered(question, hits, texts, entity_names))

@@ -446,9 +446,13 @@ def _term_share(words: list[str], item: dict) -> float:
         return 0.0
     text = set(query_words(" ".join(filter(None, [item.get("title"), item["statement"],
                                              " ".join(item.get("categories") or [])]))))
-    # a word counts when the text holds a form of it sharing its first six letters ("deduplicating", "deduplicate")
+    # a word counts when the text holds a form of it sharing its first six letters ("deduplicating", "deduplicate"),
+    # or a word it abbreviates ("dash" and "dashboard", "acct" and "account")
+    from vmem.ops.asks import abbreviates
+
     stems = {w[:6] for w in text if len(w) >= 6}
-    return sum(w in text or (len(w) >= 6 and w[:6] in stems) for w in content) / len(content)
+    return sum(w in text or (len(w) >= 6 and w[:6] in stems) or any(abbreviates(w, t) for t in text)
+               for w in content) / len(content)
 
 
 def classify(results: list[dict]) -> str:
