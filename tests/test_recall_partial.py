@@ -325,15 +325,6 @@ def test_a_customers_name_is_no_topic_word_and_the_whole_subject_must_be_named(s
     assert names("enterprise customers", ["Mid-market customers get 10%"], whole=True)  # a segment: partial's
 
 
-def test_a_hit_on_the_subject_by_its_words_is_judged_by_the_asks(seeded, detailed):
-    """Below the covered cosine but holding the question's words, the answer is read from what is asked."""
-    from vmem.ops.recall import classify
-
-    row = {"cosine": 0.45, "terms": 0.5, "confidence": 0.7}
-    assert classify([row]) == "covered" and classify([{**row, "terms": 0.3}]) == "uncovered"
-    assert classify([{**row, "confidence": 0.2}]) == "uncovered"  # not confident: no answer to trust
-
-
 def test_mcp_answers_an_open_detail_as_the_cli_does(seeded, detailed, tmp_path):
     pytest.importorskip("mcp")
     from test_mcp import _run

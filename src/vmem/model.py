@@ -506,9 +506,6 @@ SCHEMAS: dict[str, tuple[Field, ...]] = {
     ),
 }
 
-FIELD_ORDER = {kind: tuple(f.name for f in fields) for kind, fields in SCHEMAS.items()}
-
-
 def validate(kind: str, data: Any, path: str, line_of: Callable[[str], int | None] = lambda key: None) -> dict:
     """Check one parsed file against its schema; return it with defaults filled in, keys in order."""
     fields = SCHEMAS[kind]

@@ -45,9 +45,6 @@ def word_diff(old: str, new: str) -> list[list[str]]:
     return out
 
 
-def diff_text(runs: list[list[str]]) -> str:
-    """The word diff as one line: [-removed-] {+added+}, like `git diff --word-diff`."""
-    return " ".join(text if op == "=" else f"[-{text}-]" if op == "-" else f"{{+{text}+}}" for op, text in runs)
 
 
 def legal_actions(item: dict, reviewer: bool) -> list[str]:

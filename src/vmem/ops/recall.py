@@ -39,14 +39,8 @@ PARTIAL_COSINE = 0.55
 # customer or subject the hits never name: ops/asks.near_miss) guarded `covered`; refitted with them by
 # `scripts/tune_recall.py STORE --coverage` on the tune halves of both labeled files (sum of per-label accuracy)
 COVERED_TERMS = 0.4
-PARTIAL_TERMS = 1.01  # off: the tune split found no term share that separates partial from uncovered
-COVERED_CONFIDENCE = 0.30
-# a hit this close that holds this share of the question's topic words is on its subject: whether it answers is
-# then read from what the question asks (ops/asks.assess), not from similarity alone. (These thresholds are the
-# hand rules' (classify); the label is now the fitted table's, ops/coverage.py; PARTIAL_COSINE and COVERED_TERMS
-# still pick the hits the asks are read in.)
-ASKED_COSINE = 0.40
-ASKED_TERMS = 0.4
+# (the hand rules these thresholds were fitted for decided the label before the fitted table, ops/coverage.py;
+# PARTIAL_COSINE and COVERED_TERMS still pick the hits the asks are read in, and the cosines the stale answer's bar)
 STALE_LOOKED_AT = 5  # the closest no-longer-live items looked at for "we used to know"
 STALE_AMONG = 10  # the coverage decision weighs the closest no-longer-live item if it is among the 10 closest
 FEATURE_HITS = 10  # the hits the coverage decision reads (as many as the eval's -k it was fitted at), whatever -k asks
@@ -453,31 +447,6 @@ def _term_share(words: list[str], item: dict) -> float:
     stems = {w[:6] for w in text if len(w) >= 6}
     return sum(w in text or (len(w) >= 6 and w[:6] in stems) or any(abbreviates(w, t) for t in text)
                for w in content) / len(content)
-
-
-def classify(results: list[dict]) -> str:
-    """The hand rules that decided the label before the fitted table (ops/coverage.py), kept as the baseline
-    scripts/tune_recall.py measures: covered: a strong, confident hit; partial: relevant but weak or unconfident;
-    uncovered: nothing reliable.
-
-    Judged on the best-ranked live hit, by its relevance (cosine, or the share of the question's content words it
-    holds) and its confidence; a near-exact statement match is covered whenever it is confident."""
-    live = [r for r in results if not r.get("stale")]
-    if not live:
-        return "uncovered"
-    best = live[0]
-    confident = best["confidence"] >= COVERED_CONFIDENCE
-    if best.get("exact") and confident:
-        return "covered"
-    strong = best["cosine"] >= COVERED_COSINE or (best["cosine"] >= PARTIAL_COSINE
-                                                  and best.get("terms", 0.0) >= COVERED_TERMS)
-    if strong and confident:
-        return "covered"
-    if confident and best["cosine"] >= ASKED_COSINE and best.get("terms", 0.0) >= ASKED_TERMS:
-        return "covered"  # on the subject by its words: the asks decide (_fuse)
-    if strong or best["cosine"] >= PARTIAL_COSINE or best.get("terms", 0.0) >= PARTIAL_TERMS:
-        return "partial"
-    return "uncovered"
 
 
 def _dropped(snapshot, state) -> list:

@@ -156,13 +156,6 @@ def plan(directory: Path, files: dict[str, str | None], owner: Owner, prunable: 
     return writes, unchanged, deletes
 
 
-def apply(directory: Path, files: dict[str, str | None], owner: Owner, project: Path | None,
-          prunable: Callable[[str], bool], merge: Merge | None = None) -> tuple[list[str], list[str], list[str]]:
-    """Plan, then write: every refusal is found before the first write; writes are atomic renames of files
-    created fresh (never through a symlink); only this store's marked files are deleted."""
-    return commit(directory, project, *plan_dir(directory, files, owner, project, prunable, merge))
-
-
 def plan_dir(directory: Path, files: dict[str, str | None], owner: Owner, project: Path | None,
              prunable: Callable[[str], bool], merge: Merge | None = None):
     check_dir(directory, project)

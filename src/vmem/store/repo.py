@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import marshal
 import os
-from collections import defaultdict, namedtuple
+from collections import namedtuple
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
