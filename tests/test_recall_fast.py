@@ -352,3 +352,32 @@ def test_what_a_light_catch_up_cannot_take_it_leaves_untouched_for_the_full_comm
     monkeypatch.undo()
     full = _fresh_recall(seeded.root, "refund rows land", "-k", "3")  # the full body catches up, with numpy
     assert full.returncode == 0 and _numpy_imported(full) and recorded_commit(seeded) == str(seeded.repo.head.target)
+
+
+def test_concurrent_recalls_after_a_commit_wait_for_the_one_catching_up(seeded, vmem, facts):
+    """Several agents asking at once right after a pull: one process catches the index up, the others wait for it
+    (a lock beside the index) and read what it left. Before the lock, on the 10k store, 7 of 60 such recalls
+    failed with tantivy's LockBusy or a torn vectors file. Here the test holds the lock itself: a fresh recall
+    must wait, not write, and answer from the caught-up index once the lock is free."""
+    import os
+    import subprocess
+    import sys
+    import time
+
+    from vmem.index.local import catching_up
+
+    vmem("index")
+    vmem("propose", "Refund rows land in the ledger two days late", store=seeded)
+    command = [sys.executable, "-X", "importtime", "-m", "vmem", "--store", str(seeded.root), "recall",
+               "refund rows ledger", "--json"]
+    with catching_up(index_dir(seeded)):
+        waiting = [subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                    env={**os.environ}) for _ in range(3)]
+        time.sleep(1.5)
+        assert all(p.poll() is None for p in waiting)  # blocked on the lock, nothing written meanwhile
+        assert recorded_commit(seeded) != str(seeded.repo.head.target)
+    for process in waiting:
+        out, err = process.communicate(timeout=120)
+        assert process.returncode == 0, err[-2000:]
+        assert json.loads(out)["data"]["results"]
+    assert recorded_commit(seeded) == str(seeded.repo.head.target)

@@ -191,6 +191,17 @@ COLUMNS = ("present", "servable", "stale", "awaiting", "personal", "knowledge", 
 TIMES = ("valid_from", "valid_to", "expires", "published_seq")
 
 
+def catching_up(path: Path):
+    """The lock every process holds while it brings the index at PATH up to date (a file beside it, as a rebuild
+    deletes the directory): concurrent recalls right after a commit wait for the first instead of writing tantivy,
+    the vectors and the columns at once (which failed 7 of 60 such recalls with a tantivy LockBusy or a torn
+    vectors file). A reader never takes it: every file it reads is checked against the others."""
+    from vmem.store.lock import StoreLock, lock_timeout
+
+    path.parent.mkdir(parents=True, exist_ok=True)  # (a rebuild at 1M items takes minutes: wait that long)
+    return StoreLock(path.with_name(path.name + ".lock"), timeout=max(lock_timeout(), 300.0))
+
+
 def _writable(values):
     """A light index's column (a memoryview of the columns file) as an array it can change and grow."""
     from array import array
@@ -253,9 +264,15 @@ class LocalIndex:
     def open(cls, store: Store, embed, model_id: str, progress: Progress | None = None,
              rebuild: bool = False) -> "LocalIndex":
         index = cls(store, index_dir(store), model_id)
-        if rebuild or not index._load():
-            index._reset()
-        index.catch_up(embed, progress)
+        if not rebuild and index._load():
+            head = store.head().commit
+            if head is None or index.commit == str(head.id):
+                return index
+        with catching_up(index.path):  # one process writes at a time; the next finds what it left
+            index = cls(store, index_dir(store), model_id)
+            if rebuild or not index._load():
+                index._reset()
+            index.catch_up(embed, progress)
         return index
 
     @classmethod
@@ -266,12 +283,19 @@ class LocalIndex:
         light index a small change behind (up to LIGHT_CHANGES changed items, every text the plain tokenizer reads)
         first catches up, still without numpy: the one-shot recall right after a commit. Else None: the caller
         opens the store and lets LocalIndex.open catch up (and rebuild what is damaged)."""
-        index = cls(store, index_dir_for(root), model_id)  # type: ignore[arg-type] - a store only to catch up
+        path = index_dir_for(root)
+        index = cls(store, path, model_id)  # type: ignore[arg-type] - a store only to catch up
         if not index._load(light=True):
             return None
-        if index.commit != commit and (store is None or not index.light or not index.catch_up(embed)
-                                       or index.commit != commit):  # (HEAD moved meanwhile: the full command)
+        if index.commit == commit:
+            return index
+        if store is None or not index.light:
             return None
+        with catching_up(path):  # another recall may be catching it up right now: wait, then read what it left
+            index = cls(store, path, model_id)
+            if not index._load(light=True) or index.commit != commit and (
+                    not index.light or not index.catch_up(embed) or index.commit != commit):
+                return None  # (HEAD moved meanwhile, or more than a light catch-up takes: the full command)
         return index
 
     def _load(self, light: bool = False) -> bool:
