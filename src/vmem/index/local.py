@@ -279,18 +279,14 @@ class LocalIndex:
     def open_current(cls, root: Path, commit: str, model_id: str, store: "Store | None" = None,
                      embed=None) -> "LocalIndex | None":
         """The index for one query, opened without pygit2 and, up to LIGHT_ROWS items, without numpy (light: columns
-        and vectors are memoryviews), if it reflects COMMIT with this model. Given STORE (git-read) and EMBED, a
-        light index a small change behind (up to LIGHT_CHANGES changed items, every text the plain tokenizer reads)
+        and vectors are memoryviews), if it reflects COMMIT with this model. Given STORE (git-read: the caller saw
+        the index behind) and EMBED, a light index a small change behind (up to LIGHT_CHANGES changed items, every text the plain tokenizer reads)
         first catches up, still without numpy: the one-shot recall right after a commit. Else None: the caller
         opens the store and lets LocalIndex.open catch up (and rebuild what is damaged)."""
         path = index_dir_for(root)
-        index = cls(store, path, model_id)  # type: ignore[arg-type] - a store only to catch up
-        if not index._load(light=True):
-            return None
-        if index.commit == commit:
-            return index
-        if store is None or not index.light:
-            return None
+        if store is None:
+            index = cls(None, path, model_id)  # type: ignore[arg-type] - a store only to catch up
+            return index if index._load(light=True) and index.commit == commit else None
         with catching_up(path):  # another recall may be catching it up right now: wait, then read what it left
             index = cls(store, path, model_id)
             if not index._load(light=True) or index.commit != commit and (
