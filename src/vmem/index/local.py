@@ -264,10 +264,10 @@ class LocalIndex:
     def open(cls, store: Store, embed, model_id: str, progress: Progress | None = None,
              rebuild: bool = False) -> "LocalIndex":
         index = cls(store, index_dir(store), model_id)
-        if not rebuild and index._load():
-            head = store.head().commit
-            if head is None or index.commit == str(head.id):
-                return index
+        head = store.head().commit
+        current = not rebuild and (recorded(store.root, count=False) or {}).get("commit") == (head and str(head.id))
+        if current and index._load():
+            return index
         with catching_up(index.path):  # one process writes at a time; the next finds what it left
             index = cls(store, index_dir(store), model_id)
             if rebuild or not index._load():
@@ -280,9 +280,10 @@ class LocalIndex:
                      embed=None) -> "LocalIndex | None":
         """The index for one query, opened without pygit2 and, up to LIGHT_ROWS items, without numpy (light: columns
         and vectors are memoryviews), if it reflects COMMIT with this model. Given STORE (git-read: the caller saw
-        the index behind) and EMBED, a light index a small change behind (up to LIGHT_CHANGES changed items, every text the plain tokenizer reads)
-        first catches up, still without numpy: the one-shot recall right after a commit. Else None: the caller
-        opens the store and lets LocalIndex.open catch up (and rebuild what is damaged)."""
+        the index behind) and EMBED, a light index a small change behind (up to LIGHT_CHANGES changed items, every
+        text the plain tokenizer reads) first catches up, still without numpy: the one-shot recall right after a
+        commit. Else None: the caller opens the store and lets LocalIndex.open catch up (and rebuild what is
+        damaged)."""
         path = index_dir_for(root)
         if store is None:
             index = cls(None, path, model_id)  # type: ignore[arg-type] - a store only to catch up
