@@ -32,11 +32,13 @@ COORDINATED = re.compile(r"\b([a-z][a-z0-9_-]{2,})\s+(?:and|or|&)\s+([a-z][a-z0-
 HOW_MANY = re.compile(r"\bhow many ([a-z0-9-]+)(?: ([a-z-]{3,}))?\b")
 _TIME_UNITS = frozenset("second minute hour day week month quarter year".split())
 # codes and acronyms: a letter-digit name (P4, v3, Q3, FY24, SOC2) or a word in capitals (CSAT, NPS)
-ASKED_CODE = re.compile(r"\b(?!\d+(?:st|nd|rd|th|yrs?|mos?|wks?|hrs?|mins?|secs?|ms|[dhkmswx])\b)(?=[A-Za-z]*\d)(?=\d*[A-Za-z])[A-Za-z0-9]{2,6}\b|"
+ASKED_CODE = re.compile(r"\b(?!\d+(?:st|nd|rd|th|yrs?|mos?|wks?|hrs?|mins?|secs?|ms|[dhkmswx])\b)"
+                        r"(?=[A-Za-z]*\d)(?=\d*[A-Za-z])[A-Za-z0-9]{2,6}\b|"
                    r"\b(?!(?:UTC|GMT|CET|CEST|EST|EDT|PST|PDT|USD|EUR|GBP|CHF|JPY|API|SQL|URL|CSV|JSON|XML|PDF|"
                    r"ETL|ELT|SDK|CLI|DAG|SSO|FAQ|UI|UX|ID|IDS)\b)[A-Z]{3,6}\b")
-# (an ordinal is a position and a number with a unit a quantity ("3yr", "30d", "10k"), not a name; a currency or time zone is a unit, and a format or interface (API, SQL,
-# CSV, ID) a word of the trade: none is what the question is about. Two capitals are too often a word: ID, EU.)
+# (an ordinal is a position and a number with a unit a quantity ("3yr", "30d", "10k"), not a name; a currency or
+# time zone is a unit, and a format or interface (API, SQL, CSV, ID) a word of the trade: none is what the question
+# is about. Two capitals are too often a word: ID, EU.)
 # a question about the past: the live answer may be its revision, not its answer
 HISTORICAL = re.compile(r"\bbefore (?!the |a |an |it |we |they |you )\w|\bused to\b|\bpreviously\b|"
                         r"\boriginally\b|\bin the past\b|\bformerly\b|\bthe old\b|\bwhen (?:\S+ ){0,3}was\b|"
