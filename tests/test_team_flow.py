@@ -320,3 +320,25 @@ def test_a_proposals_branch_that_changes_anything_but_items_is_not_merged(crew):
                            text=True, check=True).stdout
     assert "vmem check --governance" in shown
     assert "A first, honest proposal." not in _remote_statements(remote)  # the branch as a whole waits
+
+
+def test_after_the_hook_pulls_an_approval_agents_recall_it_at_once_without_numpy(crew):
+    """Rita approves a fact in her clone; Alice's session start pulls it; then three of Alice's agents ask at once
+    from her project. The first catches her index up by the pulled commits in plain Python, the others wait for
+    it: all three serve the approved fact, none loads numpy, none fails."""
+    remote, rita, clone, alice, project, _, _ = crew
+    alice.vmem(project, "recall", "refund lag", "--json")  # her index, as of before the change
+    text = "Refund lag is measured in business days, not calendar days."
+    fact = json.loads(rita.vmem(clone, "propose", text, "--json").stdout)["data"]["item"]["id"]
+    rita.vmem(clone, "approve", fact)
+    alice.session_start(project)
+    vmem_bin = str(Path(sys.executable).with_name("vmem"))
+    asking = [subprocess.Popen([vmem_bin, "recall", "how is refund lag measured", "--json"], cwd=project,
+                               env=alice.env(PYTHONPROFILEIMPORTTIME="1"), stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True) for _ in range(3)]
+    for process in asking:
+        out, err = process.communicate(timeout=300)
+        assert process.returncode == 0, err[-2000:]
+        assert json.loads(out)["data"]["results"][0]["id"] == fact
+        imported = {line.rsplit("|", 1)[1].strip() for line in err.splitlines() if line.startswith("import time:")}
+        assert "numpy" not in imported and "pygit2" not in imported
