@@ -80,6 +80,7 @@ DOMAIN = "finance"
 WARMUP_ROUNDS = 1
 ME = ("bench", "bench@example.com")
 TEAMMATE = ("teammate", "teammate@example.com")
+REVIEWER_OF_STORE = ("Wen Kowalski", "wen.kowalski@northwind-analytics.example")  # a reviewer gen_store names
 SKIPPED = "contradiction check skipped"
 UNDELIVERED = ("not yet delivered", "main is protected", "parted", "failed", "took longer")
 
@@ -562,12 +563,23 @@ def hook_part(items: int, args, order: random.Random) -> tuple[str, str]:
                  f"bundle: {len(list(rules_b.iterdir()))} files")
     claims = Claims(c, args.seed)
     pushed = {"count": 0}
+    if args.hook_change == "approve":  # the teammate is a reviewer and approves a waiting claim: served changes
+        reviewer = REVIEWER_OF_STORE
+        git(t, "config", "user.name", reviewer[0])
+        git(t, "config", "user.email", reviewer[1])
+        listed = subprocess.run([VMEM, "--store", str(t), "list", "--kind", "claim", "--status", "proposed",
+                                 "--json"], capture_output=True, text=True, check=True, env=runner.env)
+        waiting = [item["id"] for item in json.loads(listed.stdout)["data"]]
+        order.shuffle(waiting)
 
     def teammate() -> None:
         settle(t, remote)
-        runner.vmem(t, "propose", claims.statement(), "--domain", DOMAIN)
+        if args.hook_change == "approve":
+            runner.vmem(t, "approve", waiting.pop())
+        else:
+            runner.vmem(t, "propose", claims.statement(), "--domain", DOMAIN)
         pushed["count"] += 1
-        assert head(t) == head(remote, "main"), "the teammate's proposal did not reach the remote"
+        assert head(t) == head(remote, "main"), "the teammate's commit did not reach the remote"
 
     def op_hook() -> dict[str, float]:
         settle(b)
@@ -610,12 +622,13 @@ def hook_part(items: int, args, order: random.Random) -> tuple[str, str]:
         dirty = git(root, "status", "--porcelain")
         assert not dirty, f"{root} has uncommitted changes after the benchmark:\n{dirty}"
     assert head(b) == head(c) == head(remote, "main")
-    facts.append(f"checked: the teammate pushed {pushed['count']} proposals; B and C both end at the remote's "
+    facts.append(f"checked: the teammate pushed {pushed['count']} commits; B and C both end at the remote's "
                  f"main, all three clones clean")
 
     text = (f"## 2. hook after a teammate's commit, {items:,} items\n\n"
             f"{context(b)} · {args.runs} rounds after {WARMUP_ROUNDS} warm-up round; each round the teammate's "
-            f"clone T first runs `vmem propose` (untimed), which delivers one commit to the bare remote, then B "
+            f"clone T first runs `vmem {'approve ID' if args.hook_change == 'approve' else 'propose'}` (untimed; "
+            f"an approval changes what is served), which delivers one commit to the bare remote, then B "
             f"and C run in a shuffled order · copies of `{source.relative_to(BENCH_DIR.parent)}` in "
             f"`{work.relative_to(BENCH_DIR.parent)}`\n\n"
             f"B: `vmem --store B sync --pull --dir D` (fresh process), then once more with nothing new. C: "
@@ -630,7 +643,7 @@ def hook_part(items: int, args, order: random.Random) -> tuple[str, str]:
             f"from GIT_TRACE2_EVENT, summed by subcommand):\n\n"
             f"{probe_table(probes)}\n\n"
             + "".join(f"- {fact}\n" for fact in facts))
-    return f"2-hook-{items:09d}", text
+    return f"2-hook-{items:09d}" + ("-approve" if args.hook_change == "approve" else ""), text
 
 
 # -- part 3: propose alone (bench_propose's rounds on a clone) -----------------------------------------------------
@@ -677,6 +690,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--no-replay", dest="replay", action="store_false",
                         help="skip the propose-after-a-teammate's-push row")
     parser.add_argument("--keep", action="store_true", help="keep the clones under bench/out/team/")
+    parser.add_argument("--hook-change", choices=("propose", "approve"), default="propose",
+                        help="part 2: the teammate's commit each round: a proposal (default) or a reviewer's "
+                             "approval of a waiting claim (what is served changes)")
     args = parser.parse_args(argv)
     if args.runs < 2:
         parser.error("--runs must be at least 2")
