@@ -363,7 +363,9 @@ def test_shorthand_is_read_as_what_it_stands_for():
     assert asked_codes("what is the SLA for P4 tickets under SOC2?") == ["SLA", "P4", "SOC2"]
     assert names_code("FY27", "Since fiscal 2027 pipeline is attributed W-shaped")
     assert not names_code("FY27", "Since fiscal 2026 pipeline is attributed W-shaped")
+    assert names_code("FY27", "the FY2027 plan") and names_code("FY27", "targets for FY 27")
     assert not names_code("FY27", "In 2027 the warehouse moved")  # the number alone, not the year it codes
+    assert not names_code("FY27", "the FY2026 plan")
     assert not names_code("P4", "P1 tickets are answered within an hour")
     for short, word in (("dash", "dashboard"), ("acct", "account"), ("stg", "staging"), ("amt", "amount")):
         assert abbreviates(short, word), (short, word)

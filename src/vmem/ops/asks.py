@@ -543,6 +543,8 @@ def names_code(code: str, text: str) -> bool:
     numbered = re.fullmatch(r"([A-Za-z]{1,3})(\d{2,4})", code)
     if numbered:
         letters, digits = numbered.groups()
+        if re.search(rf"(?<![\w-]){letters}[\s-]?\d*{digits}(?![\w-])", text, re.I):  # "FY2027", "FY 27"
+            return True
         for number in re.finditer(r"(?<![\w.,])\d{2,4}\b", text):
             before = re.findall(r"[A-Za-z][\w-]*", text[:number.start()])[-2:]
             if number.group().endswith(digits) and any(w[0].lower() == letters[0].lower() for w in before):
