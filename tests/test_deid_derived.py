@@ -209,7 +209,8 @@ def test_a_contacts_handle_with_a_dot_or_an_underscore(first, last, shape):
               "f_last": f"{f[0]}_{l}"}[shape]
     # (a hit per contact is kept: "k.kakari" may be caught as the surname with its verb first)
     assert not check_statement(f"{handle} confirmed on Slack that SBOMs are mandatory.", lexicon).passed, handle
-    assert check_statement(f"{f}.{l[0]}x confirmed it.", lexicon).passed or f"{f}{l[0]}x" in (f, l)
+    # (a palindrome first name is itself read backwards, which the reversed reading catches whatever follows it)
+    assert check_statement(f"{f}.{l[0]}x confirmed it.", lexicon).passed or f"{f}{l[0]}x" in (f, l) or f == f[::-1]
 
 
 @settings(max_examples=80, deadline=None)

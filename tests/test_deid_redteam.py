@@ -23,7 +23,9 @@ CASES = [json.loads(line) for line in (ROOT / "data" / "deid_redteam" / "cases_r
          .splitlines() if line.strip()]
 # what the gate reaches on these probes (the test prints the counts); keep them from sliding back
 MIN_LEAKS_CAUGHT = 65
-MAX_FALSE_QUARANTINES = 0
+# one: a Russian loanword ("дашборды", dashboards) that no word list has is held as a name the gate cannot
+# compare; a word in another script is held unless it is an ordinary word of that script's languages
+MAX_FALSE_QUARANTINES = 1
 
 
 INPUTS = lexicon_from_dir(*STORES)  # built the way publish builds it, through GateInputs

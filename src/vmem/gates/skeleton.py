@@ -121,3 +121,73 @@ def native(word: str, script: str) -> bool:
             if frequency and math.log10(frequency * 1e9) >= NATIVE_ZIPF:
                 return True
     return False
+
+
+# scripts written without spaces between words: a run of their letters is read as a sequence of words
+_UNSPACED = ("HIRAGANA", "CJK")
+# each word of an unspaced run must be this common (Zipf) for the run to be ordinary text: fragments of two or three
+# characters are common at any level, so the bar is a word's, not a syllable's (set a priori, not fitted)
+_SEGMENT_ZIPF = 3.0
+_SEGMENT_LONGEST = 12
+
+
+def _script_runs(text: str) -> list[tuple[str, str]]:
+    """The runs of TEXT's letters (with their combining marks) written in one script other than Latin, with it."""
+    runs: list[tuple[str, str]] = []
+    current, script = "", None
+    for ch in text:
+        if ch.isalpha() or unicodedata.category(ch).startswith("M") and current:
+            name = unicodedata.name(ch, "") if ch.isalpha() else ""
+            # a combining mark and the long-vowel mark (ー) belong to the run they follow
+            this = script if not name or name.startswith("KATAKANA-HIRAGANA") else None if name.startswith(
+                ("LATIN", "MODIFIER")) or ch.isascii() else "CJK" if name.startswith("CJK") else name.split(" ", 1)[0]
+        else:
+            this = None
+        if this != script and current:
+            runs.append((current, script))
+            current = ""
+        script = this
+        if this is not None:
+            current += ch
+    if current and script:
+        runs.append((current, script))
+    return runs
+
+
+def _segments(run: str, languages: tuple[str, ...]) -> bool:
+    """Whether RUN splits into words of one of LANGUAGES each at Zipf _SEGMENT_ZIPF or more."""
+    import math
+
+    for language in languages:
+        table = _frequencies(language)
+        if not table:
+            continue
+        reach = [True] + [False] * len(run)
+        for start in range(len(run)):
+            if reach[start]:
+                for end in range(start + 1, min(len(run), start + _SEGMENT_LONGEST) + 1):
+                    frequency = table.get(run[start:end], 0.0)
+                    if frequency and math.log10(frequency * 1e9) >= _SEGMENT_ZIPF:
+                        reach[end] = True
+        if reach[-1]:
+            return True
+    return False
+
+
+def unreadable(text: str) -> list[tuple[str, str]]:
+    """The words of TEXT in another script that are no ordinary word of any language it writes, with the script:
+    a name the skeleton could not tie to a customer ("เพนนาคอตต์", "Кивихарью", "니오타") is still a name,
+    and a learning for agents has no need of one. Spaced scripts are read word by word (native); katakana
+    whole, as Japanese writes a loanword; hiragana and ideographs as runs that must split into common words.
+    A script with no word list here (Thai, Armenian, Georgian...) has no ordinary words: each of its runs is held."""
+    out = []
+    for run, script in _script_runs(unicodedata.normalize("NFKC", text)):
+        if sum(ch.isalpha() for ch in run) < 2:
+            continue  # one letter (พ.ศ., the Buddhist era's abbreviation) spells no name
+        languages = _SCRIPT_LANGUAGES.get(script, ())
+        if script in _UNSPACED:
+            if not _segments(run, languages):
+                out.append((run, script))
+        elif not languages or not native(run, script):
+            out.append((run, script))
+    return out

@@ -1,0 +1,130 @@
+"""De-id, seventh round: a word in another script that no rule ties to a customer and that is no ordinary word of
+that script's languages is held as a name the gate cannot compare. Random words of each script x random contexts,
+and the ordinary words of those languages that must pass."""
+
+from __future__ import annotations
+
+import math
+
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+from vmem.gates import deid
+from vmem.gates.deid import build_lexicon, check_statement
+from vmem.gates.skeleton import _frequencies, native, unreadable
+
+LEXICON = build_lexicon([{"id": "c", "name": "Quorvanel Systems", "aliases": ["Quorvanel"],
+                          "people": ["Idris Okonkwo"], "restricted": ["$4.2M"]}])
+
+# letters of each script, enough to spell a made-up name
+ALPHABETS = {
+    "CYRILLIC": "абвгдежзиклмнопрстуфхцчшыэюя",
+    "GREEK": "αβγδεζηθικλμνξοπρστυφχψω",
+    "HEBREW": "אבגדהוזחטיכלמנסעפצקרשת",
+    "ARABIC": "ابتثجحخدذرزسشصضطظعغفقكلمنهوي",
+    "HANGUL": "가나다라마바사아자차카타파하고노도로모보소오조초",
+    "KATAKANA": "アイウエオカキクケコサシスセソタチツテトナニヌネノハヒフヘホマミムメモラリルレロワン",
+    "THAI": "กขคงจฉชซญดตถทธนบปผพฟภมยรลวศษสหอฮะาิีึืุู",
+    "ARMENIAN": "աբգդեզէըթժիլխծկհձղճմյնշոչպջռսվտրցւփքօֆ",
+    "DEVANAGARI": "कखगघचछजझटठडढतथदधनपफबभमयरलवशसह",
+}
+CONTEXTS = ["{w} wants nightly exports of every shipment.", "Onboarding at {w} went faster with templates.",
+            "The reseller says {w} escalates over chat, not the portal.", "{w}: dashboards load too slowly."]
+
+
+def caught(statement: str) -> bool:
+    return not check_statement(statement, LEXICON).passed
+
+
+def common(word: str, script: str) -> bool:
+    return native(word, script) or any(run != word for run, _ in unreadable(word)) or not unreadable(word)
+
+
+@settings(max_examples=60, deadline=None)
+@given(script=st.sampled_from(sorted(ALPHABETS)), data=st.data(), context=st.sampled_from(CONTEXTS))
+def test_a_made_up_word_in_another_script_is_held(script, data, context):
+    word = data.draw(st.text(alphabet=ALPHABETS[script], min_size=5, max_size=9))
+    assume(not common(word, script))
+    result = check_statement(context.format(w=word), LEXICON)
+    assert not result.passed
+    assert any(h.kind == "unreadable" and h.found == word for h in result.hits)
+
+
+def _ordinary(language: str, count: int) -> list[str]:
+    table = _frequencies(language)
+    words = sorted(table, key=table.get, reverse=True)
+    return [w for w in words if len(w) >= 3 and w.isalpha() and math.log10(table[w] * 1e9) >= 4][:count]
+
+
+ORDINARY = [w for language in ("ru", "el", "he", "ar", "ko", "hi") for w in _ordinary(language, 40)]
+GREETINGS = ["Localise greetings such as {w} in the onboarding e-mails.", "Support tickets often contain «{w}».",
+             "Search must fold {w} and its capitalised form together."]
+
+
+@settings(max_examples=60, deadline=None)
+@given(word=st.sampled_from(ORDINARY), context=st.sampled_from(GREETINGS))
+def test_an_ordinary_word_of_another_language_passes(word, context):
+    assert not caught(context.format(w=word))
+
+
+def test_japanese_reads_katakana_loanwords_whole_and_kana_and_ideograph_runs_as_words():
+    assert not caught("Japanese buyers asked for アジャイル (agile) rollout plans.")
+    assert not caught("ありがとうございます replies in Japanese tickets came with five-star ratings.")
+    assert not caught("カタカナ text in the UI needs wide fonts.")
+    # a made-up katakana name inside a Japanese sentence: the name is held, the sentence's own words are not
+    hits = check_statement("ベルウェザー・フレイトの配車担当は、どの画面よりも紙のボードを信頼している。", LEXICON).hits
+    assert {h.found for h in hits if h.kind == "unreadable"} == {"ベルウェザー", "フレイト"}
+
+
+def test_a_script_with_no_word_list_is_held_and_a_word_tied_to_a_customer_is_not_held_twice():
+    assert caught("เพนนาคอตต์ dropped shapefiles for GeoJSON.")  # Thai: no word list here
+    assert caught("Սելմալոմ wants a ten-year audit trail.")  # Armenian
+    hits = check_statement("Кворванел wants nightly exports.", LEXICON).hits
+    assert hits and "unreadable" not in {h.kind for h in hits}  # the skeleton named it; no second, vaguer hold
+
+
+def test_the_hold_says_what_it_is():
+    hits = check_statement("Кивихарью wants nightly torque logs.", LEXICON).hits
+    assert [h.describe() for h in hits] == [
+        "text the gate could not read 'Кивихарью' (rule: a cyrillic word that is no ordinary word: a name the gate "
+        "cannot compare)"]
+
+
+# -- a contact's rare name, cue or none ---------------------------------------------------------------------------
+
+SYLLABLES = ["tha", "nde", "ka", "goi", "koe", "txe", "mwe", "rro", "zsu", "vik", "ndlo", "qua"]
+rare_names = st.lists(st.sampled_from(SYLLABLES), min_size=3, max_size=4).map(lambda p: "".join(p).capitalize())
+
+
+def with_contact(first: str, last: str) -> deid.Lexicon:
+    return build_lexicon([{"id": "c", "name": "Quorvanel Systems", "people": [f"{first} {last}"]}])
+
+
+SPEAKING = ["{n} on Teams: the hospital network blocks outbound traffic.", "<{n}> we need EU hosting or no deal.",
+            "From the Slack thread, {n}: installers were offline all day.", "{n} (their head of QA) wants grades.",
+            "Per {n}, sync windows must run overnight.", "{n} on the dispatch team wants bigger tap targets."]
+
+
+@settings(max_examples=40, deadline=None)
+@given(first=rare_names, last=rare_names, which=st.booleans(), form=st.sampled_from(SPEAKING))
+def test_a_contacts_rare_name_alone_is_caught_wherever_it_stands_as_a_name(first, last, which, form):
+    assume(deid._rare_name((first if which else last).casefold()))
+    assert caught_by(form.format(n=first if which else last), with_contact(first, last))
+
+
+@settings(max_examples=40, deadline=None)
+@given(last=rare_names, form=st.sampled_from(["The {n} flask keeps samples cold.", "{n} sana, one buyer wrote.",
+                                               "Fair-{l} champions vanish after kickoff."]))
+def test_a_rare_name_modifying_a_word_or_in_a_foreign_phrase_passes(last, form):
+    assert not caught_by(form.format(n=last, l=last.casefold()), with_contact("Idris", last))
+
+
+def test_a_contacts_common_name_alone_still_needs_its_cue():
+    lexicon = with_contact("Terrence", "Banks")
+    assert not caught_by("Terrence on the dispatch team wants bigger tap targets.", lexicon)
+    hits = check_statement("Banks on the dispatch team want bigger tap targets.", lexicon).hits
+    assert all(h.rule != "a contact's rare name" for h in hits)
+
+
+def caught_by(statement: str, lexicon: deid.Lexicon) -> bool:
+    return not check_statement(statement, lexicon).passed
