@@ -128,3 +128,52 @@ def test_a_contacts_common_name_alone_still_needs_its_cue():
 
 def caught_by(statement: str, lexicon: deid.Lexicon) -> bool:
     return not check_statement(statement, lexicon).passed
+
+
+# -- a name inside an identifier, a name with its words reordered ------------------------------------------------
+
+coined = st.lists(st.sampled_from(SYLLABLES), min_size=2, max_size=3).map(lambda p: "".join(p).capitalize())
+
+
+@settings(max_examples=40, deadline=None)
+@given(first=coined, second=coined, shape=st.sampled_from(["{a}{b}CommissionJob", "{a}{b}2026", "{al}_{bl}_v2",
+                                                            "load{a}{b}Daily"]))
+def test_a_name_run_together_in_an_identifier_is_caught(first, second, shape):
+    assume(first != second)
+    lexicon = build_lexicon([{"id": "c", "name": f"{first} {second} Takaful", "aliases": [f"{first} {second}"]}])
+    written = shape.format(a=first, b=second, al=first.casefold(), bl=second.casefold())
+    assert caught_by(f"The {written} job times out at month-end; shard it by agency.", lexicon), written
+
+
+@settings(max_examples=20, deadline=None)
+@given(identifier=st.sampled_from(["PowerBI", "HTTPServer", "iPhone15", "SQL2019", "snake_case_name", "getUserById"]))
+def test_ordinary_identifiers_pass(identifier):
+    lexicon = build_lexicon([{"id": "c", "name": "Quorvanel Systems", "aliases": ["Quorvanel"]}])
+    assert not caught_by(f"Rename {identifier} before the release.", lexicon)
+
+
+@settings(max_examples=40, deadline=None)
+@given(first=coined, second=coined, joint=st.sampled_from([" ", " & ", " and "]))
+def test_a_name_with_its_words_reordered_is_caught(first, second, joint):
+    assume(first != second)
+    lexicon = build_lexicon([{"id": "c", "name": f"{first} & {second} Architects", "aliases": [f"{first} and {second}"]}])
+    assert caught_by(f"{second}{joint}{first}'s partners review every permission change.", lexicon)
+
+
+def test_reordered_ordinary_words_in_lower_case_pass():
+    lexicon = build_lexicon([{"id": "c", "name": "Song Lam Pharmaceutical", "aliases": ["Song Lam"]}])
+    assert caught_by("Lam Song pharmacies count stock in boxes.", lexicon)
+    assert not caught_by("A lam song is sung at the harvest festival.", lexicon)
+
+
+# -- a small restricted count with its unit a few words on ---------------------------------------------------------
+
+@settings(max_examples=40, deadline=None)
+@given(count=st.integers(min_value=5, max_value=99), unit=st.sampled_from(["clinics", "turbines", "depots", "stores"]),
+       shape=st.sampled_from(["All {n} of their {u} run one roster.", "The fleet is {n} wind {u}.",
+                              "They run {n} regional {u} now."]))
+def test_a_small_count_with_its_unit_a_few_words_on_is_caught(count, unit, shape):
+    lexicon = build_lexicon([{"id": "c", "name": "Quorvanel Systems", "restricted": [f"{count} {unit}"]}])
+    assert caught_by(shape.format(n=count, u=unit), lexicon)
+    assert not caught_by(f"In {count} regions, {unit} close early.", lexicon)
+    assert not caught_by(f"All {count + 1} of their {unit} run one roster.", lexicon)

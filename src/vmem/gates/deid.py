@@ -576,7 +576,7 @@ def _pinned_values(numbers: list, texts: list[str], lexicon: "Lexicon", done: se
                 rule = "range around the value"
         if rule:
             hits.append(Hit(term.entity, "restricted", term.text, _fmt(quantity), rule))
-    hits += _small_counts_pinned(numbers, ranges, factors, lexicon, done)
+    hits += _small_counts_pinned(numbers, texts, ranges, factors, lexicon, done)
     return hits
 
 
@@ -613,10 +613,11 @@ def _parts_pinned(texts: list[str], lexicon: "Lexicon", done: set) -> list["Hit"
 _SMALL_COUNT_TERM = re.compile(r"^\s*(\d{1,2})\s+([A-Za-z][A-Za-z -]*)$")
 
 
-def _small_counts_pinned(numbers: list, ranges: list, factors: dict[float, str], lexicon: "Lexicon",
-                         done: set) -> list["Hit"]:
+def _small_counts_pinned(numbers: list, texts: list[str], ranges: list, factors: dict[float, str],
+                         lexicon: "Lexicon", done: set) -> list["Hit"]:
     """A restricted count under 100 with its unit ("14 plants", "27 substations", kept as text) pinned without
-    being written: a range with its unit that holds it and spans at most _RANGE_SPAN of it ("13 to 15 plants"),
+    being written as it is listed: the count with its unit a few words on ("all 14 of their plants", "73 wind
+    turbines"), a range with its unit that holds it and spans at most _RANGE_SPAN of it ("13 to 15 plants"),
     or a stated multiple with its unit ("nine substations in each of three regions")."""
     hits = []
     for term in lexicon.terms:
@@ -628,7 +629,13 @@ def _small_counts_pinned(numbers: list, ranges: list, factors: dict[float, str],
         if target < 2:
             continue
         rule = None
-        for lo, hi, is_money, around in ranges:
+        for text in texts:  # (a count in words is in digits in the second text)
+            for found in re.finditer(rf"(?<![\d.,]){int(target)}(?![\d]|[.,]\d)", text):
+                clause = re.split(r"[,.;:!?()]", text[found.end():found.end() + 40])[0]  # "in 14 regions, clinics"
+                tail = re.findall(r"[^\W\d_]+", clause)[:3]
+                if _same_unit(unit, frozenset(_stem(w.casefold()) for w in tail)):
+                    rule = "count with its unit a few words on"
+        for lo, hi, is_money, around in ranges if rule is None else ():
             if not is_money and lo <= target <= hi and hi - lo <= _RANGE_SPAN * target and _same_unit(unit, around):
                 rule = "range around the value"
         for q, is_money, around in numbers if rule is None else ():
@@ -1050,12 +1057,25 @@ def _readings(statement: str, folded: str) -> list[tuple[str, str, bool]]:
     spelled = _spelling_alphabet(folded)
     if spelled != folded:
         readings.append(("spelling alphabet", spelled, False))
+    split = _identifier_words(folded)
+    if split != folded:
+        readings.append(("identifier split", split, False))
     seen, unique = set(), []
     for reading in readings:
         if reading[1:] not in seen:
             seen.add(reading[1:])
             unique.append(reading)
     return unique
+
+
+_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])|(?<=[A-Za-z])(?=\d)|(?<=\d)(?=[A-Za-z])|_")
+
+
+def _identifier_words(folded: str) -> str:
+    """FOLDED with the words an identifier runs together written apart: camelCase and PascalCase humps, snake_case
+    underscores, letters glued to digits ("BayuLestariCommissionJob", "UkukhanyaSolar2026", "bayu_lestari_v2"), so
+    every name rule reads the words inside code as words."""
+    return " ".join(_CAMEL.sub(" ", token) if len(token) > 3 else token for token in folded.split(" "))
 
 
 def _skeleton(word: str) -> str:
@@ -2626,6 +2646,36 @@ def _near_hits(words: list[Word], lexicon: Lexicon) -> list[Hit]:
     return hits
 
 
+def _reordered_hits(words: list[Word], lexicon: Lexicon) -> list[Hit]:
+    """A name or alias of two or three words written with its words in another order, side by side ("Vane &
+    Willow" for Willow & Vane, "Lam Song" for Song Lam; "and", "&" and "of" may stand between). Each word
+    capitalised, as a name is written; words in one clause."""
+    lower = [w.text.casefold() for w in words]
+    hits = []
+    for term in lexicon.terms:
+        if term.kind not in ("name", "alias"):
+            continue
+        wanted = [w for w in tokens(term.text) if w not in _SKIPPED_IN_INITIALS]
+        if not 2 <= len(wanted) <= 3 or len(set(wanted)) < len(wanted):
+            continue
+        for start in range(len(words)):
+            if lower[start] not in wanted or lower[start] == wanted[0]:
+                continue
+            found, n = [], start
+            while n < len(words) and len(found) < len(wanted) and (n == start or not words[n].boundary):
+                if lower[n] in _SKIPPED_IN_INITIALS and found:
+                    n += 1
+                    continue
+                if lower[n] not in wanted or lower[n] in found or not words[n].text[:1].isupper():
+                    break
+                found.append(lower[n])
+                n += 1
+            if len(found) == len(wanted):
+                hits.append(Hit(term.entity, term.kind, term.text, " ".join(w.text for w in words[start:n]),
+                                "its words reordered"))
+    return hits
+
+
 def _hyphen_pieces_joined(words: list[Word]) -> list[Word]:
     """WORDS with a run of short pieces joined by hyphens made one word, as a name spelt out by its syllables is
     read ("Oh-doo-ya" is Ohdooya); the run's pieces are four letters or fewer, three or more of them."""
@@ -2681,6 +2731,7 @@ def scan(statement: str, lexicon: Lexicon, _depth: int = 0) -> list[Hit]:
     hits.extend(_listed_code_hits(folded_words, folded, lexicon))
     hits.extend(_clipped_hits(folded_words, lexicon))
     hits.extend(_near_hits(folded_words, lexicon))
+    hits.extend(_reordered_hits(folded_words, lexicon))
     hits.extend(_spelled_hits(folded, by_squash))
     hits.extend(_reversed_hits(folded, lexicon, by_squash))
     hits.extend(_identifier_hits(folded, lexicon))
