@@ -5,6 +5,7 @@ and the ordinary words of those languages that must pass."""
 from __future__ import annotations
 
 import math
+from datetime import date, timedelta
 
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
@@ -177,3 +178,16 @@ def test_a_small_count_with_its_unit_a_few_words_on_is_caught(count, unit, shape
     assert caught_by(shape.format(n=count, u=unit), lexicon)
     assert not caught_by(f"In {count} regions, {unit} close early.", lexicon)
     assert not caught_by(f"All {count + 1} of their {unit} run one roster.", lexicon)
+
+
+# -- a restricted date as the day or week before or after another --------------------------------------------------
+
+@settings(max_examples=40, deadline=None)
+@given(day=st.dates(min_value=date(2026, 1, 10), max_value=date(2027, 12, 20)),
+       shift=st.sampled_from([("the day before", 1), ("the day after", -1), ("the week after", -7)]))
+def test_the_day_or_week_beside_a_written_date_pins_it(day, shift):
+    words, delta = shift
+    lexicon = build_lexicon([{"id": "c", "name": "Quorvanel Systems", "restricted": [f"{day.isoformat()} cutover"]}])
+    anchor = day + timedelta(days=delta)
+    assert caught_by(f"The cutover on {words} {anchor.day} {anchor:%B %Y} needed a freeze.", lexicon)
+    assert not caught_by(f"The days before {anchor.day} {anchor:%B %Y} were busy.", lexicon)

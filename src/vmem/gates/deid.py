@@ -236,11 +236,12 @@ _DATE_PATTERNS = [
 ]
 
 
-_COUNT_WORDS_DAYS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+_COUNT_WORDS_DAYS = {"the": 1, "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
                      "eight": 8, "nine": 9, "ten": 10, "fourteen": 14}
 _WEEKDAY_NAMES = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
-# "a week before 25 August 2026", "3 days after 2026-08-15", "the Tuesday after 14 August 2026"
-_RELATIVE_TO_DATE = lazy(r"\b(?:(?P<n>\d{1,3}|an?|one|two|three|four|five|six|seven|eight|nine|ten|fourteen)\s+"
+# "a week before 25 August 2026", "3 days after 2026-08-15", "the day before 24 November 2026", "the Tuesday after
+# 14 August 2026"
+_RELATIVE_TO_DATE = lazy(r"\b(?:(?P<n>\d{1,3}|an?|the|one|two|three|four|five|six|seven|eight|nine|ten|fourteen)\s+"
                          r"(?P<unit>days?|weeks?)|(?:the\s+)?(?P<wd>monday|tuesday|wednesday|thursday|friday|saturday|"
                          r"sunday))\s+(?P<dir>before|after|prior to|ahead of|following)\s+(?:the\s+)?(?P<rest>.{6,32})",
                          re.I)
@@ -260,6 +261,8 @@ def _dates_relative_to_dates(text: str) -> dict[date, str]:
         for anchor in anchors:
             if m.group("n"):
                 n = int(m.group("n")) if m.group("n").isdigit() else _COUNT_WORDS_DAYS[m.group("n").casefold()]
+                if n == 1 and m.group("unit").casefold().endswith("s"):
+                    continue  # "the days before 24 November" are several days, not one
                 days = n * (7 if m.group("unit").casefold().startswith("week") else 1)
                 found.setdefault(anchor + timedelta(days=sign * days), "date relative to a date")
             else:
