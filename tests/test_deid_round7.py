@@ -191,3 +191,43 @@ def test_the_day_or_week_beside_a_written_date_pins_it(day, shift):
     anchor = day + timedelta(days=delta)
     assert caught_by(f"The cutover on {words} {anchor.day} {anchor:%B %Y} needed a freeze.", lexicon)
     assert not caught_by(f"The days before {anchor.day} {anchor:%B %Y} were busy.", lexicon)
+
+
+# -- precision: a code modifying a noun, a count's head noun, a common surname starting a sentence, a phrase --------
+
+@settings(max_examples=30, deadline=None)
+@given(code=st.text(alphabet="BCDFGHJKLMNPQRSTVWXZ", min_size=3, max_size=3),
+       noun=st.sampled_from(["walls", "streams", "headsets", "scanners", "dashboards"]),
+       before=st.sampled_from(["with", "on", "at", "from"]))
+def test_a_listed_code_modifying_a_noun_passes_whatever_stands_before_it(code, noun, before):
+    lexicon = build_lexicon([{"id": "c", "name": "Quorvanel Systems", "aliases": [code]}])
+    assert not caught_by(f"Warehouses {before} {code} {noun} want confirmations pushed in real time.", lexicon)
+    if before != "on":  # ("on" is no organisation cue)
+        assert caught_by(f"The renewal {before} {code}, signed in May, needs review.", lexicon)
+    assert caught_by(f"We met {code} last week.", lexicon)
+
+
+@settings(max_examples=30, deadline=None)
+@given(count=st.integers(min_value=120, max_value=990), kind=st.sampled_from(["wind", "offshore", "rooftop"]))
+def test_a_restricted_count_is_of_its_head_noun_not_its_modifier(count, kind):
+    lexicon = build_lexicon([{"id": "c", "name": "Quorvanel Systems", "restricted": [f"{count} {kind} turbines"]}])
+    assert caught_by(f"The fleet is {count} turbines.", lexicon)
+    assert not caught_by(f"Farms above {count} MW of {kind} need curtailment forecasts.", lexicon)
+
+
+@settings(max_examples=30, deadline=None)
+@given(surname=st.sampled_from(["Price", "Banks", "Marsh", "Baker", "Walker", "Mason"]),
+       first=st.sampled_from(["Gethin", "Terrence", "Calvin", "Ayodele"]))
+def test_a_common_surname_starting_a_sentence_needs_a_role(surname, first):
+    lexicon = with_contact(first, surname)
+    assert not caught_by(f"{surname} is the first objection mid-market buyers raise.", lexicon)
+    assert not caught_by(f"Their {surname.casefold()}' files must match the format.", lexicon)
+    assert caught_by(f"{surname}, their practice manager, approves changes.", lexicon)
+    assert caught_by(f"{surname} from the grid-ops team pushed for alerts.", lexicon)
+
+
+def test_a_name_of_ordinary_words_in_lower_case_is_the_phrase_and_in_an_identifier_the_name():
+    lexicon = build_lexicon([{"id": "c", "name": "Steady State Energy", "aliases": ["Steady State"]}])
+    assert not caught_by("Grid operators want systems back to steady state within minutes.", lexicon)
+    assert caught_by("Steady State wants turbine alerts over weekly reports.", lexicon)
+    assert caught_by("The steady_state_energy__turbine_alerts model shows what utilities want.", lexicon)
