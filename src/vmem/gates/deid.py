@@ -1622,7 +1622,7 @@ def _name_hits(words: list[Word], rule: str, by_squash: dict, max_words: int) ->
                 elif width > 1 and rule == "exact" and term.kind in ("name", "alias") \
                         and len(tokens(term.text)) == width and not any(w.gap for w in words[start:start + width - 1]) \
                         and all(w.text.islower() for w in words[start:start + width]) \
-                        and all(w in _dictionary() or _ordinary(w) for w in window) \
+                        and all(_common_word(w) for w in window) \
                         and not _org_cue(words, start, start + width, False):
                     continue  # a name of ordinary words written in lower case, words apart, is the phrase: "back to
                     # steady state" (in a path or an identifier, "steady_state_energy", it is the name)

@@ -17,6 +17,9 @@ CATEGORY_WORDS: dict[str, tuple[str, ...]] = {
     # a country's adjective names its region: "our only German customer" is the region's only one when it has one
     "north_america": ("north american", "north america", "american", "u.s.", "the us", "usa", "united states",
                       "canadian", "canada", "stateside"),
+    # the sales regions' codes: AMER is the Americas (a store's category value, as EMEA and APAC are)
+    "amer": ("amer", "americas", "the americas", "north american", "north america", "american", "u.s.", "the us",
+             "usa", "united states", "canadian", "canada"),
     "latam": ("latin american", "latin america", "latam", "south american", "central american", "mexican",
               "brazilian", "argentine", "argentinian", "chilean", "colombian", "peruvian"),
     "emea": ("emea", "european", "europe", "middle eastern", "middle east", "african", "german", "french",
@@ -73,7 +76,16 @@ _UNIQUE = lazy(r"(?:\b(?:our|the)\s+(?:one\s+and\s+only|only|sole|single|one|lon
                r"requirement|question|exception|difference|problem|issue|option|choice)\b)", re.I)
 # "the mid-market customer we have in EMEA", "the Latin American customer": a definite description of one
 # customer names the one customer it fits (a singular customer noun must follow within the phrase)
-_DEFINITE = lazy(r"\bthe\b(?!\s+(?:only|sole|single|one|lone)\b)", re.I)
+_DEFINITE = lazy(r"\b(?:the|our)\b(?!\s+(?:only|sole|single|one|lone)\b)", re.I)
+# a singular customer noun that is the head of the description, not a modifier ("our logistics customer base")
+_SINGULAR_HEAD = lazy(r"\b(?:customer|client|account)\b(?!\s+(?:base|segment|success|support|service|services|"
+                      r"experience|journey|count|data|list|churn|retention|facing|portal|team|teams)\b)", re.I)
+# a count of a kind: "both of our healthcare customers", "our two North American customers", "all three of our
+# energy clients": the count names every customer of that kind when it is how many there are
+_COUNTED = lazy(r"\b(?:(?P<both>both)(?:\s+of)?|(?:all\s+)?(?P<n>two|three|four|2|3|4)(?:\s+of)?)\s+(?:our|the)\s+"
+                r"(?P<kind>[\w\s.-]{2,40}?)\s*\b(?:customers|clients|accounts|logos|tenants)\b|\bour\s+(?P<n2>two|three|"
+                r"four|2|3|4)\s+(?P<kind2>[\w\s.-]{2,40}?)\s*\b(?:customers|clients|accounts|logos|tenants)\b", re.I)
+_COUNT = {"two": 2, "three": 3, "four": 4, "2": 2, "3": 3, "4": 4}
 # a kind excluded: "that is not an enterprise account", "other than enterprise", "non-enterprise"
 _NOT_KIND = lazy(r"^\s*,?\s*(?:(?:that|which|who)\s+(?:is|are|was|were)\s*(?:not|n't)|other than|except|outside"
                  r"|apart from|but not)\s+(?:an?\s+|the\s+)?(?P<kind>[\w\s-]{3,40})", re.I)
@@ -125,15 +137,16 @@ def unique_memberships(text: str, categories: dict[str, tuple[str, ...]]) -> lis
     """(entity, the categories described, the phrase) for each phrase of TEXT that calls a customer the only one
     of a kind that exactly one customer in CATEGORIES (entity -> facet:value) is."""
     lowered_text = text.casefold()
-    if not categories or not _UNIQUE.search(text) and not (
-            "the " in lowered_text and any(n in lowered_text for n in _SINGULAR_CUSTOMER)):
+    counted = _COUNTED.search(text) if categories else None
+    if not categories or not _UNIQUE.search(text) and not counted and not (
+            ("the " in lowered_text or "our " in lowered_text) and any(n in lowered_text for n in _SINGULAR_CUSTOMER)):
         return []
     by_value: dict[str, set[str]] = {}
     for entity, held in categories.items():
         for category in held:
             by_value.setdefault(category.split(":", 1)[-1], set()).add(entity)
     phrases = _phrases(set(by_value))
-    out = []
+    out = _counted(text, phrases, by_value) if counted else []
     markers = [(m, False) for m in _UNIQUE.finditer(text)] + [(m, True) for m in _DEFINITE.finditer(text)]
     for match, definite in markers:
         rest = text[match.end():match.end() + 90]
@@ -155,7 +168,7 @@ def unique_memberships(text: str, categories: dict[str, tuple[str, ...]]) -> lis
                 span = span + " " + partitive.group("kind")
         # a customer noun may also be known by what it does: "our only energy utility asked ..."
         acting = bool(end) and end.group(0).strip().casefold() in _ACTS
-        if definite and not set(re.findall(r"[a-z]+", span.casefold())) & _SINGULAR_CUSTOMER:
+        if definite and not _SINGULAR_HEAD.search(span):
             continue
         lowered = f" {span.casefold()} "
         described: set[str] = set()
@@ -163,6 +176,7 @@ def unique_memberships(text: str, categories: dict[str, tuple[str, ...]]) -> lis
         for phrase, value in phrases:
             needle = f" {phrase} "
             probe = re.sub(r"[^\w\s.-]", " ", lowered)
+            probe += probe.replace("-", "")  # "co-operative" is the cooperative category
             if needle in probe or f" {phrase}s " in probe:
                 described.add(value)
                 org_noun = org_noun or phrase in ORG_NOUNS
@@ -183,6 +197,35 @@ def unique_memberships(text: str, categories: dict[str, tuple[str, ...]]) -> lis
         if len(holders) == 1:
             entity = next(iter(holders))
             out.append((entity, tuple(sorted(described)), (match.group(0) + span).strip()))
+    return out
+
+
+def _described(kind: str, phrases: list[tuple[str, str]]) -> set[str]:
+    """The category values whose words KIND holds."""
+    lowered = " " + re.sub(r"[^\w\s.-]", " ", kind.casefold()) + " "
+    lowered += lowered.replace("-", "")
+    described = set()
+    for phrase, value in phrases:
+        if f" {phrase} " in lowered or f" {phrase}s " in lowered:
+            described.add(value)
+            lowered = lowered.replace(phrase, " ")
+    return described
+
+
+def _counted(text: str, phrases: list[tuple[str, str]], by_value: dict[str, set[str]]) -> list:
+    """Every customer of a kind when TEXT counts them and the count is how many hold it: "both of our healthcare
+    customers" names both when two customers are in healthcare."""
+    out = []
+    for match in _COUNTED.finditer(text):
+        n = 2 if match.group("both") else _COUNT[(match.group("n") or match.group("n2")).casefold()]
+        kind = match.group("kind") or match.group("kind2") or ""
+        where = re.match(r"\s+(?:in|from|across)\s+(?:the\s+)?([\w.-]+(?:\s+[\w.-]+)?)", text[match.end():])
+        described = _described(kind + " " + (where.group(1) if where else ""), phrases)  # "... customers in EMEA"
+        if not described:
+            continue
+        holders = set.intersection(*(by_value[v] for v in described))
+        if len(holders) == n:
+            out += [(entity, tuple(sorted(described)), match.group(0).strip()) for entity in sorted(holders)]
     return out
 
 
