@@ -272,3 +272,19 @@ def test_a_kind_held_by_more_or_a_count_that_differs_or_a_customer_base_passes()
     assert not caught_by("Both of our retail customers asked for webhooks.", lexicon)
     assert not caught_by("Our logistics customer base keeps growing.", lexicon)
     assert not caught_by("Our customer wants ETA webhooks.", lexicon)
+
+
+# -- digits of any script -----------------------------------------------------------------------------------------
+
+ZEROS = {"devanagari": 0x966, "arabic-indic": 0x660, "bengali": 0x9E6, "thai": 0xE50, "extended arabic": 0x6F0}
+
+
+@settings(max_examples=40, deadline=None)
+@given(day=st.dates(min_value=date(2026, 1, 1), max_value=date(2027, 12, 31)), script=st.sampled_from(sorted(ZEROS)))
+def test_a_restricted_date_in_the_digits_of_another_script_is_caught(day, script):
+    lexicon = build_lexicon([{"id": "c", "name": "Quorvanel Systems", "restricted": [f"{day.isoformat()} cutover"]}])
+    written = f"{day:%d/%m/%Y}".translate({ord(str(n)): chr(ZEROS[script] + n) for n in range(10)})
+    assert caught_by(f"Cutovers like the one on {written} need a paper fallback.", lexicon), written
+    other = (day + timedelta(days=9)).strftime("%d/%m/%Y").translate({ord(str(n)): chr(ZEROS[script] + n)
+                                                                      for n in range(10)})
+    assert not caught_by(f"Cutovers like the one on {other} need a paper fallback.", lexicon)

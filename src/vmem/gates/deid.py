@@ -81,7 +81,9 @@ def _latin(text: str, transliterate: bool) -> str:
     if transliterate:
         return "".join(ch if ch.isascii() else anyascii(ch) for ch in text)
     table = _confusable_map()
-    return "".join(ch if ch.isascii() else table.get(ch) or (anyascii(ch) if ch.isalnum() else ch) for ch in text)
+    # a digit of any script is its digit, not the letter it looks like ("२०२६" is 2026, not "?o?6")
+    return "".join(ch if ch.isascii() else str(unicodedata.decimal(ch)) if unicodedata.category(ch) == "Nd" else
+                   table.get(ch) or (anyascii(ch) if ch.isalnum() else ch) for ch in text)
 
 
 _APOSTROPHES = str.maketrans({"’": "'", "‘": "'", "ʼ": "'", "`": "'", "´": "'"})
