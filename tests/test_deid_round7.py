@@ -69,6 +69,16 @@ def test_an_ordinary_word_of_another_language_passes(word, context):
     assert not caught(context.format(w=word))
 
 
+@settings(max_examples=30, deadline=None)
+@given(script=st.sampled_from(sorted(ALPHABETS)), data=st.data(), marks=st.sampled_from(["'{w}'", "\"{w}\"", "«{w}»",
+                                                                                       "「{w}」"]))
+def test_a_word_in_quotes_alone_is_talked_about_not_held_as_a_name(script, data, marks):
+    word = data.draw(st.text(alphabet=ALPHABETS[script], min_size=5, max_size=9))
+    assume(not common(word, script))
+    hits = check_statement(f"Users write {marks.format(w=word)} in feedback; models treat it as neutral.", LEXICON).hits
+    assert all(h.kind != "unreadable" for h in hits)
+
+
 def test_japanese_reads_katakana_loanwords_whole_and_kana_and_ideograph_runs_as_words():
     assert not caught("Japanese buyers asked for アジャイル (agile) rollout plans.")
     assert not caught("ありがとうございます replies in Japanese tickets came with five-star ratings.")

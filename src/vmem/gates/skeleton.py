@@ -174,6 +174,11 @@ def _segments(run: str, languages: tuple[str, ...]) -> bool:
     return False
 
 
+# one word alone inside quotation marks
+_MENTIONED = re.compile(r"['\"\u2018\u201c\u00ab\u201e\u300c\u300e]\s*([^\W\d_][^\s'\"\u2019\u201d\u00bb\u300d\u300f]*)\s*"
+                        r"['\"\u2019\u201d\u00bb\u201c\u300d\u300f]")
+
+
 def unreadable(text: str) -> list[tuple[str, str]]:
     """The words of TEXT in another script that are no ordinary word of any language it writes, with the script:
     a name the skeleton could not tie to a customer ("เพนนาคอตต์", "Кивихарью", "니오타") is still a name,
@@ -181,9 +186,13 @@ def unreadable(text: str) -> list[tuple[str, str]]:
     whole, as Japanese writes a loanword; hiragana and ideographs as runs that must split into common words.
     A script with no word list here (Thai, Armenian, Georgian...) has no ordinary words: each of its runs is held."""
     out = []
-    for run, script in _script_runs(unicodedata.normalize("NFKC", text)):
+    text = unicodedata.normalize("NFKC", text)
+    mentioned = {m.group(1) for m in _MENTIONED.finditer(text)}
+    for run, script in _script_runs(text):
         if sum(ch.isalpha() for ch in run) < 2:
             continue  # one letter (พ.ศ., the Buddhist era's abbreviation) spells no name
+        if run in mentioned:
+            continue  # a word in quotes, alone, is a word being talked about: "users write '감사합니다'"
         languages = _SCRIPT_LANGUAGES.get(script, ())
         if script in _UNSPACED:
             if not _segments(run, languages):
