@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from hypothesis import assume, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from vmem.gates import deid
@@ -127,7 +127,9 @@ def test_a_longer_names_kind_alone_or_beside_another_name_passes(first, rare, ki
         assert result.passed or all(h.rule != "words of the name" for h in result.hits), (statement, result.hits)
 
 
-@settings(max_examples=80, deadline=None)
+# (the coined names and the ticker length filter out most draws; hypothesis's filtering health check failed the
+# suite once on that alone)
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
 @given(name=coined, cue=st.sampled_from(["ticker {}", "NASDAQ: {}", "({}) shares", "{} asked for exports"]))
 def test_a_one_word_names_consonants_as_a_ticker_with_a_cue(name, cue):
     code = deid._ticker(name.casefold()).upper()
