@@ -696,7 +696,7 @@ class Lexicon:
 
     FIELDS = ("terms", "person_parts", "domains", "quantities", "units", "dates", "quotes", "categories")
     __slots__ = FIELDS + ("_lookup", "_quote_index", "_lookup_il", "_skeletons", "_person_skeletons", "_heads",
-                          "_first_words", "_derived", "_near", "_codes", "_clips")
+                          "_first_words", "_derived", "_near", "_codes", "_clips", "_reorderable")
 
     def __init__(self, terms: list[Term] | None = None, person_parts: dict[str, tuple[Term, ...]] | None = None,
                  domains: list[Term] | None = None, quantities: list[tuple[Term, Quantity]] | None = None,
@@ -724,6 +724,7 @@ class Lexicon:
         self._near: tuple | None = None
         self._codes: tuple | None = None
         self._clips: tuple | None = None
+        self._reorderable: tuple | None = None
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Lexicon) and all(getattr(self, k) == getattr(other, k) for k in self.FIELDS)
@@ -785,6 +786,19 @@ class Lexicon:
         if self._codes is None or self._codes[0] != len(self.terms):
             self._codes = (len(self.terms), _listed_codes(self))
         return self._codes[1]
+
+    def reorderable(self) -> dict[str, list[tuple[Term, list[str]]]]:
+        """Names and aliases of two or three distinct words (no "and", "of"), with those words, by each of their
+        words but the first (where a reordered name can start); built once per lexicon."""
+        if self._reorderable is None or self._reorderable[0] != len(self.terms):
+            index: dict[str, list[tuple[Term, list[str]]]] = {}
+            for term in self.terms:
+                wanted = [w for w in tokens(term.text) if w not in _SKIPPED_IN_INITIALS]
+                if term.kind in ("name", "alias") and 2 <= len(wanted) <= 3 and len(set(wanted)) == len(wanted):
+                    for word in wanted[1:]:
+                        index.setdefault(word, []).append((term, wanted))
+            self._reorderable = (len(self.terms), index)
+        return self._reorderable[1]
 
     def clipped_names(self) -> dict[str, tuple[Term, ...]]:
         """A rare name word's clipped forms (see _clipped); built once per lexicon."""
@@ -1740,7 +1754,7 @@ def _person_hits(words: list[Word], lexicon: Lexicon) -> list[Hit]:
             # a rare name needs no cue, but stands as a name: not modifying the next word ("the Kakakaka flask"),
             # not in a phrase of another language ("Asante sana"), one written word ("Fair-weather" is two)
             if not context and capital and width == 1 and _rare_name(name) and not _foreign_beside(before, after) \
-                    and (not after or gap_after or after in _FUNCTION_WORDS or _verb(after)):
+                    and not _modifies(after, gap_after):
                 context, rule = True, "a contact's rare name"
             for part in found_terms if context else ():
                 found = " ".join(w for w in (before, *lower[index:end], after) if w)
@@ -2717,17 +2731,11 @@ def _reordered_hits(words: list[Word], lexicon: Lexicon) -> list[Hit]:
     """A name or alias of two or three words written with its words in another order, side by side ("Vane &
     Willow" for Willow & Vane, "Lam Song" for Song Lam; "and", "&" and "of" may stand between). Each word
     capitalised, as a name is written; words in one clause."""
+    index = lexicon.reorderable()
     lower = [w.text.casefold() for w in words]
     hits = []
-    for term in lexicon.terms:
-        if term.kind not in ("name", "alias"):
-            continue
-        wanted = [w for w in tokens(term.text) if w not in _SKIPPED_IN_INITIALS]
-        if not 2 <= len(wanted) <= 3 or len(set(wanted)) < len(wanted):
-            continue
-        for start in range(len(words)):
-            if lower[start] not in wanted or lower[start] == wanted[0]:
-                continue
+    for start in range(len(words)):
+        for term, wanted in index.get(lower[start], ()):
             found, n = [], start
             while n < len(words) and len(found) < len(wanted) and (n == start or not words[n].boundary):
                 if lower[n] in _SKIPPED_IN_INITIALS and found:
