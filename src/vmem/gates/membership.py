@@ -170,17 +170,7 @@ def unique_memberships(text: str, categories: dict[str, tuple[str, ...]]) -> lis
         acting = bool(end) and end.group(0).strip().casefold() in _ACTS
         if definite and not _SINGULAR_HEAD.search(span):
             continue
-        lowered = f" {span.casefold()} "
-        described: set[str] = set()
-        org_noun = False
-        for phrase, value in phrases:
-            needle = f" {phrase} "
-            probe = re.sub(r"[^\w\s.-]", " ", lowered)
-            probe += probe.replace("-", "")  # "co-operative" is the cooperative category
-            if needle in probe or f" {phrase}s " in probe:
-                described.add(value)
-                org_noun = org_noun or phrase in ORG_NOUNS
-                lowered = lowered.replace(phrase, " ")
+        described, org_noun = _described(span, phrases)
         words = set(re.findall(r"[a-z]+", span.casefold()))
         if words & _PLURAL_NOUNS:
             continue  # "our only insurer customers are in EMEA": all of a kind, not the one
@@ -200,16 +190,19 @@ def unique_memberships(text: str, categories: dict[str, tuple[str, ...]]) -> lis
     return out
 
 
-def _described(kind: str, phrases: list[tuple[str, str]]) -> set[str]:
-    """The category values whose words KIND holds."""
+def _described(kind: str, phrases: list[tuple[str, str]]) -> tuple[set[str], bool]:
+    """The category values whose words KIND holds (longest phrase first, each read once), and whether one of those
+    words is an organisation noun ("insurer"). "co-operative" is also read as "cooperative"."""
     lowered = " " + re.sub(r"[^\w\s.-]", " ", kind.casefold()) + " "
     lowered += lowered.replace("-", "")
-    described = set()
+    described: set[str] = set()
+    org_noun = False
     for phrase, value in phrases:
         if f" {phrase} " in lowered or f" {phrase}s " in lowered:
             described.add(value)
+            org_noun = org_noun or phrase in ORG_NOUNS
             lowered = lowered.replace(phrase, " ")
-    return described
+    return described, org_noun
 
 
 def _counted(text: str, phrases: list[tuple[str, str]], by_value: dict[str, set[str]]) -> list:
@@ -220,7 +213,7 @@ def _counted(text: str, phrases: list[tuple[str, str]], by_value: dict[str, set[
         n = 2 if match.group("both") else _COUNT[(match.group("n") or match.group("n2")).casefold()]
         kind = match.group("kind") or match.group("kind2") or ""
         where = re.match(r"\s+(?:in|from|across)\s+(?:the\s+)?([\w.-]+(?:\s+[\w.-]+)?)", text[match.end():])
-        described = _described(kind + " " + (where.group(1) if where else ""), phrases)  # "... customers in EMEA"
+        described, _ = _described(kind + " " + (where.group(1) if where else ""), phrases)  # "... customers in EMEA"
         if not described:
             continue
         holders = set.intersection(*(by_value[v] for v in described))
