@@ -61,15 +61,26 @@ def store(tmp_path, monkeypatch) -> Store:
     return init_store(path)
 
 
+_SEEDED: list[Path] = []  # this worker's first seeded store, as seed_store left it
+
+
 @pytest.fixture
-def seeded(tmp_path, monkeypatch) -> Store:
-    """A store holding the example customers and episodes, with one reviewer listed."""
+def seeded(tmp_path, monkeypatch, tmp_path_factory) -> Store:
+    """A store holding the example customers and episodes, with one reviewer listed. seed_store runs once per
+    worker; every other test gets a copy of what it made (a store's repository holds no path of its own, so a copy
+    is that store as a fresh clone would have it: same commits, no vmem caches yet)."""
     path = tmp_path / "seeded"
-    path.mkdir()
     monkeypatch.setenv("VMEM_STORE", str(path))
+    if _SEEDED:
+        shutil.copytree(_SEEDED[0], path, symlinks=True)
+        return Store.open(path)
+    path.mkdir()
     # a store from before vmem init named a reviewer in its first commit: its root lets anyone review, which the
     # attacks through forks of that root need (tests/test_trust_clones.py); a fresh init is anchored
     store = seed_store(path, ALICE, [REVIEWER[1]], anchored=False)
+    pristine = tmp_path_factory.mktemp("pristine") / "seeded"
+    shutil.copytree(path, pristine, symlinks=True)
+    _SEEDED.append(pristine)
     return store
 
 
