@@ -71,11 +71,13 @@ def load_candidates(root: Path, items: bool = True) -> Candidates:
     forward from the small head file alone, and the result's items are None."""
     commit = head_commit(root)
     path = cache_file(root)
+    since = None  # what changed since the head file's commit, when a quiet forward looked and could not
     if not items and commit is not None:
         head = read_cache(_head_file(path))
         if head is not None and _current(head) and isinstance(head.get("paths"), list):
             if head.get("commit") != commit:
-                head = _quiet_forward(root, head)
+                since = _Since(root, head)
+                head = _quiet_forward(since, head)
                 if head is not None:
                     write_cache(_head_file(path), head)
             if head is not None and head.get("commit") == commit:
@@ -87,7 +89,7 @@ def load_candidates(root: Path, items: bool = True) -> Candidates:
     from vmem.store.parse import bulk
 
     with bulk():
-        data = _read_store(root, cached)
+        data = _read_store(root, cached, since)
         _write(path, base, data)
     return _candidates(data)
 
@@ -96,24 +98,38 @@ def _head_file(path: Path) -> Path:
     return path.with_suffix(".head")
 
 
-def _quiet_forward(root: Path, head: dict) -> dict | None:
+class _Since:
+    """The store at HEAD and what changed since CACHED's commit and attestation token: in the tree (changes) and
+    in what history attests (moved); either None when that cannot be told (read everything). Worked out once per
+    process: a quiet forward that fails hands it to the whole cache's catch-up, which needs the same."""
+
+    def __init__(self, root: Path, cached: dict | None) -> None:
+        from vmem.store.changes import changes_since
+        from vmem.store.repo import Store
+
+        self.store = store = Store.open(root, lite=True)  # the one reader; history walks are asked of pygit2
+        self.snapshot, self.state = store.head(), store.attestation()
+        self.key = (cached.get("commit"), cached.get("token")) if cached is not None else None
+        usable = cached is not None and _current(cached) and cached.get("policy") is not None
+        self.changes = changes_since(store.repo, cached["commit"], self.snapshot.commit, ("claims", "knowledge")) \
+            if usable and self.snapshot.commit is not None else None
+        self.moved = self.state.moved_since(cached["token"]) if self.changes is not None else None
+
+    def suits(self, cached: dict | None) -> bool:
+        return cached is not None and self.key == (cached.get("commit"), cached.get("token"))
+
+
+def _quiet_forward(since: _Since, head: dict) -> dict | None:
     """HEAD (the head file: the cache's description of the served set at its commit, and the paths served) brought
     to the store's HEAD, when no path that changed since -- in the tree, or in what history attests of it -- was
     served or may be served now, and the policy, the store's description and the lexicon's state are the same:
     the served set is then the same, and only its commit and attestation token move. None whenever that is not so
     (the caller brings the whole cache forward, as _read_store does)."""
     from vmem.model import SERVABLE
-    from vmem.store.changes import changes_since, entry_at
-    from vmem.store.repo import Store
+    from vmem.store.changes import entry_at
 
-    store = Store.open(root, lite=True)
-    snapshot = store.head()
-    if snapshot.commit is None:
-        return None
-    state = store.attestation()
-    changes = changes_since(store.repo, head["commit"], snapshot.commit, ("claims", "knowledge"))
-    moved = state.moved_since(head["token"]) if changes is not None else None
-    if changes is None or moved is None:
+    store, snapshot, state, changes, moved = since.store, since.snapshot, since.state, since.changes, since.moved
+    if snapshot.commit is None or changes is None or moved is None:
         return None
     served = set(head["paths"])
     for item_path in set(changes) | moved:
@@ -195,22 +211,19 @@ def _servable(data: dict) -> list[dict]:
             and not held_back(item["kind"], seqs.get(p), since)]
 
 
-def _read_store(root: Path, cached: dict | None) -> dict:
-    """Bring the item cache to HEAD: parse what changed since the cached commit, or whose attestation moved."""
+def _read_store(root: Path, cached: dict | None, since: _Since | None = None) -> dict:
+    """Bring the item cache to HEAD: parse what changed since the cached commit, or whose attestation moved (SINCE:
+    that already worked out against the same commit and token, by a quiet forward that could not go on)."""
     from vmem.errors import SchemaError
     from vmem.model import SERVABLE
-    from vmem.store.changes import changes_since, entry_at, tree_changes
+    from vmem.store.changes import entry_at, tree_changes
     from vmem.store.parse import PARSED as parsed  # blob id -> item, filled by this process's parses
-    from vmem.store.repo import Store, parse_blob
+    from vmem.store.repo import parse_blob
 
-    store = Store.open(root, lite=True)  # the one reader; history walks, if any, are asked of pygit2 by the store
-    snapshot = store.head()
-    state = store.attestation()
+    if since is None or not since.suits(cached):
+        since = _Since(root, cached)
+    store, snapshot, state, changes, moved = since.store, since.snapshot, since.state, since.changes, since.moved
     tops = ("claims", "knowledge")
-    usable = cached is not None and _current(cached) and cached.get("policy") is not None
-    changes = changes_since(store.repo, cached["commit"], snapshot.commit, tops) \
-        if usable and snapshot.commit is not None else None
-    moved = state.moved_since(cached["token"]) if changes is not None else None
     items: dict[str, dict | None] = {}
     seqs: dict[str, int] = {}
     if changes is None or moved is None:
