@@ -13,7 +13,7 @@ import pygit2
 import pytest
 from typer.testing import CliRunner
 
-from vmem.cli.app import app
+from vmem.cli.app import app, for_argv
 from vmem.ops.demo import seed_store
 from vmem.ops.init import init_store
 from vmem.store.repo import Store
@@ -165,7 +165,8 @@ class Vmem:
             name, email = who[:-1].split(" <")
             env = {**(env or {}), "GIT_AUTHOR_NAME": name, "GIT_AUTHOR_EMAIL": email, "GIT_COMMITTER_NAME": name,
                    "GIT_COMMITTER_EMAIL": email}
-        result = self.runner.invoke(app, list(args), input=input, env=env, catch_exceptions=False)
+        # the app as the console script builds it for these words (for_argv: the one command they name)
+        result = self.runner.invoke(for_argv(list(args)), list(args), input=input, env=env, catch_exceptions=False)
         assert result.exit_code == code, (result.exit_code, result.stdout, result.stderr)
         if store is not None:
             assert_clean(store)

@@ -21,3 +21,27 @@ def test_every_argument_has_help():
                and not (getattr(param, "help", None) or "").strip()]
     assert len(list(_commands(root))) > 40  # the walk reaches every subcommand
     assert not missing, missing
+
+
+def test_the_one_command_a_process_builds_is_the_command_the_whole_app_has():
+    """A process builds only the command its words name (cli.app.for_argv: building all of them cost every typer
+    command ~40-120 ms); that command's help, options and usage are the whole app's, whatever global options come
+    first, and words that name no command get the whole app (its list, click's suggestions)."""
+    from typer.testing import CliRunner
+
+    from vmem.cli.app import for_argv
+
+    runner = CliRunner()
+    paths = [path.split()[1:] for path, _ in _commands(typer.main.get_command(app)) if path != "vmem"]
+    assert len(paths) > 40
+    for words in paths:
+        for argv in (words, ["--store", "x", *words], ["--store=x", "--json", *words]):
+            one = for_argv([*argv, "--help"])
+            assert one is not app and len(one.registered_commands) + len(one.registered_groups) == 1, argv
+            alone = runner.invoke(one, [*argv, "--help"])
+            whole = runner.invoke(app, [*argv, "--help"])
+            assert (alone.exit_code, alone.stdout) == (whole.exit_code, whole.stdout) and alone.exit_code == 0, argv
+    for argv in ([], ["--help"], ["stauts"], ["--store", "status"], ["--json"]):
+        assert for_argv(argv) is app, argv
+    typo = runner.invoke(for_argv(["stauts"]), ["stauts"])
+    assert typo.exit_code == 2 and "Did you mean 'status'" in typo.stderr

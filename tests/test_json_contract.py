@@ -926,7 +926,7 @@ def test_an_internal_error_under_json_is_still_the_error_envelope(tmp_path):
     """A bug (here an exception planted in the app) under --json: the error envelope on stdout, exit 1."""
     planted = ("import sys\nimport vmem.cli.app as app\n"
                "def boom(*args, **kwargs):\n    raise RuntimeError('planted')\n"
-               "app.app = boom\nsys.argv = ['vmem', '--json', 'list']\n"
+               "app.for_argv = lambda argv: boom\nsys.argv = ['vmem', '--json', 'list']\n"
                "from vmem.cli.entry import main\nmain()\n")
     done = subprocess.run([sys.executable, "-c", planted], cwd=tmp_path, capture_output=True, text=True, timeout=60)
     assert_error_envelope(document(done))

@@ -83,3 +83,37 @@ app.add_typer(targets.app, name="targets")
 app.command("map")(report.map_)
 app.command("report")(report.report)
 app.command("demo")(demo.demo)
+
+
+def for_argv(argv: list[str]) -> typer.Typer:
+    """The app to run ARGV with: when ARGV names one of its commands or groups, a copy holding that one alone (and
+    the global options), else the whole app. Typer builds a click command from every command function's signature
+    and type hints each time an app is called (~65 ms for all of vmem's); a process runs one command, so it builds
+    one. The whole app stays for everything that lists commands: `vmem`, `vmem --help`, an unknown or misspelt
+    command (click's suggestions), shell completion."""
+    import copy
+
+    name = _command_named(argv)
+    commands = [c for c in app.registered_commands if c.name == name]
+    groups = [g for g in app.registered_groups if g.name == name]
+    if not commands and not groups:
+        return app
+    one = copy.copy(app)
+    one.registered_commands, one.registered_groups = commands, groups
+    return one
+
+
+_TAKES_VALUE = {"--store"}  # the global options that take a value (as the next word)
+
+
+def _command_named(argv: list[str]) -> str | None:
+    """The first word of ARGV that is not a global option or an option's value: the command's name, if any."""
+    words = iter(argv)
+    for word in words:
+        if word == "--":
+            return next(words, None)
+        if not word.startswith("-"):
+            return word
+        if word in _TAKES_VALUE:
+            next(words, None)
+    return None

@@ -106,10 +106,10 @@ def _full() -> None:
     module: ~100 ms; all output is flushed and every write committed by then), a bug is one line."""
     import os
 
-    from vmem.cli.app import app
+    from vmem.cli.app import for_argv
 
     try:
-        app()
+        for_argv(sys.argv[1:])()
     except SystemExit as done:
         code = done.code if isinstance(done.code, int) else (0 if done.code is None else 1)
         if isinstance(done.code, str):
