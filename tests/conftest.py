@@ -22,8 +22,20 @@ ALICE = ("Alice Analyst", "alice@example.com")
 REVIEWER = ("Rita Reviewer", "rita@example.com")
 
 
+# vmem's caches derived from installed files alone (the WordNet table, the tokenizer's vocabulary, the English word
+# frequencies, the typer-free path's option tables): a machine makes each once, so a test run does too. Each test's
+# cache directory links them from one directory per worker; everything derived from a store stays the test's own.
+MACHINE_CACHES = ("wordnet", "wordpiece", "words", "cli")
+
+
 @pytest.fixture(autouse=True)
-def isolated(tmp_path, monkeypatch):
+def isolated(tmp_path, monkeypatch, tmp_path_factory):
+    cache = tmp_path / "cache" / "vmem"
+    cache.mkdir(parents=True)
+    for name in MACHINE_CACHES:
+        shared = tmp_path_factory.getbasetemp() / "machine-cache" / name
+        shared.mkdir(parents=True, exist_ok=True)
+        (cache / name).symlink_to(shared, target_is_directory=True)
     home = tmp_path / "home"
     home.mkdir()
     (home / ".gitconfig").write_text(f"[user]\n\tname = {ALICE[0]}\n\temail = {ALICE[1]}\n")

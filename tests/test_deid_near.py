@@ -195,3 +195,43 @@ def test_ordinary_words_of_those_scripts_are_no_coined_name(first, second, lang,
     lexicon = build_lexicon([{"id": "c1", "name": name, "aliases": ["".join(first + second).capitalize()]}])
     result = check_statement("Buyers said " + " ".join(words) + " about it.", lexicon)
     assert not [h for h in result.hits if h.rule == "transliteration (sound-alike)"], (words, result.hits)
+
+
+@settings(max_examples=300, deadline=None)
+@given(word=st.one_of(st.text(alphabet="abcdefghijklmnopqrstuvwxyzABC'é0-", min_size=1, max_size=12),
+                      st.sampled_from(["harbor", "summit", "flask", "dana", "kestrel", "pellucid", "sana", "the",
+                                       "Corvanne", "don't", "café", "covid19", "x"])))
+def test_the_english_frequency_table_answers_as_wordfreq_does(word):
+    """zipf reads plain words from a table derived from wordfreq's English list once per machine; every word,
+    plain or not, gets wordfreq's own answer."""
+    from wordfreq import zipf_frequency
+
+    from vmem.gates.near import zipf
+
+    assert zipf.__wrapped__(word) == zipf_frequency(word.casefold(), "en")
+
+
+def test_every_plain_word_of_the_list_is_in_the_table_with_its_frequency():
+    import random
+
+    from wordfreq import get_frequency_dict, zipf_frequency
+
+    from vmem.gates.near import _english, zipf
+
+    plain = sorted(w for w in get_frequency_dict("en") if w.isascii() and w.isalpha())
+    table = _english()
+    assert table is not None and table.execute("SELECT count(*) FROM words").fetchone()[0] == len(plain) > 250_000
+    for word in random.Random(7).sample(plain, 5_000):
+        assert zipf.__wrapped__(word) == zipf_frequency(word, "en") > 0, word
+
+
+def test_a_process_that_reads_a_word_frequency_from_the_table_imports_no_wordfreq():
+    import subprocess
+    import sys
+
+    script = ("import sys\nfrom vmem.gates.near import zipf\nprint(zipf('harbor'), zipf('Kestrel'), "
+              "'wordfreq' in sys.modules)")
+    first = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    again = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert first.stdout.split()[:2] == again.stdout.split()[:2] == ["4.15", "2.47"]
+    assert again.stdout.split()[2] == "False"
