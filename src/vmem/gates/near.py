@@ -35,7 +35,7 @@ def zipf(word: str) -> float:
 
 @functools.lru_cache(maxsize=1)
 def _english():
-    """A read-only SQLite table word -> Zipf frequency of wordfreq's English list (its plain words), in the user
+    """A SQLite table word -> Zipf frequency of wordfreq's English list (its plain words), in the user
     cache directory, keyed by the list file's size and time; made on first use (~1 s). None without wordfreq or a
     usable cache directory: zipf then asks wordfreq itself."""
     import importlib.util
@@ -66,7 +66,7 @@ def _english():
             made.commit()
             made.close()
             os.replace(temporary, path)
-        return sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
+        return sqlite3.connect(str(path), check_same_thread=False)  # (a URI would need the path quoted)
     except (ImportError, OSError, sqlite3.Error):
         return None
 
