@@ -28,6 +28,20 @@ REVIEWER = ("Rita Reviewer", "rita@example.com")
 MACHINE_CACHES = ("wordnet", "wordpiece", "words", "cli")
 
 
+def pytest_collection_modifyitems(items):
+    """Tests marked slow (several seconds each) run first. pytest-xdist's worksteal gives each worker a contiguous
+    part of this order and lets an idle worker take from the end of another's: a long test started last kept one
+    worker busy for up to a minute after the other had run out. A slow test that shares a module-scoped fixture
+    moves with its whole module, so the fixture is still made once."""
+    def shares(item) -> bool:
+        return any(defs[-1].scope == "module" for defs in item._fixtureinfo.name2fixturedefs.values())
+
+    slow = [item for item in items if item.get_closest_marker("slow")]
+    modules = {item.module for item in slow if shares(item)}
+    alone = {id(item) for item in slow if item.module not in modules}
+    items.sort(key=lambda item: 0 if id(item) in alone else 1 if item.module in modules else 2)
+
+
 @pytest.fixture(autouse=True)
 def isolated(tmp_path, monkeypatch, tmp_path_factory):
     cache = tmp_path / "cache" / "vmem"

@@ -93,6 +93,7 @@ def test_python_dash_m_is_the_same_cli(store):
     assert result.stderr.startswith("error: invalid item id 'nope'")
 
 
+@pytest.mark.slow
 def test_demo_runs_the_lifecycle_on_the_examples(tmp_path, vmem):
     report = vmem.json("demo", str(tmp_path / "demo"))["data"]
     from vmem.store.repo import Store

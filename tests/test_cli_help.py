@@ -3,6 +3,7 @@ no text)."""
 
 from __future__ import annotations
 
+import pytest
 import typer
 
 from vmem.cli.app import app
@@ -23,6 +24,7 @@ def test_every_argument_has_help():
     assert not missing, missing
 
 
+@pytest.mark.slow
 def test_the_one_command_a_process_builds_is_the_command_the_whole_app_has():
     """A process builds only the command its words name (cli.app.for_argv: building all of them cost every typer
     command ~40-120 ms); that command's help, options and usage are the whole app's, whatever global options come

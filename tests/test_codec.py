@@ -56,6 +56,7 @@ def test_edit_in_place_equals_a_fresh_write_when_there_are_no_comments(first, se
     assert codec.dump(second, codec.dump(first)) == codec.dump(second)
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(claims(), claims(), st.sampled_from(["confidence", "status", "expires_at", "categories", "paths", "title"]))
 def test_fast_rewrite_of_an_existing_file_equals_the_round_trip_edit(first, second, keep):
@@ -68,6 +69,7 @@ def test_fast_rewrite_of_an_existing_file_equals_the_round_trip_edit(first, seco
     assert codec.dump(second, equal_but_typed) == codec._dump_rt(second, equal_but_typed)
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(claims(), claims(), st.data())
 def test_fast_rewrite_of_a_file_with_fewer_or_more_keys_equals_the_round_trip_edit(first, second, data):
@@ -317,6 +319,7 @@ def test_yaml11_resolution_equals_pyyaml_on_its_edges(text):
     assert codec._resolves_to_non_str(text) == expected
 
 
+@pytest.mark.slow
 @settings(max_examples=3000)
 @given(st.one_of(st.text("0123456789_:.-+eEbxoaAfFinINtTyYsSlLuUrRZ \t\n<=!&*~", max_size=24), WORDS,
                  st.from_regex(r"[-+]?[0-9_]{1,4}(:[0-9]{1,2}){0,2}(\.[0-9_]{0,3})?([eE][-+]?[0-9]{1,2})?", fullmatch=True),

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import time
 
+import pytest
 from conftest import REVIEWER, git
 from test_team import vmem_cli
 
@@ -29,6 +30,7 @@ def _head(store) -> str:
     return git(store, "rev-parse", "HEAD").strip()
 
 
+@pytest.mark.slow
 def test_diff_names_what_became_live_what_stopped_and_why_by_whom(seeded):
     kept = _propose(seeded, "refunds settle three days after payment")
     retired = _propose(seeded, "ARR excludes trial accounts")

@@ -187,6 +187,7 @@ def test_import_proposes_only_the_new_statements_and_never_a_set_up_step(store, 
     assert_clean(store)
 
 
+@pytest.mark.slow
 def test_too_many_statements_are_refused_whole_with_the_limit_and_the_fix(store, tmp_path):
     project = tmp_path / "many"
     project.mkdir()

@@ -115,6 +115,7 @@ def test_the_label_check_catches_overlap_and_a_blank_picture(tmp_path):
 AREAS = {10: (0, 1_000_000), 600: (1_000_000, 4_000_000), 10_000: (4_000_000, 50_000_000)}
 
 
+@pytest.mark.slow
 @CHROMIUM
 @pytest.mark.parametrize(("name", "items"), SIZES, ids=[str(n) for n, _ in SIZES])
 def test_the_map_in_headless_chromium(name, items, tmp_path, request):

@@ -170,6 +170,7 @@ def test_recall_imports_no_model_for_other_commands():
         ["False", "False"]
 
 
+@pytest.mark.slow
 def test_labeled_queries_on_the_demo_store(tmp_path):
     """examples/eval/recall.yaml against a fresh demo store: never stale or out of scope, relevant in the top 5."""
     from pathlib import Path

@@ -10,6 +10,8 @@ import sys
 import time
 from datetime import datetime, timezone
 
+import pytest
+
 VMEM = [sys.executable, "-m", "vmem"]
 QUESTION = "when are Zephyr-class shipment invoices reconciled"
 
@@ -25,6 +27,7 @@ def stamp() -> str:
     return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+@pytest.mark.slow
 def test_as_of_answers_say_what_then_awaited_review(tmp_path):
     subprocess.run([*VMEM, "demo", str(tmp_path / "demo")], check=True, capture_output=True, timeout=300)
     store = tmp_path / "demo" / "store"

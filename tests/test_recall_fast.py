@@ -50,6 +50,7 @@ def column_sets(draw):
             | {name: np.array(values, dtype=np.float64) for name, values in times.items()})
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(columns=column_sets(), entity=st.sampled_from([None, "acme", "globex", "ghost"]),
        audience=st.sampled_from(["all", "group:finance", "group:legal", "group:ghost"]),
@@ -160,6 +161,7 @@ def _questions() -> list[str]:
     return [q["query"] for q in yaml.safe_load(QUERIES.read_text())["queries"]]
 
 
+@pytest.mark.slow
 def test_one_shot_and_in_process_answer_every_eval_question_alike(demo, monkeypatch):
     from vmem.store.repo import Store
 

@@ -151,6 +151,7 @@ def test_kill_9_anywhere_in_a_write_leaves_a_valid_store(store, stage, lands):
     assert check(store).errors == []
 
 
+@pytest.mark.slow
 def test_concurrent_writers_lose_nothing(store):
     """8 processes x 50 proposals on one store: 400 commits, 400 items, a valid store."""
     script = ("import sys\nfrom vmem.ops.propose import propose_claim\nfrom vmem.store.repo import Store\n"
@@ -168,6 +169,7 @@ def test_concurrent_writers_lose_nothing(store):
     subprocess.run(["git", "-C", str(store.root), "fsck", "--no-dangling"], check=True, capture_output=True)
 
 
+@pytest.mark.slow
 def test_concurrent_cli_writers_lose_nothing(store):
     """The path users take: 8 `vmem propose` loops x 25 through the console entry point (the fast reader, the
     plumbing backend) on one store: 200 kept, 201 commits, a valid store (SPEC 15: writers serialise)."""

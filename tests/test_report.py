@@ -194,6 +194,7 @@ def demo_store(tmp_path, vmem, monkeypatch):
     return root
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(BROWSER is None, reason="no Chromium installed (apt-get install chromium); .ci/run installs it")
 def test_report_in_headless_chromium(demo_store, vmem, tmp_path):
     # the check itself works: a page that logs is caught

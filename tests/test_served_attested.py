@@ -61,6 +61,7 @@ def _fresh(team: Team, name: str):
     return fresh
 
 
+@pytest.mark.slow
 def test_a_teammates_deletion_of_reviewed_items_changes_nothing_agents_are_served(reviewed_team):
     """Alice `git rm`s an approved claim, a mandatory one and a published learning, and pushes. Every clone —
     hers, Rita's after a pull, a fresh one — keeps serving all three as reviewed; check (plain and --governance)
@@ -154,6 +155,7 @@ def model_canonical(text: str) -> str:
     return canonicalize(text)
 
 
+@pytest.mark.slow
 def test_an_eligible_learning_edited_by_hand_goes_back_to_candidate_and_publish_refuses_it(team):
     learning = _eligible_learning(team)
     team.git(team.rita, "push", "-q", "origin", "main")

@@ -88,6 +88,7 @@ def three(made, monkeypatch):
     return Store.open(live), list(ids)
 
 
+@pytest.mark.slow
 def test_consolidation_suggests_reworded_learnings_and_the_card_and_report_show_them(three, tmp_path):
     store, (a, b, c) = three
     stored = item(store, a)["suggestions"]
@@ -102,6 +103,7 @@ def test_consolidation_suggests_reworded_learnings_and_the_card_and_report_show_
     assert "may be the same as" in page and b in page
 
 
+@pytest.mark.slow
 def test_a_reviewers_merge_is_attested_recounts_support_and_unmerge_undoes_it(three):
     store, (a, b, c) = three
     before = commit_count(store)

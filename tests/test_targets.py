@@ -233,6 +233,7 @@ def test_the_fast_path_knows_every_target():
     assert TARGETS == NAMES  # cli/sync.py lists them so the hook path need not import vmem.targets to parse
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.sampled_from(["--target", "--target=cursor", "claude", "agents-md", "copilot", "bogus", "--dir",
                                  "d", "--hook", "--json"]), max_size=6))

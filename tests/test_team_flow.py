@@ -171,6 +171,7 @@ def crew(seeded, tmp_path, monkeypatch):
     return remote, rita, clone, alice, alice.project(tmp_path), bob, bob.project(tmp_path)
 
 
+@pytest.mark.slow
 def test_a_proposal_from_a_project_reaches_the_reviewer_and_comes_back_as_a_rule(crew):
     remote, rita, clone, alice, project, _, _ = crew
     text = "Invoices are issued on the first business day of the month."
@@ -230,6 +231,7 @@ anyio.run(main)
 """
 
 
+@pytest.mark.slow
 def test_two_analysts_propose_concurrently_while_the_reviewer_approves_and_nothing_is_lost(crew):
     """2 x 25 proposals at once from two machines -- Alice on the command line, Bob's agent through MCP -- while
     the reviewer approves: every one reaches the remote (by the next command at the latest); the remote's

@@ -19,6 +19,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from test_team import run
@@ -115,6 +116,7 @@ STEPS = st.tuples(st.sampled_from(["propose", "propose", "approve", "revoke", "f
 @example(protected=False, steps=[("propose", "alice", 0), ("approve", "alice", 0), ("revoke", "alice", 0),
                                  ("sync", "alice", 0), ("rewrite", "bob", 0), ("sync", "alice", 0)])
 # a deletion by hand of an approved claim, and two writers' proposals with main protected
+@pytest.mark.slow
 @example(protected=True, steps=[("propose", "alice", 0), ("propose", "bob", 0), ("approve", "alice", 1),
                                 ("delete", "bob", 0), ("force", "alice", 0), ("propose", "alice", 0)])
 def test_random_team_histories_serve_only_what_the_reviewer_attested_and_lose_no_proposal(seeded, tmp_path_factory,

@@ -31,6 +31,7 @@ def store(tmp_path_factory) -> Path:
     return base / "demo" / "store"
 
 
+@pytest.mark.slow
 def test_format_characters_are_shown_by_code_point_in_every_command(store):
     statement = f"Refunds gnp.{HIDDEN[0]}exe settle three days{HIDDEN[1]} after{HIDDEN[2]} payment{HIDDEN[3]}."
     proposed = run(store, "propose", statement, "--json")

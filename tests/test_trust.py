@@ -340,6 +340,7 @@ def histories(draw):
 
 
 # VMEM_PROP_EXAMPLES=80 for a deeper search than CI's
+@pytest.mark.slow
 @settings(max_examples=int(os.environ.get("VMEM_PROP_EXAMPLES", 12)), deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(history=histories())

@@ -218,6 +218,7 @@ def test_an_orphan_merged_as_first_parent_and_fast_forwarded_takes_over_nothing_
 # -- 4, 5. a hand-committed policy ----------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_hand_committed_policy_is_ignored_whole_by_every_consumer(team):
     """Alice commits vmem.yaml by hand: sync scoped to one customer and the finance group, a judge command that
     runs a shell, weakened gates. Pushed and pulled, Rita's sync, hook, recall, MCP and consolidate go on with the
