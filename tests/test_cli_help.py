@@ -45,7 +45,7 @@ def test_the_one_command_a_process_builds_is_the_command_the_whole_app_has():
         alone = runner.invoke(for_argv(argv), [*argv, "--help"])
         whole = runner.invoke(app, [*argv, "--help"])
         assert (alone.exit_code, alone.stdout) == (whole.exit_code, whole.stdout) and alone.exit_code == 0, argv
-    for argv in ([], ["--help"], ["stauts"], ["--store", "status"], ["--json"]):
+    for argv in ([], ["--help"], ["stauts"], ["--store", "status"], ["--json"], ["-h", "status"]):
         assert for_argv(argv) is app, argv
     typo = runner.invoke(for_argv(["stauts"]), ["stauts"])
     assert typo.exit_code == 2 and "Did you mean 'status'" in typo.stderr

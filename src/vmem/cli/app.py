@@ -107,11 +107,14 @@ _TAKES_VALUE = {"--store"}  # the global options that take a value (as the next 
 
 
 def _command_named(argv: list[str]) -> str | None:
-    """The first word of ARGV that is not a global option or an option's value: the command's name, if any."""
+    """The first word of ARGV that is not a global option or an option's value: the command's name, if any (none
+    after a help option: `vmem -h status` is the whole app's help)."""
     words = iter(argv)
     for word in words:
         if word == "--":
             return next(words, None)
+        if word in ("-h", "--help"):
+            return None
         if not word.startswith("-"):
             return word
         if word in _TAKES_VALUE:
