@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vmem.errors import UsageError
-from vmem.knowledge.detectors import differences, lcs_pairs, one_block_move, role_difference
+from vmem.knowledge.detectors import lcs_pairs, named_differences, one_block_move, role_difference
 from vmem.knowledge.judge import Verdict, judge_command, judge_pair, judge_pair_with_rule, passes_blocker
 from vmem.knowledge.parsing import parse
 from vmem.ops.eval_merge import evaluate_merge
@@ -150,8 +150,8 @@ def test_a_statement_merges_with_itself_and_not_with_its_negation(words):
 
 
 def test_differences_lists_every_finding():
-    found = differences("Churn is higher for SMB after 30 days.", "Churn is lower for enterprise before 60 days.",
-                        CATS, CATS)
+    found = [reason for _, reason in named_differences("Churn is higher for SMB after 30 days.",
+                                                       "Churn is lower for enterprise before 60 days.", CATS, CATS)]
     assert [f.split(" ")[0] for f in found] == ["different", "different", "direction", "temporal", "words"]
 
 

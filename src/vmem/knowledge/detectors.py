@@ -360,11 +360,6 @@ def finding_shapes(a: str, b: str, categories_a: list[str], categories_b: list[s
     return out
 
 
-def differences(a: str, b: str, categories_a: list[str], categories_b: list[str]) -> list[str]:
-    """Every decisive difference the deterministic judge sees, most telling first (empty: a paraphrase)."""
-    return [reason for _, reason in named_differences(a, b, categories_a, categories_b)]
-
-
 # Words whose difference is itself decisive: never traded for a synonym.
 _FIXED = _UP | _DOWN | _TEMPORAL | MODAL_CAN | MODAL_MUST | {NEGATION}
 
