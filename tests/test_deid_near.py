@@ -235,3 +235,32 @@ def test_a_process_that_reads_a_word_frequency_from_the_table_imports_no_wordfre
     again = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
     assert first.stdout.split()[:2] == again.stdout.split()[:2] == ["4.15", "2.47"]
     assert again.stdout.split()[2] == "False"
+
+
+def test_a_damaged_word_table_is_set_aside_and_wordfreq_answers(tmp_path):
+    """The table is a cache: a file that is not one (a crash, a full disk, a hand) costs time, never an answer."""
+    import subprocess
+    import sys
+
+    import os
+
+    script = "from vmem.gates.near import zipf\nprint(zipf('harbor'), zipf('kestrel'))"
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "own")}  # not the table the other tests share
+    subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, env=env)
+    (table,) = (tmp_path / "own" / "vmem" / "words").iterdir()
+    table.write_bytes(b"not a database" * 100)
+    damaged = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env)
+    assert damaged.returncode == 0 and damaged.stdout.split() == ["4.15", "2.47"], damaged.stderr
+    again = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, env=env)
+    assert again.stdout.split() == ["4.15", "2.47"] and table.is_file() and table.stat().st_size > 1_000_000
+
+
+def test_a_word_table_damaged_under_a_running_process_gives_way_to_wordfreq(tmp_path, monkeypatch):
+    import sqlite3
+
+    from vmem.gates import near
+
+    bad = tmp_path / "bad.sqlite"
+    bad.write_bytes(b"not a database" * 100)
+    monkeypatch.setattr(near, "_english", lambda: sqlite3.connect(str(bad)))
+    assert near.zipf.__wrapped__("harbor") == 4.15 and near.zipf.__wrapped__("kestrel") == 2.47

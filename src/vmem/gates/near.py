@@ -20,12 +20,16 @@ def zipf(word: str) -> float:
     the gate matches more, never less. A word of plain letters a-z is one token to wordfreq's English tokenizer, so
     its frequency is its entry in the English list: read from a table derived from that list once per machine
     (_english), without importing wordfreq (~260 ms) or loading its list (~190 ms) in every process that asks."""
+    import sqlite3
+
     low = word.casefold()
-    if low.isascii() and low.isalpha():
-        table = _english()
-        if table is not None:
+    table = _english() if low.isascii() and low.isalpha() else None
+    if table is not None:
+        try:
             found = table.execute("SELECT zipf FROM words WHERE word = ?", (low,)).fetchone()
             return found[0] if found else 0.0
+        except sqlite3.Error:  # the file was damaged under this process: wordfreq answers
+            pass
     try:
         from wordfreq import zipf_frequency
     except ImportError:
@@ -37,7 +41,7 @@ def zipf(word: str) -> float:
 def _english():
     """A SQLite table word -> Zipf frequency of wordfreq's English list (its plain words), in the user
     cache directory, keyed by the list file's size and time; made on first use (~1 s). None without wordfreq or a
-    usable cache directory: zipf then asks wordfreq itself."""
+    usable cache directory, or when the table cannot be read: zipf then asks wordfreq itself."""
     import importlib.util
     import math
     import os
@@ -66,8 +70,14 @@ def _english():
             made.commit()
             made.close()
             os.replace(temporary, path)
-        return sqlite3.connect(str(path), check_same_thread=False)  # (a URI would need the path quoted)
-    except (ImportError, OSError, sqlite3.Error):
+        table = sqlite3.connect(str(path), check_same_thread=False)  # (a URI would need the path quoted)
+        table.execute("SELECT zipf FROM words WHERE word = 'the'").fetchone()
+        return table
+    except (ImportError, OSError, sqlite3.Error):  # a damaged table is made again by the next process
+        try:
+            path.unlink()
+        except OSError:
+            pass
         return None
 
 
