@@ -28,6 +28,20 @@ REVIEWER = ("Rita Reviewer", "rita@example.com")
 MACHINE_CACHES = ("wordnet", "wordpiece", "words", "cli")
 
 
+def pytest_sessionstart(session):
+    """vmem's modules compiled once, before any test starts a `vmem` process: with PYTHONDONTWRITEBYTECODE set (as
+    on CI's machines) and an editable install, every such process would otherwise compile each module it imports
+    from source (~100 ms more per typer command), since nothing writes the compiled files. compileall writes them
+    where the interpreter looks (__pycache__, or PYTHONPYCACHEPREFIX); pytest-xdist's workers skip it."""
+    if hasattr(session.config, "workerinput"):
+        return
+    import compileall
+
+    import vmem
+
+    compileall.compile_dir(str(Path(vmem.__file__).parent), quiet=2, workers=0)
+
+
 def pytest_collection_modifyitems(items):
     """Tests marked slow (several seconds each) run first. pytest-xdist's worksteal gives each worker a contiguous
     part of this order and lets an idle worker take from the end of another's: a long test started last kept one
