@@ -40,7 +40,7 @@ def zipf(word: str) -> float:
 @functools.lru_cache(maxsize=1)
 def _english():
     """A SQLite table word -> Zipf frequency of wordfreq's English list (its plain words), in the user
-    cache directory, keyed by the list file's size and time; made on first use (~1 s). None without wordfreq or a
+    cache directory, keyed by the list file's size and time; made on first use (~1.6 s). None without wordfreq or a
     usable cache directory, or when the table cannot be read: zipf then asks wordfreq itself."""
     import importlib.util
     import math
@@ -56,12 +56,12 @@ def _english():
     except (AttributeError, TypeError, ValueError, OSError):
         return None
     path = cache_home() / "words" / f"en-{stat.st_size}-{stat.st_mtime_ns}.sqlite"
+    temporary = path.with_name(f"{path.name}.{os.getpid()}.tmp")
     try:
         if not path.is_file():
             from wordfreq import get_frequency_dict
 
             path.parent.mkdir(parents=True, exist_ok=True)
-            temporary = path.with_name(f"{path.name}.{os.getpid()}.tmp")
             made = sqlite3.connect(str(temporary))
             made.execute("CREATE TABLE words (word TEXT PRIMARY KEY, zipf REAL) WITHOUT ROWID")
             made.executemany("INSERT INTO words VALUES (?, ?)", (
@@ -74,10 +74,11 @@ def _english():
         table.execute("SELECT zipf FROM words WHERE word = 'the'").fetchone()
         return table
     except (ImportError, OSError, sqlite3.Error):  # a damaged table is made again by the next process
-        try:
-            path.unlink()
-        except OSError:
-            pass
+        for leftover in (temporary, path):  # (a table cut short while being made is not left behind either)
+            try:
+                leftover.unlink()
+            except OSError:
+                pass
         return None
 
 
