@@ -6,6 +6,7 @@ import json
 import os
 import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 from typing import Any, Callable
 
@@ -222,3 +223,30 @@ class Vmem:
 @pytest.fixture
 def vmem() -> Vmem:
     return Vmem()
+
+
+@pytest.fixture
+def gnupg(tmp_path, monkeypatch):
+    """A keyring of its own; its agent is ended afterwards."""
+    if shutil.which("gpg") is None:
+        pytest.skip("gpg is not installed (CI installs gnupg)")
+    home = gnupg_home("gnupg")
+    monkeypatch.setenv("GNUPGHOME", str(home))
+
+    def make(uid: str) -> str:
+        subprocess.run(["gpg", "--batch", "--passphrase", "", "--quick-gen-key", uid, "ed25519", "sign", "never"],
+                       check=True, capture_output=True)
+        listing = subprocess.run(["gpg", "--batch", "--with-colons", "--list-secret-keys", uid], check=True,
+                                 capture_output=True, text=True).stdout
+        return next(line.split(":")[9] for line in listing.splitlines() if line.startswith("fpr:"))
+    gpgconf = shutil.which("gpgconf")
+    yield make
+    if gpgconf:
+        subprocess.run([gpgconf, "--kill", "all"], capture_output=True, env={"GNUPGHOME": str(home)})
+    shutil.rmtree(home, ignore_errors=True)
+
+
+def gnupg_home(name: str) -> Path:
+    """A keyring directory (mode 0700) with a short path: gpg's agent socket lives in it, and a socket path longer
+    than ~107 bytes cannot be connected to (pytest-xdist's per-worker tmp paths are that long)."""
+    return Path(tempfile.mkdtemp(prefix=f"vmem-{name}-"))

@@ -8,12 +8,11 @@ from __future__ import annotations
 import contextlib
 import shutil
 import subprocess
-import tempfile
 
 from pathlib import Path
 
 import pytest
-from conftest import ALICE, REVIEWER, commit_count, commit_file, git
+from conftest import ALICE, REVIEWER, commit_count, commit_file, git, gnupg_home
 from test_trust import RITA, _hand_commit, _policy, _set_status, _synced
 
 from vmem import model
@@ -45,33 +44,6 @@ def _refused(vmem) -> list[dict]:
 
 
 # -- keys ----------------------------------------------------------------------------------------------------------
-
-
-@pytest.fixture
-def gnupg(tmp_path, monkeypatch):
-    """A keyring of its own; its agent is ended afterwards."""
-    if shutil.which("gpg") is None:
-        pytest.skip("gpg is not installed (CI installs gnupg)")
-    home = _gnupg_home("gnupg")
-    monkeypatch.setenv("GNUPGHOME", str(home))
-
-    def make(uid: str) -> str:
-        subprocess.run(["gpg", "--batch", "--passphrase", "", "--quick-gen-key", uid, "ed25519", "sign", "never"],
-                       check=True, capture_output=True)
-        listing = subprocess.run(["gpg", "--batch", "--with-colons", "--list-secret-keys", uid], check=True,
-                                 capture_output=True, text=True).stdout
-        return next(line.split(":")[9] for line in listing.splitlines() if line.startswith("fpr:"))
-    gpgconf = shutil.which("gpgconf")
-    yield make
-    if gpgconf:
-        subprocess.run([gpgconf, "--kill", "all"], capture_output=True, env={"GNUPGHOME": str(home)})
-    shutil.rmtree(home, ignore_errors=True)
-
-
-def _gnupg_home(name: str) -> Path:
-    """A keyring directory (mode 0700) with a short path: gpg's agent socket lives in it, and a socket path longer
-    than ~107 bytes cannot be connected to (pytest-xdist's per-worker tmp paths are that long)."""
-    return Path(tempfile.mkdtemp(prefix=f"vmem-{name}-"))
 
 
 @pytest.fixture
@@ -147,7 +119,7 @@ def test_openpgp_a_listed_key_the_keyring_does_not_vouch_for_still_signs(seeded,
     claim = vmem.json("propose", "renewals are billed in advance", store=seeded)["data"]["item"]["id"]
     vmem("approve", claim, who=RITA, store=seeded)
     exported = subprocess.run(["gpg", "--export", rita], check=True, capture_output=True).stdout
-    home = _gnupg_home("teammate")
+    home = gnupg_home("teammate")
     monkeypatch.setenv("GNUPGHOME", str(home))
     try:
         subprocess.run(["gpg", "--batch", "--import"], input=exported, check=True, capture_output=True)

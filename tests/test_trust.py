@@ -487,19 +487,8 @@ def test_a_hanging_git_pull_is_ended_with_its_children_and_sync_goes_on(seeded, 
         assert not alive, f"pid {pid} still running"
 
 
-def test_with_require_signed_vmem_signs_and_only_verified_reviewer_commits_count(seeded, vmem, tmp_path,
-                                                                                  monkeypatch):
-    import shutil
-
-    if shutil.which("gpg") is None:
-        pytest.skip("gpg is not installed (CI installs gnupg)")
-    home = tmp_path / "gnupg"
-    home.mkdir(mode=0o700)
-    monkeypatch.setenv("GNUPGHOME", str(home))
-    subprocess.run(["gpg", "--batch", "--passphrase", "", "--quick-gen-key", RITA, "ed25519", "sign", "never"],
-                   check=True, capture_output=True)
-    listing = subprocess.run(["gpg", "--with-colons", "--list-keys", RITA], capture_output=True, text=True).stdout
-    key = next(line.split(":")[9] for line in listing.splitlines() if line.startswith("fpr:"))
+def test_with_require_signed_vmem_signs_and_only_verified_reviewer_commits_count(seeded, vmem, tmp_path, gnupg):
+    key = gnupg(RITA)
     _hand_commit(seeded, "vmem.yaml", _policy(seeded, require_signed=True, signing_keys={REVIEWER[1]: [key]}),
                  who=RITA)  # the key that signs for Rita (SPEC 12; tests/test_signing.py: any other key does not)
     claim = vmem.json("propose", "signed facts only", store=seeded)["data"]["item"]["id"]
