@@ -63,6 +63,20 @@ def test_the_question_is_read_into_its_asks():
         {"title": None, "statement": "P2 tickets get a first response within 4 business hours."}])[2] == "elsewhere"  # about P2
 
 
+@pytest.mark.parametrize("question, detail", [
+    ("what amount is on Corvane's annual invoice?", "amount"),
+    ("what's the amount on Corvane's annual invoice?", "amount"),
+    ("whats the amount on Corvane's annual invoice, roughly?", "amount"), ("What is the fee for a wire?", "amount"),
+    ("which is the column for the USD total?", "column"), ("what\u2019s the date their renewal goes out?", "date")])
+def test_a_detail_asked_with_a_copula_is_the_detail_asked(question, detail):
+    """"what's the amount", "whats the amount" (the apostrophe dropped), "what is the fee", "which is the column":
+    the question word, a copula and an article ask what "what amount" asks; a hit without a number leaves it open."""
+    assert detail in read(question).details
+    hit = [{"title": None, "statement": "Corvane is invoiced annually in EUR on the first business day of March."}]
+    if detail == "amount":
+        assert assess(question, hit)[0], question
+
+
 def test_a_two_part_question_with_one_part_answered_is_partial_and_names_the_other(seeded, known):
     data = recall(seeded, "Which timestamp do refunds use, and when does the refund export to finance run?")
     assert data["coverage"] == "partial" and data["results"][0]["id"] == known["refund_ts"]

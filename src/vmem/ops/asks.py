@@ -156,11 +156,22 @@ def asked_codes(question: str) -> list[str]:
     return list(dict.fromkeys(ASKED_CODE.findall(ask_of(question))))
 
 
+# "what's the fee", "whats the amount", "which is the column": the question word, a copula and an article before the
+# thing asked; read as "what fee", "what amount", "which column" (however it is typed, apostrophe or none)
+_COPULA = re.compile(r"\b(what|which)(?:['\u2019]?s| is| are| was| were)(?: (?:the|our|their|its|his|her))?\b", re.I)
+
+
+def asked_form(text: str) -> str:
+    """TEXT with each "what's the" / "which is the" read as "what" / "which", the form the patterns below ask."""
+    return _COPULA.sub(r"\1", text)
+
+
 def read(question: str) -> Asks:
     text = ask_of(question)
     parts = [p.strip(" ?,.") for p in _SPLIT.split(text) if p and len(words(p)) >= 2]
     if len(parts) < 2:
         parts = [text.strip(" ?")]
+    text = asked_form(text)
     details = [name for name, asked in DETAILS.items() if asked.search(text)]
     for found in _ASKED_PHRASE.finditer(text):  # "what logo churn rate": a number; "which FX rate table": a table
         kind = "column" if found.group(2).lower() in _TABLE_NOUNS else "amount"
@@ -504,7 +515,7 @@ def asked_phrases(part: str) -> list[tuple[str, str, set[str]]]:
     ("FX rate table", "FX rate", {fx, rate})); a phrase narrowed only by function words ("what is the rate") is
     left out."""
     out = []
-    for found in _ASKED_PHRASE.finditer(part):
+    for found in _ASKED_PHRASE.finditer(asked_form(part)):
         modifiers = words(found.group(1))
         if modifiers:
             out.append((f"{found.group(1)}{found.group(2)}", found.group(1).strip(), modifiers))
