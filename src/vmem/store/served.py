@@ -109,14 +109,19 @@ class _Since:
 
         self.store = store = Store.open(root, lite=True)  # the one reader; history walks are asked of pygit2
         self.snapshot, self.state = store.head(), store.attestation()
-        self.key = (cached.get("commit"), cached.get("token")) if cached is not None else None
-        usable = cached is not None and _current(cached) and cached.get("policy") is not None
+        self.key = (cached.get("commit"), cached.get("token")) if _usable(cached) else None
         self.changes = changes_since(store.repo, cached["commit"], self.snapshot.commit, ("claims", "knowledge")) \
-            if usable and self.snapshot.commit is not None else None
+            if self.key is not None and self.snapshot.commit is not None else None
         self.moved = self.state.moved_since(cached["token"]) if self.changes is not None else None
 
     def suits(self, cached: dict | None) -> bool:
-        return cached is not None and self.key == (cached.get("commit"), cached.get("token"))
+        """Whether this is what changed since CACHED too (the same commit and token, and a cache as usable)."""
+        return self.key is not None and _usable(cached) and self.key == (cached.get("commit"), cached.get("token"))
+
+
+def _usable(cached: dict | None) -> bool:
+    """A cache (or head file) this version can bring forward from: its format, a token, a policy."""
+    return cached is not None and _current(cached) and cached.get("policy") is not None
 
 
 def _quiet_forward(since: _Since, head: dict) -> dict | None:
