@@ -8,8 +8,8 @@ STORE is a FRESH demo store (`vmem demo DIR` puts it at DIR/store; the files' la
 question of the labeled files (FILES) it records ops/coverage.features through recall's own code (recall.search
 at -k 10, the features it hands the table) and fits a multinomial logistic regression (numpy, L2 on the weights,
 features standardised on the training questions, each label of each file weighted to the same total, so that
-the big file's answered questions, written in the items' own words, do not alone define `covered`). Leave-one-file-out: trained
-on the others, measured on the one left out. The L2 strength is chosen inside the training files (train on one,
+the big file's answered questions, written in the items' own words, do not alone define `covered`).
+Leave-one-file-out: trained on the others, measured on the one left out. The L2 strength is chosen inside the training files (train on one,
 measure on another, every way: mean per-label accuracy), never on the file measured; --write chooses it the same way over
 all the files, fits on all of them and writes the table (commented, one row a feature).
 """
@@ -34,7 +34,6 @@ FILES = ("examples/eval/recall.yaml", "examples/eval/recall_coverage.yaml", "exa
          "examples/eval/recall_coverage5.yaml", "examples/eval/recall_coverage6.yaml",
          "examples/eval/recall_coverage7.yaml")
 LABELS = ("covered", "partial", "uncovered")
-WEIGH_FILES = True  # each label of each file weighs alike (see fit)
 LAMBDAS = (0.001, 0.003, 0.01, 0.03, 0.1, 0.3)  # L2 strength against the weighted mean log-loss
 
 
@@ -68,13 +67,11 @@ def fit(X: np.ndarray, y: np.ndarray, lam: float, iters: int = 4000, files: np.n
     Z = (X - mean) / std
     n, d = Z.shape
     k = len(LABELS)
-    counts = np.bincount(y, minlength=k).astype(float)
-    w_sample = (n / (k * np.maximum(counts, 1)))[y]
-    if files is not None:  # each file's labels alike: a big file's easy questions do not define a label
-        cells = {}
-        for cell in zip(files, y):
-            cells[cell] = cells.get(cell, 0) + 1
-        w_sample = np.array([1.0 / cells[cell] for cell in zip(files, y)])
+    cells = {}  # (file, label): each weighs alike, so a big file's easy questions do not define a label
+    keys = list(zip(files if files is not None else [None] * n, y))
+    for cell in keys:
+        cells[cell] = cells.get(cell, 0) + 1
+    w_sample = np.array([1.0 / cells[cell] for cell in keys])
     w_sample /= w_sample.sum()
     Y = np.eye(k)[y]
     W, b = np.zeros((d, k)), np.zeros(k)
@@ -119,8 +116,8 @@ def arrays(rows):
     return np.array([r["x"] for r in rows]), np.array([LABELS.index(r["expect"]) for r in rows])
 
 
-def files_of(rows) -> np.ndarray | None:
-    return np.array([r["file"] for r in rows if r["x"] is not None]) if WEIGH_FILES else None
+def files_of(rows) -> np.ndarray:
+    return np.array([r["file"] for r in rows if r["x"] is not None])  # (the rows arrays() keeps)
 
 
 def report(rows: list[dict]) -> dict:
