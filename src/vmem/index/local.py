@@ -25,9 +25,10 @@ if TYPE_CHECKING:  # pygit2 only when the index has to catch up: a current index
 
     Progress = Callable[[int, int], None]
 
-SCHEMA_VERSION = 8  # 2: statuses as history attests them (SPEC 12), the lexicon column; 3: served content;
+SCHEMA_VERSION = 9  # 2: statuses as history attests them (SPEC 12), the lexicon column; 3: served content;
 # 4: attestation token; 5: the awaiting column; 6: columns.bin (read without numpy) instead of columns.npz;
-# 7: provenance (reviewer, date, evidence) as history attests it; 8: reviewed items deleted by hand stay
+# 7: provenance (reviewer, date, evidence) as history attests it; 8: reviewed items deleted by hand stay;
+# 9: each customer's name and aliases (entity_aliases)
 NO_TIME = float("nan")
 LIGHT_CHANGES = 64  # up to this many changed items, a one-shot recall catches a light index up without numpy (each
 # embedded in plain Python, ~2 ms); past it, numpy's import costs less
@@ -246,6 +247,7 @@ class LocalIndex:
         self.columns: dict = {}
         self.entity_names: list[str] = []
         self.group_names: list[str] = []
+        self.entity_aliases: dict[str, list[str]] = {}  # entity id -> its name and aliases at self.commit
         self.lexicon_since: int | None = None  # knowledge published at or after this point is held back
         self._token = None  # where the attestation stood at self.commit (see State.moved_since)
         self._tantivy = None
@@ -307,6 +309,7 @@ class LocalIndex:
                 return False
             self.commit = info["commit"]
             self.entity_names, self.group_names = info["entity_names"], info["group_names"]
+            self.entity_aliases = info["entity_aliases"]
             self.lexicon_since = info.get("lexicon_since")
             self._token = info.get("attest_token")
             found = columns.read_plain(self.path / columns.NAME, LIGHT_ROWS) if light else None
@@ -355,7 +358,7 @@ class LocalIndex:
         self.items = Metas(self.path / "meta.sqlite")
         self.commit, self.order, self.rows = None, [], {}
         self._token, self.lexicon_since = None, None
-        self.entity_names, self.group_names = [], []
+        self.entity_names, self.group_names, self.entity_aliases = [], [], {}
         self._stored_rows, self._pending, self.light = 0, {}, False
         self.vectors = self._map()
         self.columns = {name: np.zeros(0, dtype=np.int32) for name in COLUMNS}
@@ -394,7 +397,7 @@ class LocalIndex:
             return True
         state = self.store.attestation()
         changed: dict[str, str | None] = {}
-        tops = ("claims", "knowledge")
+        tops = ("claims", "knowledge", "entities")
         diff = changes_since(repo, self.commit, head, tops) if self.commit else None
         moved = state.moved_since(self._token) if diff is not None else None
         if diff is None or moved is None:  # no index yet, or history (or the attestation) started over
@@ -407,6 +410,7 @@ class LocalIndex:
         else:
             for path in moved - set(diff):  # the file is as it was, but what history attests of it changed
                 diff[path] = entry_at(head.tree, path)
+        self._read_aliases({path: diff.pop(path) for path in [p for p in diff if p.startswith("entities/")]})
         for path, change in diff.items():
             if path.endswith(".yaml"):  # the blob whose content history attests (a hand edit is not indexed)
                 changed[path] = state.serve(path, change)  # a reviewed item deleted without a reviewer: kept
@@ -417,6 +421,23 @@ class LocalIndex:
         self.commit = str(head.id)
         self._save()
         return True
+
+    def _read_aliases(self, changed: dict) -> None:
+        """Keep each customer's name and aliases (entities/ID.yaml at HEAD, CHANGED: path -> Change) for recall to
+        know a question that says "LHP" or "Larkspur Health Partners" names entity:larkspur-health. An unreadable
+        file names nothing (vmem check reports it)."""
+        from vmem.store import blobs
+        from vmem.store.repo import parse_blob
+
+        for path, change in changed.items():
+            self.entity_aliases.pop(path[9:-5], None)
+            if change is None or not change.is_file or not path.endswith(".yaml"):
+                continue
+            try:
+                entity = parse_blob("entity", path, change.oid, blobs.read(self.store, change.oid))
+            except SchemaError:
+                continue
+            self.entity_aliases[path[9:-5]] = [entity["name"], *(entity.get("aliases") or [])]
 
     def _apply(self, changed: dict[str, str | None], embed, progress: Progress | None, state) -> bool:
         from vmem.store import blobs
@@ -534,6 +555,7 @@ class LocalIndex:
         columns.write(self.path / columns.NAME, self.order, self.columns)
         self.items.set_info({"version": SCHEMA_VERSION, "model": self.model_id, "commit": self.commit,
                              "entity_names": self.entity_names, "group_names": self.group_names,
+                             "entity_aliases": self.entity_aliases,
                              "dims": self._dims, "lexicon_since": self.lexicon_since,
                              "attest_token": self._token})
         self.items.commit()  # last: a crash before this leaves an older commit recorded, so it catches up again

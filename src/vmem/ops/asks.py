@@ -12,9 +12,11 @@ over the question and the hits' statements: deterministic, explainable, microsec
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
+from types import MappingProxyType
+from typing import Mapping, NamedTuple
 
 _WORD = re.compile(r"[a-z0-9][a-z0-9_.'-]*")
+NONE: Mapping[str, list[str]] = MappingProxyType({})  # no customers known
 # words a question carries that say nothing about what it is about
 _FUNCTION = frozenset("""a an the and or but of to in on at by for with from as is are was were be been being it its
 this that these those do does did doing how what which who whom when where why can could should would may might must
@@ -32,13 +34,14 @@ COORDINATED = re.compile(r"\b([a-z][a-z0-9_-]{2,})\s+(?:and|or|&)\s+([a-z][a-z0-
 HOW_MANY = re.compile(r"\bhow many ([a-z0-9-]+)(?: ([a-z-]{3,}))?\b")
 _TIME_UNITS = frozenset("second minute hour day week month quarter year".split())
 # codes and acronyms: a letter-digit name (P4, v3, Q3, FY24, SOC2) or a word in capitals (CSAT, NPS)
-ASKED_CODE = re.compile(r"\b(?!\d+(?:st|nd|rd|th|yrs?|mos?|wks?|hrs?|mins?|secs?|ms|[dhkmswx])\b)"
+ASKED_CODE = re.compile(r"(?<!\d[.,])\b(?!\d+(?:st|nd|rd|th|yrs?|mos?|wks?|hrs?|mins?|secs?|ms|[dhkmswx])\b)"
                         r"(?=[A-Za-z]*\d)(?=\d*[A-Za-z])[A-Za-z0-9]{2,6}\b|"
                    r"\b(?!(?:UTC|GMT|CET|CEST|EST|EDT|PST|PDT|USD|EUR|GBP|CHF|JPY|API|SQL|URL|CSV|JSON|XML|PDF|"
                    r"ETL|ELT|SDK|CLI|DAG|SSO|FAQ|UI|UX|ID|IDS)\b)[A-Z]{3,6}\b")
-# (an ordinal is a position and a number with a unit a quantity ("3yr", "30d", "10k"), not a name; a currency or
-# time zone is a unit, and a format or interface (API, SQL, CSV, ID) a word of the trade: none is what the question
-# is about. Two capitals are too often a word: ID, EU.)
+# (an ordinal is a position and a number with a unit a quantity ("3yr", "30d", "10k"), not a name, nor is the tail of
+# a decimal ("4M" of "$12.4M", "3pts" of "0.3pts"); a currency or time zone is a unit, and a format or interface
+# (API, SQL, CSV, ID) a word of the trade: none is what the question is about. Two capitals are too often a word: ID,
+# EU.)
 # a question about the past: the live answer may be its revision, not its answer
 HISTORICAL = re.compile(r"\bbefore (?!the |a |an |it |we |they |you )\w|\bused to\b|\bpreviously\b|"
                         r"\boriginally\b|\bin the past\b|\bformerly\b|\bthe old\b|\bwhen (?:\S+ ){0,3}was\b|"
@@ -134,13 +137,22 @@ class Asks(NamedTuple):
 _QUESTION_START = re.compile(r"^(?:(?:and|so|then|but|also|on|in|at|for|by|from|to|with|of|since|until)\s+)?"
                              r"(?:how|what|what's|whats|which|when|where|who|whom|whose|why|is|are|was|were|do|does|"
                              r"did|can|could|should|would|will|must|may|has|have|if|any|tell|show|give|list)\b", re.I)
+_SENTENCE_END = re.compile(r"(?<=[a-z0-9)'\"][.!?])\s+(?=\S)")
 _CONTEXT_MARK = re.compile(r"\s+[-—–]+\s+|\s*[—–]\s*|:\s+")
 
 
-def ask_of(question: str) -> str:
-    """QUESTION without the context it opens with (the clause before its last dash or colon that is no question,
-    followed by one that is); the question itself when it has none."""
+def ask_of(question: str, sentences: bool = False) -> str:
+    """QUESTION without the context it opens with (SENTENCES: first the sentences before its first question
+    sentence, "GDPR request from a French customer. Are those rows still kept?"; then the clause before its last
+    dash or colon that is no question, followed by one that is); the question itself when it has none."""
     text = " ".join(question.split())
+    if sentences:
+        told = _SENTENCE_END.split(text)
+        for n, sentence in enumerate(told[1:], 1):
+            if sentence.endswith("?") or _QUESTION_START.match(sentence):
+                if not any(s.endswith("?") or _QUESTION_START.match(s) for s in told[:n]):
+                    text = " ".join(told[n:])  # (a question asked over several sentences keeps them all)
+                break
     for mark in reversed(list(_CONTEXT_MARK.finditer(text))):
         before, after = text[:mark.start()], text[mark.end():]
         if "?" in before or _QUESTION_START.match(before) or not _QUESTION_START.match(after):
@@ -150,10 +162,12 @@ def ask_of(question: str) -> str:
     return text
 
 
-def asked_codes(question: str) -> list[str]:
+def asked_codes(question: str, entity_names: Mapping[str, list[str]] = NONE) -> list[str]:
     """The codes and acronyms QUESTION asks about (ASKED_CODE), once each, in its ask: the context it opens with
-    ("Ashgrove QBR prep: which month ...") says what the asker is doing, not what the answer must name."""
-    return list(dict.fromkeys(ASKED_CODE.findall(ask_of(question))))
+    ("Ashgrove QBR prep: which month ...") says what the asker is doing, not what the answer must name. A code that
+    names one of ENTITY_NAMES' customers ("MRDL") is the customer's name: customers_unanswered checks it."""
+    called = set(customers(question, entity_names).values()) if entity_names else set()
+    return [c for c in dict.fromkeys(ASKED_CODE.findall(ask_of(question, sentences=True))) if c not in called]
 
 
 # "what's the fee", "whats the amount", "which is the column": the question word, a copula and an article before the
@@ -303,23 +317,41 @@ def names(phrase: str, texts: list[str], whole: bool = False) -> bool:
 _QUALIFIER_WORD = re.compile(rf"^(?:{'|'.join(words for _, words in QUALIFIERS)})$", re.I)
 
 
-def customers(question: str, entity_names: list[str]) -> list[str]:
-    """The store's entities (customers) a question names by the first word of their id ("Corvane" for
-    entity:corvane, "Larkspur" for entity:larkspur-health), in the order of ENTITY_NAMES. A word that is also
-    English ("global" of entity:global-retail) names the customer only as a proper noun: capitalised, and not as
-    the question's first word; a word English does not have names it however it is typed ("corvane")."""
-    out = []
+def customers(question: str, entity_names: Mapping[str, list[str]]) -> dict[str, str]:
+    """The store's entities (customers) QUESTION names, each with the name it is called there, in the order of
+    ENTITY_NAMES (each entity id with its name and aliases): the first word of the id
+    ("Corvane" for entity:corvane, "Larkspur" for entity:larkspur-health), its name, an alias, or an alias's first
+    word ("LHP", "Larkspur Health Partners", "F&S" of "F&S Bank"). A word that is also English ("global" of
+    entity:global-retail) names the customer only as a proper noun: capitalised, and not as the question's first
+    word; a word English does not have names it however it is typed ("corvane"); a three-letter code only in
+    capitals ("LHP")."""
+    out = {}
     lowered = question.lower()
     for name in entity_names:
-        first = name.split("-")[0]
-        if len(first) < 4 or first.lower() not in lowered:  # (a substring test first: stores have many customers)
-            continue
-        for found in re.finditer(rf"(?<![\w-]){re.escape(first)}(?![\w-])", question, re.I):
-            word, before = found.group(), question[:found.start()].rstrip()
-            if not _english(word) or (word[0].isupper() and before and before[-1] not in ".?!:"):
-                out.append(name)
+        for form in _forms(name, entity_names[name]):
+            if form.lower() not in lowered:  # (a substring test first: stores have many customers)
+                continue
+            code = len(form) < 4
+            for found in re.finditer(rf"(?<![\w-]){re.escape(form)}(?![\w-])", question, 0 if code else re.I):
+                word, before = found.group(), question[:found.start()].rstrip()
+                if not _english(word) or (word[0].isupper() and before and before[-1] not in ".?!:"):
+                    out[name] = word
+                    break
+            if name in out:
                 break
     return out
+
+
+def _forms(name: str, others: list[str]) -> list[str]:
+    """What a customer is called: the first word of its id (four letters or more), and of its name and aliases
+    (OTHERS) each whole and its first word: four letters or more, or three with no lower-case letter ("LHP",
+    "F&S"); never an address ("acme.example")."""
+    forms = [name.split("-")[0]]
+    for other in others:
+        if re.search(r"[.@/]", other):
+            continue
+        forms += [other, other.split()[0]]
+    return [f for f in dict.fromkeys(forms) if len(f) >= 4 or len(f) == 3 and not re.search(r"[a-z]", f)]
 
 
 def _english(word: str) -> bool:
@@ -356,29 +388,31 @@ def answered_part(part: set[str], statement_words: set[str]) -> bool:
     return shared >= max(1, min(2, len(part)), round(len(part) * 0.5))
 
 
-def near_miss(question: str, hits: list[dict], entity_names: list[str] = ()) -> list[str]:
+def near_miss(question: str, hits: list[dict], entity_names: Mapping[str, list[str]] = NONE) -> list[str]:
     """What makes the live HITS answer something other than the question, however many topic words they share
     (each a `missing` entry; [] when none): a customer the question names that no hit is about (the answer, if any,
     is only in another customer's scope), or the question's subject that no hit names ("how are sales
     commissions calculated" answered by a claim on discounts)."""
     texts = [" ".join(filter(None, [h.get("title"), h["statement"]])) for h in hits]
-    out = [f"{first.capitalize()} (nothing live in this scope is about it)"
-           for first in customers_unanswered(question, hits, texts, entity_names)]
+    out = [f"{called[0].upper()}{called[1:]} (nothing live in this scope is about it)"
+           for called in customers_unanswered(question, hits, texts, entity_names)]
     about = subject_unnamed(question, texts)
     if about:
         out.append(f"{about} (nothing live names it)")
     return out
 
 
-def customers_unanswered(question: str, hits: list[dict], texts: list[str], entity_names: list[str]) -> list[str]:
-    """The first word of each customer QUESTION names that none of HITS (their TEXTS) is about: scoped to it, or
-    naming it."""
+def customers_unanswered(question: str, hits: list[dict], texts: list[str],
+                         entity_names: Mapping[str, list[str]]) -> list[str]:
+    """The name by which QUESTION names each customer that none of HITS (their TEXTS) is about: scoped to it, or
+    naming it by any of its names (ENTITY_NAMES: as customers() reads it)."""
     out = []
-    for name in customers(question, list(entity_names)):
-        first = name.split("-")[0]
-        if not any(h.get("scope") == f"entity:{name}" or re.search(rf"(?<![\w-]){re.escape(first)}(?![\w-])", t, re.I)
-                   for h, t in zip(hits, texts)):
-            out.append(first)
+    for name, called in customers(question, entity_names).items():
+        forms = _forms(name, entity_names[name])
+        if not any(h.get("scope") == f"entity:{name}" or any(
+                re.search(rf"(?<![\w-]){re.escape(form)}(?![\w-])", t, 0 if len(form) < 4 else re.I) for form in forms)
+                for h, t in zip(hits, texts)):
+            out.append(called)
     return out
 
 
@@ -415,12 +449,13 @@ def part_gaps(question: str, asks: Asks, texts: list[str], hit_words: list[set[s
     return out
 
 
-def assess(question: str, hits: list[dict], entity_names: list[str] = ()) -> tuple[list[str], str | None, str | None]:
+def assess(question: str, hits: list[dict], entity_names: Mapping[str, list[str]] = NONE
+           ) -> tuple[list[str], str | None, str | None]:
     """(what the question asks that the on-topic live HITS do not answer, why, the kind of gap: "elsewhere" when the
     hits are about something else -- a code or acronym, a customer or a subject the question names that none of
     them does --, "side" when a part or one of two things asked together is left open, else None) -- ([], None,
     None) when they answer all of it. HITS: the live results a covered answer rests on (their statements, titles
-    and scopes); ENTITY_NAMES: the store's entity ids.
+    and scopes); ENTITY_NAMES: the store's entity ids, each with its name and aliases.
 
     Each part is checked against the hits that answer it (the detail a part asks for must be stated where its
     subject is: "which table holds the aggregates" is not answered by a table named in a claim on something
@@ -454,7 +489,7 @@ def assess(question: str, hits: list[dict], entity_names: list[str] = ()) -> tup
         noun = noun_counted(*counted_noun)
         if noun and "duration" not in asks.details and not count_stated(noun, texts):
             missing.append(f"how many {noun} (no count of {noun} stated)")
-    for code in asked_codes(question):  # "P4", "v3", "CSAT": the answer must name it too
+    for code in asked_codes(question, entity_names):  # "P4", "v3", "CSAT": the answer must name it too
         if not any(names_code(code, t) for t in texts):
             missing.append(f"{code} (nothing live names it)")
             # a code inside the part or thing the hits leave open is that part's gap ("CTE naming and column
@@ -488,7 +523,10 @@ def noun_counted(first: str, second: str) -> str | None:
 
 def states_detail(detail: str, text: str, question: str) -> bool:
     """Whether TEXT states the kind of DETAIL asked, with something the QUESTION does not already say (its own
-    number or column is no answer)."""
+    number or column is no answer). A date asked from a date the question gives ("kicked off Nov 16: when does it
+    end?") is answered by a duration (the rule applied to the case: "pilots last 30 days")."""
+    if detail == "date" and _DAY_GIVEN.search(question) and states_detail("duration", text, question):
+        return True
     asked_numbers = set(re.findall(r"\d+(?:[.,]\d+)?", question))
     asked = question.lower()
     for found in _ANSWERS[detail].finditer(text):
@@ -500,6 +538,12 @@ def states_detail(detail: str, text: str, question: str) -> bool:
         elif not re.search(r"[_./`@]", value) or not re.search(rf"(?<![\w.]){re.escape(value)}(?![\w])", asked):
             return True  # a word of its kind ("daily", "the invoice date") answers even if the question uses it
     return False
+
+
+# a day the question gives: a calendar date, today, a weekday
+_DAY_GIVEN = re.compile(r"\b\d{4}-\d\d-\d\d\b|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.? \d{1,2}\b|"
+                        r"\b\d{1,2}(?:st|nd|rd|th)? (?:of )?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b|"
+                        r"\b(?:today|tomorrow|yesterday|(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b", re.I)
 
 
 # "which FX rate table", "what logo churn rate", "which amount field": a detail noun with the words that narrow it

@@ -12,6 +12,7 @@ handful of short strings: deterministic, microseconds to a millisecond.
 from __future__ import annotations
 
 import re
+from typing import Mapping
 
 from vmem.ops import asks as A
 
@@ -41,7 +42,7 @@ def query_words(text: str) -> list[str]:
     return [w[:-1] if len(w) > 3 and w[-1] == "s" and w[-2] != "s" else w for w in _WORD.findall(text.lower())]
 
 
-def ask_counts(question: str, hits: list[dict], entity_names: list[str] = ()) -> dict:
+def ask_counts(question: str, hits: list[dict], entity_names: Mapping[str, list[str]] = A.NONE) -> dict:
     """What the question asks and how much of it the live HITS leave open, as counts (assess's tests, one by one)."""
     asks = A.read(question)
     texts = [" ".join(filter(None, [h.get("title"), h["statement"]])) for h in hits]
@@ -52,7 +53,7 @@ def ask_counts(question: str, hits: list[dict], entity_names: list[str] = ()) ->
         noun = A.noun_counted(*counted_noun)
         out["count_open"] += bool(noun and "duration" not in asks.details and not A.count_stated(noun, texts))
     out["codes_open"] = sum(not any(A.names_code(c, t) for t in texts)
-                            for c in A.asked_codes(question))
+                            for c in A.asked_codes(question, entity_names))
     for kind, _ in A.part_gaps(question, asks, texts, hit_words):
         out[f"{kind}s_open"] += 1  # details_open, phrases_open, qualifiers_open
     out["customer_open"] = len(A.customers_unanswered(question, hits, texts, entity_names))
@@ -61,7 +62,7 @@ def ask_counts(question: str, hits: list[dict], entity_names: list[str] = ()) ->
 
 
 def features(question: str, live: list[dict], *, stale_best: float = 0.0, awaiting: int = 0,
-             entity_names: list[str] = (), hits: int = 3) -> list[float]:
+             entity_names: Mapping[str, list[str]] = A.NONE, hits: int = 3) -> list[float]:
     """The feature vector (in the order of NAMES) of QUESTION and its ranked LIVE hits (recall's result rows),
     STALE_BEST the cosine of the closest item no longer live (0.0: none), AWAITING how many items in review are
     close."""

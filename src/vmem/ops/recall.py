@@ -12,11 +12,12 @@ import re
 import time
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Mapping
 
 from vmem import confidence, model
 from vmem.errors import UsageError
 from vmem.ops.scope import Scope, codes  # recall's vocabulary too: callers and tests say recall.Scope
+from vmem.ops.asks import NONE
 from vmem.ops.coverage import STOP_WORDS, query_words
 
 if TYPE_CHECKING:  # a one-shot recall on a current index never opens the repository (recall_current)
@@ -252,7 +253,8 @@ def search(index, query: str, who: Scope, include_stale: bool, k: int, embed, qv
         return {"coverage": "uncovered", "coverage_reason": None, "missing": [], "stale": [], "results": [],
                 "awaiting_review": awaiting_review(index, qv, who, product)}
     vector_rank = [index.order[r] for r in ranked]
-    lexical = [(i, s) for i, s in index.bm25(query, DEPTH) if i in index.rows and cosine(index.rows[i]) is not None]
+    lexical = [(i, s) for i, s in index.bm25(_named_in_full(query, known_customers(index)), DEPTH)
+               if i in index.rows and cosine(index.rows[i]) is not None]
     candidates = set(vector_rank) | {i for i, _ in lexical}
     cosine_of = {i: cosine(index.rows[i]) for i in candidates}
     from vmem.ops.pending import awaiting_review
@@ -262,7 +264,7 @@ def search(index, query: str, who: Scope, include_stale: bool, k: int, embed, qv
     live_top = ranked if not include_stale else (_ranked_visible if index.light else _ranked)(
         index, qv, who, False, now)[0]
     result = _fuse(index.items, vector_rank, lexical, cosine_of, k, at=datetime.fromtimestamp(now, timezone.utc),
-                   stale_ok=include_stale, query=query, entity_names=index.entity_names, awaiting=waiting,
+                   stale_ok=include_stale, query=query, entity_names=known_customers(index), awaiting=waiting,
                    stale_best=_stale_best(index, qv, who, now, live_top, product))
     # say so when the answer exists but is still unreviewed (issue 13); asked only when nothing reviewed answers
     result["awaiting_review"] = waiting if result["coverage"] == "uncovered" else None
@@ -329,8 +331,24 @@ def _used_to_know(index, qv, who: Scope, now: float, result: dict, historical: b
             result["missing"] = [f"what {first['id']} said ({first['why']})"]
 
 
+def _named_in_full(query: str, known: Mapping[str, list[str]]) -> str:
+    """QUERY with the name of each customer it calls by something else ("MRDL", "F&S") after it, for the lexical
+    search: the items say "Meridale Capital"."""
+    from vmem.ops.asks import customers
+
+    full = [known[name][0] for name, called in customers(query, known).items() if known[name] and
+            called.lower() not in known[name][0].lower()]
+    return " ".join([query, *full])
+
+
+def known_customers(index) -> dict[str, list[str]]:
+    """Each customer of INDEX's store (entities/ at its commit, and any scope its items use) with its name and
+    aliases: how a question may name it."""
+    return {name: index.entity_aliases.get(name, []) for name in sorted({*index.entity_names, *index.entity_aliases})}
+
+
 def _fuse(items: dict, vector_rank: list[str], lexical: list[tuple[str, float]], cosine_of: dict, k: int,
-          at: datetime, stale_ok: bool, query: str = "", entity_names: list[str] = (), awaiting: int = 0,
+          at: datetime, stale_ok: bool, query: str = "", entity_names: Mapping[str, list[str]] = NONE, awaiting: int = 0,
           stale_best: float = 0.0) -> dict:
     """Relevance first; confidence only as a bounded prior; an exact or near-exact statement first.
 
@@ -359,7 +377,8 @@ def _fuse(items: dict, vector_rank: list[str], lexical: list[tuple[str, float]],
     # at Ashgrove" shares no topic with a claim on Ashgrove's fiscal year)
     from vmem.ops.asks import customers
 
-    named = {w for name in customers(query, entity_names) for w in name.split("-")}
+    named = {w for name, called in customers(query, entity_names).items()
+             for w in [*name.split("-"), *query_words(called)]}
     topic = [w for w in words if w not in named]
     scored = []
     for n, item_id in enumerate(shortlist):
@@ -520,8 +539,8 @@ def _recall_as_of(store: Store, query: str, who: Scope, when: str, include_stale
     overlap = sorted(((len(words & set(re.findall(r"\w+", item_text(metas[i]).lower()))), i) for i in ids),
                      key=lambda x: (-x[0], x[1]))
     lexical = [(i, float(n)) for n, i in overlap if n > 0][:DEPTH]
-    entity_names = sorted({str(m.get("scope"))[7:] for m in metas.values() if str(m.get("scope")).startswith("entity:")}
-                          | {str(e.get("scope"))[7:] for e in waiting if str(e.get("scope")).startswith("entity:")})
+    entity_names = {entity_id: [entity["name"], *(entity.get("aliases") or [])]
+                    for entity_id, entity in sorted(snapshot.entities().items())}
     then_waiting = _waiting_then(waiting, query, embed)
     result = _fuse(metas, [ids[r] for r in order], lexical, {ids[r]: float(cosines[r]) for r in range(len(ids))},
                    k, at=at, stale_ok=include_stale, query=query, entity_names=entity_names, awaiting=then_waiting)
