@@ -429,3 +429,36 @@ def test_a_date_asked_from_a_day_the_question_gives_is_answered_by_a_duration():
     assert assess("Our pilot kicked off Nov 16. When does it end?", pilots)[0] == []
     assert assess("Our pilot kicked off on 2026-11-16; when does it end?", pilots)[0] == []
     assert assess("When does the enterprise pilot end?", pilots)[0] == ["when (no date or day stated)"]
+
+
+@pytest.mark.parametrize(("question", "statement", "open_part"), [
+    # a statistic named exactly is answered by itself, not by its kin
+    ("I know it trails by ~3 days on average. What's the median lag though?",
+     "orders.completed_at trails placed_at by ~3 days on average.", "the median asked for (median) is not stated"),
+    ("what's the p95 latency of the sync API?", "The sync API's p99 latency is 2 seconds.",
+     "the percentile asked for (p95) is not stated"),
+    # a host, a port, a format: details like a path or a column, asked as a question or a request
+    ("need the warehouse hostname for the retention audit doc", "US raw events are kept 400 days in us-east.",
+     "where (no path, address, host or location named)"),
+    ("setting up the export to their SFTP drop - what's the hostname and port?",
+     "Scheduled exports to Ashgrove go to their SFTP drop.", "where (no path, address, host or location named)"),
+    ("what file format do they want on the SFTP drop?", "Scheduled exports to Ashgrove go to their SFTP drop.",
+     "which format (none named)"),
+    # a platform other than the web is a qualifier the answer must name
+    ("the retry duplicates: android only, or ios too?", "About 1.8% of events_raw rows are retry duplicates.",
+     "the platform asked for (android, ios) is not stated"),
+])
+def test_a_detail_or_statistic_the_statement_leaves_open_is_named(question, statement, open_part):
+    hits = [{"title": None, "statement": statement, "scope": "org"}]
+    assert open_part in assess(question, hits)[0]
+
+
+@pytest.mark.parametrize(("question", "statement"), [
+    ("What is the typical lag?", "It trails by ~3 days on average."),
+    ("what's the p95 latency of the sync API?", "The sync API's 95th percentile latency is 2 seconds."),
+    ("what's the hostname and port of the SFTP drop?", "Exports go to sftp.ashgrove.example:2222."),
+    ("which file format do they want?", "Ashgrove takes CSV files only."),
+    ("how long do sessions last on mobile?", "A mobile app session ends after 5 minutes in the background."),
+])
+def test_the_same_details_stated_leave_nothing_open(question, statement):
+    assert assess(question, [{"title": None, "statement": statement, "scope": "org"}])[0] == []

@@ -34,14 +34,14 @@ COORDINATED = re.compile(r"\b([a-z][a-z0-9_-]{2,})\s+(?:and|or|&)\s+([a-z][a-z0-
 HOW_MANY = re.compile(r"\bhow many ([a-z0-9-]+)(?: ([a-z-]{3,}))?\b")
 _TIME_UNITS = frozenset("second minute hour day week month quarter year".split())
 # codes and acronyms: a letter-digit name (P4, v3, Q3, FY24, SOC2) or a word in capitals (CSAT, NPS)
-ASKED_CODE = re.compile(r"(?<!\d[.,])\b(?!\d+(?:st|nd|rd|th|yrs?|mos?|wks?|hrs?|mins?|secs?|ms|[dhkmswx])\b)"
+ASKED_CODE = re.compile(r"(?<!\d[.,])\b(?!\d+(?:st|nd|rd|th|yrs?|mos?|wks?|hrs?|mins?|secs?|ms|[dhkmswx])\b|[pP]\d\d\b)"
                         r"(?=[A-Za-z]*\d)(?=\d*[A-Za-z])[A-Za-z0-9]{2,6}\b|"
                    r"\b(?!(?:UTC|GMT|CET|CEST|EST|EDT|PST|PDT|USD|EUR|GBP|CHF|JPY|API|SQL|URL|CSV|JSON|XML|PDF|"
                    r"ETL|ELT|SDK|CLI|DAG|SSO|FAQ|UI|UX|ID|IDS)\b)[A-Z]{3,6}\b")
 # (an ordinal is a position and a number with a unit a quantity ("3yr", "30d", "10k"), not a name, nor is the tail of
-# a decimal ("4M" of "$12.4M", "3pts" of "0.3pts"); a currency or time zone is a unit, and a format or interface
-# (API, SQL, CSV, ID) a word of the trade: none is what the question is about. Two capitals are too often a word: ID,
-# EU.)
+# a decimal ("4M" of "$12.4M", "3pts" of "0.3pts"), nor a percentile ("p95": a qualifier, read by QUALIFIERS); a
+# currency or time zone is a unit, and a format or interface (API, SQL, CSV, ID) a word of the trade: none is what the
+# question is about. Two capitals are too often a word: ID, EU.)
 # a question about the past: the live answer may be its revision, not its answer
 HISTORICAL = re.compile(r"\bbefore (?!the |a |an |it |we |they |you )\w|\bused to\b|\bpreviously\b|"
                         r"\boriginally\b|\bin the past\b|\bformerly\b|\bthe old\b|\bwhen (?:\S+ ){0,3}was\b|"
@@ -61,8 +61,10 @@ DETAILS = {  # the kind of answer a question asks for: the words that ask it
     "clock": re.compile(r"\b(?:at|by|until) what time\b(?! ?zone)|\bwhat time\b(?! ?zone)|\bwhat hour\b|"
                         r"\btime of day\b", re.I),
     "zone": re.compile(r"\b(?:what|which) time ?zones?\b", re.I),
-    "path": re.compile(r"\b(?:which|what) (?:directory|folder|path|bucket|url|endpoint|address|channel|inbox)\b",
+    "path": re.compile(r"(?:\b(?:which|what)|\b(?:need|want|send me|give me|looking for) (?:the|a|an)) (?:\w+ )?"
+                       r"(?:directory|folder|path|bucket|url|endpoint|address|channel|inbox|host|hostname|port|server)s?\b",
                        re.I),
+    "format": re.compile(r"\b(?:which|what) (?:file |export |data )?(?:format|file type|extension|encoding)s?\b", re.I),
     "column": re.compile(r"\b(?:which|what) (?:column|field|table|timestamp|key|view|model|source)\b", re.I),
     # a person to reach, not a team that owns it ("who is our named contact"; "who owns the renewal" is answered by
     # "their procurement office")
@@ -85,9 +87,10 @@ _ANSWERS = {  # what in a statement answers that kind of detail
                        r"business days?|date|day of|on the day)\b", re.I),
     "clock": re.compile(r"\b\d{1,2}:\d\d\b|\b\d{1,2}\s?(?:am|pm)\b|\bnoon\b|\bmidnight\b", re.I),
     "zone": re.compile(r"\b(?:utc|gmt|cet|cest|est|edt|pst|pdt|local time|time ?zone of|[a-z]+/[a-z_]+)\b", re.I),
-    "path": re.compile(r"(?:^|\s)/[\w.-]+/|\b[a-z0-9]+://\S+|\b[\w.-]+/[\w.-]+/|#[a-z][\w-]+|\b[\w.+-]+@[\w-]+\.",
-                       re.I),
+    "path": re.compile(r"(?:^|\s)/[\w.-]+/|\b[a-z0-9]+://\S+|\b[\w.-]+/[\w.-]+/|#[a-z][\w-]+|\b[\w.+-]+@[\w-]+\.|"
+                       r"\b[a-z0-9-]+(?:\.[a-z0-9-]+){2,}(?::\d{2,5})?\b|\bport \d{2,5}\b", re.I),
     "column": re.compile(r"`[^`]+`|\b[a-z][a-z0-9]*_[a-z0-9_]+\b|\b[a-z_]+\.[a-z_][a-z0-9_]*\b"),
+    "format": re.compile(r"\b(?:csv|tsv|parquet|jsonl?|xml|xlsx|excel|pdf|avro|orc|gzip|zip|utf-?8|ascii|latin-?1)\b", re.I),
     # an address, a handle or a phone number reaches a person (a name alone is what de-identification removes)
     "contact": re.compile(r"\b[\w.+-]+@[\w-]+\.[\w.]+|(?<![\w@])@[a-z][\w.-]+|\+?\d[\d ()-]{7,}\d", re.I),
 }
@@ -102,11 +105,16 @@ QUALIFIERS = (
     ("region", r"by region|per region|each region|emea|apac|amer|north america|latam"),
     ("channel", r"by channel|per channel|each channel|on chat|by chat|over chat|by phone|on the phone"),
     ("method", r"by (?:payment )?method|per (?:payment )?method"),
+    ("platform", r"mobile|ios|android|ipad|tablet|desktop app"),  # (the web is what a statement means by default)
 )
 # qualifiers whose words are one another's synonyms (an answer may use any); for the others the answer must use the
 # question's own word (SMB is not enterprise), or, asked "by X", name any X
 _SYNONYMOUS = frozenset({"worst case", "percentile", "median", "minimum"})
 _QUALIFIER_ASKED = [(name, re.compile(rf"\b(?:{words})\b", re.I)) for name, words in QUALIFIERS]
+# a statistic named exactly is answered by itself (or its other names), not by its kin: a median is no average
+_MEDIAN = re.compile(r"\bmedian\b|\bp50\b|\b50th\b", re.I)
+_EXACT_STATISTIC = {"median": _MEDIAN, "p50": _MEDIAN, "50th": _MEDIAN,
+                    "average": re.compile(r"\baverage\b|\bmean\b", re.I)}
 
 
 def words(text: str) -> set[str]:
@@ -508,7 +516,8 @@ def assess(question: str, hits: list[dict], entity_names: Mapping[str, list[str]
 
 _DETAIL_MISSING = {"duration": "how long (no duration stated)", "amount": "the number (none stated)",
                    "date": "when (no date or day stated)", "clock": "the time of day (none stated)",
-                   "path": "where (no path, address or location named)", "zone": "the time zone (none named)",
+                   "path": "where (no path, address, host or location named)",
+                   "format": "which format (none named)", "zone": "the time zone (none named)",
                    "column": "which column or table (none named)",
                    "contact": "who to contact (no address, handle or number named)"}
 
@@ -580,7 +589,12 @@ def qualifiers_open(part: str, asked: list[str], texts: list[str]) -> list[tuple
         said = sorted({m.group(0).lower() for m in pattern.finditer(part)})
         if not said:
             continue
-        if name in _SYNONYMOUS or all(w.startswith(("by ", "per ", "each ")) for w in said):
+        exact = {w: _EXACT_STATISTIC.get(w) or re.compile(rf"\bp{w[1:3]}\b|\b{w[1:3]}th\b", re.I)
+                 for w in said if w in _EXACT_STATISTIC or re.fullmatch(r"p\d\d", w)}
+        if exact:  # a statistic named exactly: "the median lag" is not answered by "3 days on average"
+            said = [w for w, e in exact.items() if not any(e.search(t) for t in texts)]
+            found = not said
+        elif name in _SYNONYMOUS or all(w.startswith(("by ", "per ", "each ")) for w in said):
             found = any(pattern.search(t) for t in texts)
         else:
             found = any(any(re.search(rf"\b{re.escape(w)}\b", t, re.I) for w in said) for t in texts)
