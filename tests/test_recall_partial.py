@@ -139,6 +139,8 @@ def test_the_subject_a_question_is_about_and_the_customer_it_names():
     assert subject("what timezone are the *_at timestamps stored in?") == "*_at timestamps"
     assert subject("how are refunds on annual plans handled?") == "refunds"
     assert subject("what method do we use to forecast next quarter's ARR?") == "forecast"  # what it is for
+    assert subject("Who has to approve a refund above $5,000?") == "refund"  # the object, the verb after a modal
+    assert subject("who can sign off a discount of 20%?") == "discount"
     # no plain subject: a pronoun, a generic head, no participle
     for question in ("what do we use for reporting?", "how is the number of seats counted?",
                      "how is MAU different from DAU?", "which statuses are included in ARR?"):

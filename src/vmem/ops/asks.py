@@ -228,6 +228,9 @@ _SUBJECT_FRAMES = (
     re.compile(rf"^(?:what|which) [a-z0-9_ -]+? (?:{_AUX_DO}|{_AUX_BE}) (?P<np>.+)$"),
     # who owns X / who approves X: what the question is about is the object
     re.compile(rf"^who (?!(?:{_AUX_BE}|{_AUX_DO}|has|was|does)\b)[a-z]+s (?P<np>.+)$"),
+    # who has to approve X / who can sign off X: the same, the verb after a modal
+    re.compile(r"^who (?:has to|have to|needs? to|must|should|can|may|gets? to|is allowed to) [a-z]+ (?:off |"
+               r"out |up )?(?P<np>.+)$"),
 )
 # a frequency adjective is part of what a phrase names ("quarterly active users"), not an adverb to drop
 _FREQUENCY = re.compile(r"^(?:hour|dai|week|month|quarter|year|night|annual)ly$")
@@ -278,7 +281,7 @@ def subject_of(question: str) -> tuple[str, bool] | None:
         phrase = [w for w in phrase if w not in _DETERMINER and (not w.endswith("ly") or _FREQUENCY.match(w))]
         if not phrase or phrase[0] in _PRONOUN or phrase[-1] in _GENERIC_HEAD or phrase[-1] in _FUNCTION:
             return None
-        return " ".join(phrase), bool(passive) or n == 3
+        return " ".join(phrase), bool(passive) or n >= 3
     return None
 
 
