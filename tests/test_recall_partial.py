@@ -464,3 +464,20 @@ def test_a_detail_or_statistic_the_statement_leaves_open_is_named(question, stat
 ])
 def test_the_same_details_stated_leave_nothing_open(question, statement):
     assert assess(question, [{"title": None, "statement": statement, "scope": "org"}])[0] == []
+
+
+def test_words_of_the_trade_units_and_clauses_are_not_asked_things():
+    """An SQL keyword or a time of day is no code the answer must spell; "3 min" is a unit, not a minimum asked;
+    "typically" asks nothing a plain statement leaves open; "and"/"or" joining clauses joins no two things."""
+    from vmem.ops.asks import asked_codes, coordinated
+
+    assert asked_codes("CI failed my stg_payments because it has a LEFT JOIN. need the rule in one line") == []
+    assert asked_codes("writing stg_orders.sql: ok to add a CASE WHEN that buckets orders by size?") == []
+    assert asked_codes("customer pings support on a saturday at 8am their time: anyone on the desk?") == []
+    assert read("app in the background for like 3 min, then back: still the same session?").qualifiers == []
+    assert read("what's the minimum session length?").qualifiers == ["minimum"]
+    assert read("what's the typical discount for a prepay?").qualifiers == []
+    assert coordinated("do we treat refunds and chargebacks the same way?") == [("refunds", "chargebacks")]
+    for question in ("keep it in the customer metrics or drop it?", "a separate customer or something else?",
+                     "one session or two?", "are those rows still there and already aggregated?"):
+        assert coordinated(question) == [], question

@@ -31,17 +31,41 @@ _SPLIT = re.compile(r"\s*(?:,?\s+and\s+(?=(?:how|what|which|when|where|who|why|i
 # two things asked about together ("refunds and chargebacks", "SMB or mid-market"): single content words
 COORDINATED = re.compile(r"\b([a-z][a-z0-9_-]{2,})\s+(?:and|or|&)\s+([a-z][a-z0-9_-]{2,})\b(?!\s+(?:how|what|which|when|"
                           r"where|who|why|is|are|do|does)\b)")
+# what joins clauses, not things: "a customer or something else", "keep it or drop it", "two or three", "and already"
+_NOT_A_THING = frozenset("""something anything everything nothing someone anyone everyone somewhere anywhere both either
+neither all none one two three four five six seven eight nine ten already still just even also then too else more less
+""".split())
+_OBJECT_AFTER = re.compile(r"\s+(?:it|them|him|her|us|me)\b")
+
+
+def coordinated(question: str) -> list[tuple[str, str]]:
+    """The two things QUESTION asks about together (COORDINATED), less the pairs where "and" or "or" joins clauses:
+    a word that is no thing (something, two, already), an adverb, or a verb with a pronoun after it ("keep it in the
+    metrics or drop it")."""
+    text = question.lower()
+    out = []
+    for found in COORDINATED.finditer(text):
+        left, right = found.groups()
+        if {left, right} & _NOT_A_THING or any(w.endswith("ly") for w in (left, right)) or \
+                _OBJECT_AFTER.match(text, found.end()):
+            continue
+        out.append((left, right))
+    return out
+
+
 HOW_MANY = re.compile(r"\bhow many ([a-z0-9-]+)(?: ([a-z-]{3,}))?\b")
 _TIME_UNITS = frozenset("second minute hour day week month quarter year".split())
 # codes and acronyms: a letter-digit name (P4, v3, Q3, FY24, SOC2) or a word in capitals (CSAT, NPS)
-ASKED_CODE = re.compile(r"(?<!\d[.,])\b(?!\d+(?:st|nd|rd|th|yrs?|mos?|wks?|hrs?|mins?|secs?|ms|[dhkmswx])\b|[pP]\d\d\b)"
+ASKED_CODE = re.compile(r"(?<!\d[.,])\b(?!\d+(?:st|nd|rd|th|yrs?|mos?|wks?|hrs?|mins?|secs?|ms|am|pm|[dhkmswx])\b|[pP]\d\d\b)"
                         r"(?=[A-Za-z]*\d)(?=\d*[A-Za-z])[A-Za-z0-9]{2,6}\b|"
                    r"\b(?!(?:UTC|GMT|CET|CEST|EST|EDT|PST|PDT|USD|EUR|GBP|CHF|JPY|API|SQL|URL|CSV|JSON|XML|PDF|"
-                   r"ETL|ELT|SDK|CLI|DAG|SSO|FAQ|UI|UX|ID|IDS)\b)[A-Z]{3,6}\b")
+                   r"ETL|ELT|SDK|CLI|DAG|SSO|FAQ|UI|UX|ID|IDS|SELECT|FROM|WHERE|JOIN|LEFT|RIGHT|INNER|OUTER|FULL|CROSS|CASE|"
+                   r"WHEN|THEN|ELSE|END|GROUP|ORDER|HAVING|LIMIT|UNION|DISTINCT|COUNT|SUM|AVG|MIN|MAX|AND|NOT|NULL|WITH|"
+                   r"CAST|USING|INSERT|UPDATE|DELETE|MERGE|OVER|DATE|TRUNC)\b)[A-Z]{3,6}\b")
 # (an ordinal is a position and a number with a unit a quantity ("3yr", "30d", "10k"), not a name, nor is the tail of
-# a decimal ("4M" of "$12.4M", "3pts" of "0.3pts"), nor a percentile ("p95": a qualifier, read by QUALIFIERS); a
-# currency or time zone is a unit, and a format or interface (API, SQL, CSV, ID) a word of the trade: none is what the
-# question is about. Two capitals are too often a word: ID, EU.)
+# a decimal ("4M" of "$12.4M", "3pts" of "0.3pts"), a time of day ("8am") or a percentile ("p95": a qualifier, read
+# by QUALIFIERS); a currency or time zone is a unit, and a format, an interface or an SQL keyword (API, CSV, LEFT JOIN,
+# CASE WHEN) a word of the trade: none is what the question is about. Two capitals are too often a word: ID, EU.)
 # a question about the past: the live answer may be its revision, not its answer
 HISTORICAL = re.compile(r"\bbefore (?!the |a |an |it |we |they |you )\w|\bused to\b|\bpreviously\b|"
                         r"\boriginally\b|\bin the past\b|\bformerly\b|\bthe old\b|\bwhen (?:\S+ ){0,3}was\b|"
@@ -98,8 +122,9 @@ _ANSWERS = {  # what in a statement answers that kind of detail
 QUALIFIERS = (
     ("worst case", r"worst[\s-]case|worst|maximum|max|longest|slowest|at most|up to|p99|99th|ceiling|peak"),
     ("percentile", r"p\d\d|\d\dth percentile|percentile"),
-    ("median", r"median|p50|50th|typical(?:ly)?|usually|on average|average"),
-    ("minimum", r"minimum|min|shortest|fastest|at least|floor"),
+    # (a statement with no qualifier states the typical case: "typically", "usually", "on average" ask nothing more)
+    ("median", r"median|p50|50th"),
+    ("minimum", r"minimum|(?<!\d )(?<!\d)min|shortest|fastest|at least|floor"),  # ("3 min" is a unit)
     ("segment", r"by segment|per segment|each segment|enterprise|mid[\s-]?market|smb|self[\s-]?serve|"
                 r"small business"),
     ("region", r"by region|per region|each region|emea|apac|amer|north america|latam"),
@@ -113,8 +138,7 @@ _SYNONYMOUS = frozenset({"worst case", "percentile", "median", "minimum"})
 _QUALIFIER_ASKED = [(name, re.compile(rf"\b(?:{words})\b", re.I)) for name, words in QUALIFIERS]
 # a statistic named exactly is answered by itself (or its other names), not by its kin: a median is no average
 _MEDIAN = re.compile(r"\bmedian\b|\bp50\b|\b50th\b", re.I)
-_EXACT_STATISTIC = {"median": _MEDIAN, "p50": _MEDIAN, "50th": _MEDIAN,
-                    "average": re.compile(r"\baverage\b|\bmean\b", re.I)}
+_EXACT_STATISTIC = {"median": _MEDIAN, "p50": _MEDIAN, "50th": _MEDIAN}
 
 
 def words(text: str) -> set[str]:
@@ -486,7 +510,7 @@ def assess(question: str, hits: list[dict], entity_names: Mapping[str, list[str]
             missing.extend(open_parts)
             unanswered_sides.extend(open_parts)
             answered_sides.extend(p for p in asks.parts if p not in open_parts)
-    for left, right in COORDINATED.findall(question.lower()):  # "refunds and chargebacks": is each one answered?
+    for left, right in coordinated(question):  # "refunds and chargebacks": is each one answered?
         sides = [words(left), words(right)]
         if not all(sides):
             continue
