@@ -83,3 +83,35 @@ def test_the_one_customer_of_a_kind_we_serve_in_a_named_country(industry, countr
     assert not result.passed, statement
     assert check_statement(f"The one {noun} we serve in {country} asked for SSO.", customers(
         pairs + [(industry, "north_america")])).passed  # two of that kind there: nobody in particular
+
+
+MULTI_WORD_REGIONS = {"central_asia": "Central Asian", "north_africa": "North African", "south_america": "South American",
+                      "middle_east": "Middle Eastern", "southeast_asia": "Southeast Asian", "east_africa": "East African"}
+
+
+@settings(max_examples=60, deadline=None)
+@given(region=st.sampled_from(sorted(MULTI_WORD_REGIONS)), others=st.lists(st.sampled_from(["emea", "apac", "latam"]),
+                                                                           min_size=1, max_size=5),
+       marker=st.sampled_from(MARKERS), noun=st.sampled_from(["account", "customer", "client"]))
+def test_a_regions_adjective_is_read_whole_by_the_rule_english_forms_it(region, others, marker, noun):
+    """"Our single Central Asian account" is the one customer of region:central_asia: the adjective is formed from
+    the region's name by rule (asia -> asian, east -> eastern) and read whole, so its last word is not also read as a
+    wider region ("Asian" as APAC) that no customer shares with it."""
+    lexicon = build_lexicon([{"id": "c0", "name": "Zzyzx 0 Holdings", "categories": ["industry:retail",
+                                                                                     f"region:{region}"]}] +
+                            [{"id": f"c{n}", "name": f"Zzyzx {n} Holdings", "categories": ["industry:retail",
+                                                                                           f"region:{r}"]}
+                             for n, r in enumerate(others, 1)])
+    result = check_statement(f"{marker} {MULTI_WORD_REGIONS[region]} {noun} wanted audit trails.", lexicon)
+    assert not result.passed and {h.kind for h in result.hits} == {"membership"}, result.hits
+
+
+def test_a_definite_description_of_a_customer_that_acted_names_it():
+    """"The Mexican homewares chain we signed": a definite description with an organisation noun, of a customer
+    that acted or is on our books, names the one customer of that kind; a kind several share, or one that did
+    nothing, names nobody."""
+    lexicon = customers([("retail", "latam"), ("retail", "emea"), ("retail", "emea"), ("aerospace", "emea")])
+    assert not check_statement("The Mexican homewares chain we signed overrides forecasts in store.", lexicon).passed
+    assert not check_statement("The Latin American retailer asked for per-store pricing.", lexicon).passed
+    assert check_statement("The European retailer asked for per-store pricing.", lexicon).passed  # two in EMEA
+    assert check_statement("The Mexican retail market prices per store.", lexicon).passed  # no customer acts

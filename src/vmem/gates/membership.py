@@ -112,9 +112,24 @@ def _inflections(word: str) -> set[str]:
             word + "s", word + "al"} - {""}
 
 
-def _phrases(values: set[str]) -> list[tuple[str, str]]:
-    """(phrase, category value) for each value: its own words (and their inflections) and the words people use
-    for it, longest first."""
+_REGION_CODES = frozenset("emea apac amer latam anz dach mena ssa cee".split())
+
+
+def _demonym(region: str) -> str | None:
+    """The adjective of a region's name, by the rule English forms them: central_asia -> "central asian",
+    north_africa -> "north african", europe -> "european", middle_east -> "middle eastern"."""
+    words = region.split("_")
+    last = words[-1]
+    if region in _REGION_CODES:
+        return None  # a sales region's code has no adjective
+    adjective = last + "n" if last.endswith("a") else last + "an" if last.endswith("ope") else \
+        last + "ern" if last in ("east", "west", "north", "south") else None
+    return " ".join([*words[:-1], adjective]) if adjective else None
+
+
+def _phrases(values: set[str], regions: set[str] = frozenset()) -> list[tuple[str, str]]:
+    """(phrase, category value) for each value: its own words (and their inflections), the words people use
+    for it, and for a region (REGIONS) its adjective, longest first."""
     out = []
     own: dict[str, str] = {}  # a phrase that is a value's own adjective is that value's, not a wider region's
     for value in values:
@@ -122,6 +137,8 @@ def _phrases(values: set[str]) -> list[tuple[str, str]]:
             own.setdefault(word, value)
     for value in values:
         words = {value.replace("_", " "), value.replace("_", "-")} | set(CATEGORY_WORDS.get(value, ()))
+        if value in regions and _demonym(value):
+            words.add(_demonym(value))  # "our single Central Asian account": the adjective whole, read first
         if "_" not in value:
             words |= _inflections(value)
         else:
@@ -139,13 +156,16 @@ def unique_memberships(text: str, categories: dict[str, tuple[str, ...]]) -> lis
     lowered_text = text.casefold()
     counted = _COUNTED.search(text) if categories else None
     if not categories or not _UNIQUE.search(text) and not counted and not (
-            ("the " in lowered_text or "our " in lowered_text) and any(n in lowered_text for n in _SINGULAR_CUSTOMER)):
+            ("the " in lowered_text or "our " in lowered_text) and (
+                any(n in lowered_text for n in _SINGULAR_CUSTOMER) or _ON_OUR_BOOKS.search(text) or
+                any(f" {verb} " in lowered_text for verb in _ACTS))):
         return []
     by_value: dict[str, set[str]] = {}
     for entity, held in categories.items():
         for category in held:
             by_value.setdefault(category.split(":", 1)[-1], set()).add(entity)
-    phrases = _phrases(set(by_value))
+    phrases = _phrases(set(by_value), {c.split(":", 1)[1] for held in categories.values() for c in held
+                                        if c.startswith("region:")})
     out = _counted(text, phrases, by_value) if counted else []
     markers = [(m, False) for m in _UNIQUE.finditer(text)] + [(m, True) for m in _DEFINITE.finditer(text)]
     for match, definite in markers:
@@ -168,10 +188,11 @@ def unique_memberships(text: str, categories: dict[str, tuple[str, ...]]) -> lis
                 span = span + " " + partitive.group("kind")
         # a customer noun may also be known by what it does: "our only energy utility asked ..."
         acting = bool(end) and end.group(0).strip().casefold() in _ACTS
-        if definite and not _SINGULAR_HEAD.search(span):
-            continue
         described, org_noun = _described(span, phrases)
         words = set(re.findall(r"[a-z]+", span.casefold()))
+        if definite and not _SINGULAR_HEAD.search(span) and not (
+                (org_noun or words & CUSTOMER_NOUNS) and (acting or _ON_OUR_BOOKS.search(text[match.end():]))):
+            continue  # ("the Mexican homewares chain we signed", "the Latvian hospital group asked": one customer)
         if words & _PLURAL_NOUNS:
             continue  # "our only insurer customers are in EMEA": all of a kind, not the one
         if not described or not (org_noun or partitive or acting or words & CUSTOMER_NOUNS or
