@@ -157,6 +157,32 @@ def test_a_restricted_area_in_another_unit_is_pinned(hectares, unit):
 
 
 @settings(max_examples=60, deadline=None)
+@given(megawatts=st.integers(5, 99), unit=st.sampled_from([("kW", 1e3), ("GW", 1e-3), ("kilowatts", 1e3)]),
+       energy=st.booleans())
+def test_a_restricted_power_or_energy_in_another_prefix_is_pinned(megawatts, unit, energy):
+    """"22,000 kW" is 22 MW (and "22,000 kWh" 22 MWh): a metric prefix on a watt or a watt-hour is the same
+    measure, even for a value under 100; another value is not."""
+    word, factor = unit
+    if energy:
+        word = word[0] + "Wh" if len(word) == 2 else "kWh"  # (only the symbols say energy)
+    restricted = f"{megawatts} MW{'h' if energy else ''}"
+    lexicon = build_lexicon([{"id": "c1", "name": "Zzyzx Solar", "restricted": [restricted]}])
+    assert not check_statement(f"A {megawatts * factor:,g} {word} portfolio bills itself.", lexicon).passed
+    assert check_statement(f"A {megawatts * factor * 1.3:,g} {word} portfolio bills itself.", lexicon).passed
+
+
+@settings(max_examples=60, deadline=None)
+@given(thousands=st.integers(150, 9000), word=st.sampled_from(["Half of", "half of", "Twice"]))
+def test_a_restricted_amount_as_a_fraction_or_multiple_either_way_round_is_pinned(thousands, word):
+    """Half of a stated figure, or twice it, pins a restricted amount either way round: "half of a $4.4M
+    programme was ours" for $2.2M, as "half was $1.1M" did."""
+    value = thousands * 1000
+    lexicon = build_lexicon([{"id": "c1", "name": "Zzyzx Health", "restricted": [f"${value:,}"]}])
+    stated = value * 2 if word.lower().startswith("half") else value / 2
+    assert not check_statement(f"{word} a ${stated:,.0f} programme went to clinical support.", lexicon).passed
+
+
+@settings(max_examples=60, deadline=None)
 @given(industry=st.sampled_from([("agriculture", "agricultural"), ("banking", "bank"), ("education", "educational"),
                                  ("energy", "energy")]),
        form=st.sampled_from(["Our lone {} customer", "The {} customer", "The one {} customer we serve"]))

@@ -457,7 +457,10 @@ def _factors(text: str) -> dict[float, str]:
     rule."""
     found: dict[float, str] = {}
     for match in _FACTOR_WORD.finditer(text):
-        found.setdefault(_FACTOR_WORDS[match.lastgroup], match.group(0).strip().casefold())
+        factor, how = _FACTOR_WORDS[match.lastgroup], match.group(0).strip().casefold()
+        found.setdefault(factor, how)
+        if match.lastgroup in ("half", "double", "third", "triple"):
+            found.setdefault(1 / factor, how)  # either way round: "half is $1.1M" and "half of a $4.4M programme"
     for match in _TIMES.finditer(text):
         n = int(next(g for g in match.groups() if g))
         if 2 <= n <= 365:
@@ -516,10 +519,17 @@ _UNIT_SIZES = {
              "pound": 0.4536, "lbs": 0.4536},
     "volume": {"litre": 1.0, "liter": 1.0, "l": 1.0, "gallon": 3.785, "gal": 3.785, "barrel": 158.987,
                "bbl": 158.987, "m3": 1e3},
+    # a metric prefix on a watt or a watt-hour: "22,000 kW" is 22 MW ("kilowatt-hours" is read as two words: only
+    # the symbols say energy)
+    "power": {"w": 1.0, "watt": 1.0, "watts": 1.0, "kw": 1e3, "kilowatt": 1e3, "kilowatts": 1e3, "mw": 1e6,
+              "megawatt": 1e6, "megawatts": 1e6, "gw": 1e9, "gigawatt": 1e9, "gigawatts": 1e9},
+    "energy": {"wh": 1.0, "kwh": 1e3, "mwh": 1e6, "gwh": 1e9, "twh": 1e12},
 }
 _UNIT_DIMENSIONS = {"hectare": "area", "acre": "area", "kilometre": "length", "kilometer": "length",
                     "mile": "length", "tonne": "mass", "kilogram": "mass", "litre": "volume", "liter": "volume",
-                    "gallon": "volume", "barrel": "volume"}
+                    "gallon": "volume", "barrel": "volume",
+                    **{unit: dimension for dimension in ("power", "energy") for unit in _UNIT_SIZES[dimension]
+                       if len(unit) > 1}}
 
 
 def _converted(quantity: float, unit: frozenset[str], q: float, around: frozenset[str]) -> bool:
@@ -640,6 +650,9 @@ def _small_counts_pinned(numbers: list, texts: list[str], ranges: list, factors:
                 tail = re.findall(r"[^\W\d_]+", clause)[:3]
                 if _same_unit(unit, frozenset(_stem(w.casefold()) for w in tail)):
                     rule = "count with its unit a few words on"
+        for q, is_money, around in numbers if rule is None else ():  # "22,000 kW" for 22 MW
+            if not is_money and _converted(target, unit, q.value, around):
+                rule = "value in another unit"
         for lo, hi, is_money, around in ranges if rule is None else ():
             if not is_money and lo <= target <= hi and hi - lo <= _RANGE_SPAN * target and _same_unit(unit, around):
                 rule = "range around the value"
