@@ -156,6 +156,25 @@ def test_a_restricted_area_in_another_unit_is_pinned(hectares, unit):
                            lexicon).passed
 
 
+@settings(max_examples=80, deadline=None)
+@given(name=st.sampled_from(["Sandaeliya", "Nyeredzi", "Quetzalli", "Aqsunqar", "Virvelaine", "Dzintarkrasts"]),
+       keep=st.integers(4, 6), marker=st.sampled_from(["...", "\u2026", "- "]))
+def test_a_name_cut_short_with_an_ellipsis_or_a_dangling_hyphen_is_the_name(name, keep, marker):
+    """"Sandae... (the hospital group)", "Nyered- wallet team": the writer cut the name and said so; the first
+    four letters or more of a name word English does not write are the name. An English word cut the same way is
+    not ("Inter- and intra-day", "Pre- and post-sales")."""
+    lexicon = build_lexicon([{"id": "c1", "name": f"{name} Holdings"}])
+    cut = name[:keep]
+    from vmem.gates.near import zipf
+
+    assume(not common(cut.casefold()) and zipf(cut.casefold()) < 2.0)  # ("Sand...", "Sanda..." are words English has)
+    result = check_statement(f"{cut}{marker} wallet team: agents move cash by hand in rural areas.", lexicon)
+    assert not result.passed and "name cut short" in {h.rule for h in result.hits}, (cut, marker, result.hits)
+    for clean in ("Inter- and intra-day swings matter to treasury teams.", "Pre- and post-sales teams disagree."):
+        assert check_statement(clean, build_lexicon([{"id": "c2", "name": "Interlaken Holdings"},
+                                                     {"id": "c3", "name": "Prevoria Group"}])).passed, clean
+
+
 @settings(max_examples=60, deadline=None)
 @given(megawatts=st.integers(5, 99), unit=st.sampled_from([("kW", 1e3), ("GW", 1e-3), ("kilowatts", 1e3)]),
        energy=st.booleans())

@@ -2260,6 +2260,29 @@ def _clipped_hits(words: list[Word], lexicon: Lexicon) -> list[Hit]:
     return hits
 
 
+def _cut_short_hits(words: list[Word], folded: str, lexicon: Lexicon) -> list[Hit]:
+    """A name's first word cut short where the writer says so, by an ellipsis or a dangling hyphen ("Sandae... (the
+    hospital group)", "Nyered- wallet team"): the first four letters or more of a name or alias word that English
+    does not write, with the capital it has, the cut word itself no English word."""
+    from vmem.gates.near import common, zipf
+
+    hits = []
+    for word in words:
+        text = word.text
+        if len(text) < 4 or not text[:1].isupper() or text.isupper() or not (
+                word.gap.startswith("...") or word.gap == "-" and re.search(rf"(?<!\w){re.escape(text)}-\s", folded)):
+            continue
+        if common(text.casefold()) or zipf(text.casefold()) >= _KNOWN_ZIPF:
+            continue
+        for term in lexicon.terms:
+            first = tokens(term.text)[0] if term.kind in ("name", "alias") and tokens(term.text) else ""
+            if len(first) >= len(text) + 2 and first.casefold().startswith(text.casefold()) and \
+                    zipf(first.casefold()) < _UNSEEN_ZIPF:
+                hits.append(Hit(term.entity, term.kind, term.text, text, "name cut short"))
+                break
+    return hits
+
+
 def _people_acting(words: list[Word], index: int) -> bool:
     """Whether words[index] is a plural noun for people, known by what they do next: they say, ask or want
     ("underwriters asked", "brokers want"), not a modifier's thing ("firmware before", "signals are", "statement
@@ -2818,6 +2841,7 @@ def scan(statement: str, lexicon: Lexicon, _depth: int = 0) -> list[Hit]:
     hits.extend(_derived_hits(folded_words, folded, lexicon))
     hits.extend(_listed_code_hits(folded_words, folded, lexicon))
     hits.extend(_clipped_hits(folded_words, lexicon))
+    hits.extend(_cut_short_hits(folded_words, folded, lexicon))
     hits.extend(_near_hits(folded_words, lexicon))
     hits.extend(_reordered_hits(folded_words, lexicon))
     hits.extend(_spelled_hits(folded, by_squash))
