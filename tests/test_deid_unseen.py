@@ -156,6 +156,19 @@ def test_a_restricted_area_in_another_unit_is_pinned(hectares, unit):
                            lexicon).passed
 
 
+@settings(max_examples=40, deadline=None)
+@given(base=st.integers(100, 5000), dozen=st.sampled_from([("a dozen", 12), ("half a dozen", 6), ("two dozen", 24)]))
+def test_a_dozen_is_a_number_in_a_whole_stated_as_parts(base, dozen):
+    """"300 field agents plus a dozen in the call centre" is 312 agents: "a dozen" and "half a dozen" are numbers
+    as "twelve" is."""
+    words, value = dozen
+    lexicon = build_lexicon([{"id": "c1", "name": "Zzyzx Insurance", "restricted": [f"{base + value:,} agents"]}])
+    assert not check_statement(f"An insurer with {base:,} field agents plus {words} in the call centre wanted SSO.",
+                               lexicon).passed
+    assert check_statement(f"An insurer with {base + 500:,} field agents plus {words} in the call centre wanted SSO.",
+                           lexicon).passed
+
+
 @settings(max_examples=80, deadline=None)
 @given(name=st.sampled_from(["Sandaeliya", "Nyeredzi", "Quetzalli", "Aqsunqar", "Virvelaine", "Dzintarkrasts"]),
        keep=st.integers(4, 6), marker=st.sampled_from(["...", "\u2026", "- "]))

@@ -286,7 +286,7 @@ class Quantity(namedtuple("Quantity", "value percent")):
 
 _NUMBER_WORD = lazy(r"\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\w+teen(?:th)?|"
                      r"twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|\w+tieth|hundred|thousand|"
-                     r"million|billion|first|second|third|fifth|eighth|ninth|twelfth)\b", re.I)
+                     r"million|billion|first|second|third|fifth|eighth|ninth|twelfth|dozen)\b", re.I)
 
 
 _DIGIT_WORDS = {"zero": "0", "oh": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6",
@@ -319,6 +319,9 @@ def _decimals(text: str) -> str:
     return _SPOKEN_DECIMAL.sub(whole, text)
 
 
+_A_DOZEN = lazy(r"\b(half )?an? dozen\b", re.I)
+
+
 def _in_digits(text: str) -> str | None:
     """TEXT with numbers written in words as digits (number-parser), or None when it has no number word."""
     if not _NUMBER_WORD.search(text):
@@ -328,6 +331,7 @@ def _in_digits(text: str) -> str | None:
     try:
         if re.search(r"\bpoint\b", text, re.I):
             text = _decimals(text)
+        text = _A_DOZEN.sub(lambda m: "6" if m.group(1) else "12", text)  # "a dozen", "half a dozen"
         return _DECIMAL_SCALE.sub(_scaled, parse(text))
     except Exception:  # a parser bug must not open the gate: the statement is still checked as written
         return None
