@@ -122,6 +122,33 @@ def test_a_restricted_date_in_another_language_or_in_words(statement):
     assert not check_statement(statement, lexicon("2026-08-18 go-live")).passed, statement
 
 
+# a month's name as a date says it, day first, in languages of other scripts (test data: genitive forms)
+_MONTHS_IN = {"ru": "января февраля марта апреля мая июня июля августа сентября октября ноября декабря",
+              "uk": "січня лютого березня квітня травня червня липня серпня вересня жовтня листопада грудня",
+              "el": "Ιανουαρίου Φεβρουαρίου Μαρτίου Απριλίου Μαΐου Ιουνίου Ιουλίου Αυγούστου Σεπτεμβρίου "
+                    "Οκτωβρίου Νοεμβρίου Δεκεμβρίου"}
+
+
+@settings(max_examples=60, deadline=None)
+@given(day=days, language=st.sampled_from(sorted(_MONTHS_IN)))
+def test_a_restricted_date_with_its_month_in_another_script_is_that_day(day, language):
+    """"24 серпня 2026" is 2026-08-24: a month in a Cyrillic or Greek script is read as a month; another day is
+    another day."""
+    month = _MONTHS_IN[language].split()[day.month - 1]
+    restricted = lexicon(f"{day.isoformat()} go-live")
+    assert not check_statement(f"Reports were due {day.day} {month} {day.year}; lock schemas early.",
+                               restricted).passed, (language, month)
+    other = day + timedelta(days=3)
+    other_month = _MONTHS_IN[language].split()[other.month - 1]
+    assert check_statement(f"Reports were due {other.day} {other_month} {other.year}; lock schemas early.",
+                           restricted).passed, (language, other_month)
+
+
+def test_a_year_first_date_with_the_years_own_word_abbreviated():
+    assert not check_statement("2026 m. rugsėjo 30 d. renewal: insurers decide three months ahead.",
+                               lexicon("2026-09-30 renewal")).passed
+
+
 @pytest.mark.parametrize("statement", [
     "Most go-lives slip two weeks, as one did on 18 August 2025.", "Renewals cluster in Q3 2026.",
     "Budget cycles close on 1 de julio de 2026.", "The Monday after Easter 2026 is a holiday in EMEA.",

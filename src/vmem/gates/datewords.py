@@ -150,12 +150,16 @@ _FOREIGN = lazy(r"\b(?P<d>\d{1,2})(?:\.|º|°|er|e|o|a|st|nd|rd|th)?(?:\s+|[-/.]
                 r"(?P<m>[^\W\d_]{3,12})\.?,?(?:\s+|[-/.])(?:de\s+|del\s+)?(?P<y>\d{4})\b|"
                 r"\b(?P<m2>[^\W\d_]{3,12})\.?(?:\s+|[-/.])(?P<d2>\d{1,2})(?:\.|º|st|nd|rd|th)?,?\s+(?:of\s+)?"
                 r"(?P<y2>\d{4})\b|"
-                # year first, as Hungarian, Lithuanian and East Asian writers order it: "2027. március 15."
-                r"\b(?P<y3>\d{4})\.?\s+(?P<m3>[^\W\d_]{3,12})\.?\s+(?P<d3>\d{1,2})\b\.?")
+                # year first, as Hungarian, Lithuanian and East Asian writers order it: "2027. március 15.", "2026
+                # m. rugsėjo 30 d." (the year's own word abbreviated after it)
+                r"\b(?P<y3>\d{4})\.?\s+(?:[^\W\d_]{1,3}\.\s+)?(?P<m3>[^\W\d_]{3,12})\.?\s+(?P<d3>\d{1,2})\b\.?")
 # an ISO date with its time ("2026-08-18T09:00Z"): the day is there, whatever the hour
 _ISO_DATETIME = lazy(r"\b(?P<y>\d{4})-(?P<m>\d{2})-(?P<d>\d{2})(?=[T ]\d{2}:?\d{2})")
 _DATEPARSER_LANGUAGES = ["en", "es", "fr", "de", "it", "pt", "nl", "sv", "da", "nb", "fi", "pl", "cs", "ro", "ca",
-                         "tr", "id", "hu", "hr", "sk", "sl", "et", "lv", "lt"]
+                         "tr", "id", "hu", "hr", "sk", "sl", "et", "lv", "lt",
+                         # Cyrillic and Greek scripts, and more of Europe, Asia and Africa ("24 серпня 2026")
+                         "ru", "uk", "be", "bg", "sr", "mk", "kk", "el", "vi", "ms", "tl", "sw", "mn", "hy", "ka",
+                         "az", "uz", "sq", "is", "ga", "cy", "mt", "eu", "gl", "af"]
 
 
 # words that stand between a day number and a year without being a month: no parser is asked about them
@@ -261,9 +265,8 @@ def dates_in_words(text: str, years: set[int]) -> dict[date, str]:
         except Exception:  # a parser fault must not open the gate: the text is still read as written
             pass
     for m in foreign:
-        day, month, year = (m.group("d"), m.group("m"), m.group("y")) if m.group("d") else \
-            (m.group("d2"), m.group("m2"), m.group("y2")) if m.group("d2") else (m.group("d3"), m.group("m3"),
-                                                                                 m.group("y3"))
+        day, month, year = next((m.group(f"d{n}"), m.group(f"m{n}"), m.group(f"y{n}")) for n in ("", "2", "3")
+                                if m.group(f"d{n}"))
         month = month.casefold()
         if int(year) not in years or month in _NOT_MONTHS:
             continue
