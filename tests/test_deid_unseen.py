@@ -157,6 +157,18 @@ def test_a_restricted_area_in_another_unit_is_pinned(hectares, unit):
 
 
 @settings(max_examples=40, deadline=None)
+@given(name=st.sampled_from(["Quetzalli", "Kesher Zahav", "Virvelaine", "Tavrelune"]), keep=st.sampled_from([0, 4, 5]))
+def test_a_name_before_account_is_a_customer_named(name, keep):
+    """"The Quetz account confirmed", "For the Zahav account": a word before "account" stands where an
+    organisation does, as it does before "team" or "ops", whether the name is whole, clipped or a later word."""
+    lexicon = build_lexicon([{"id": "c1", "name": f"{name} Holdings"}])
+    word = name.split()[-1] if " " in name else name[:keep] if keep else name
+    assume(not common(word.casefold()))
+    result = check_statement(f"The {word} account confirmed that store-level annotations matter.", lexicon)
+    assert not result.passed, (word, result.hits)
+
+
+@settings(max_examples=40, deadline=None)
 @given(base=st.integers(100, 5000), dozen=st.sampled_from([("a dozen", 12), ("half a dozen", 6), ("two dozen", 24)]))
 def test_a_dozen_is_a_number_in_a_whole_stated_as_parts(base, dozen):
     """"300 field agents plus a dozen in the call centre" is 312 agents: "a dozen" and "half a dozen" are numbers

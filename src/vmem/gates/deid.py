@@ -1528,7 +1528,7 @@ _DETERMINERS = frozenset("the a an this that these those our their its his her m
 _ORG_BEFORE = frozenset("at with from like including customer customers client clients account prospect vs versus "
                         "lost won signed onboarded called joined met than".split())
 _ORG_AFTER = frozenset("inc corp co ltd llc plc gmbh ag sa bv group team ops procurement legal leadership staff "
-                       "employees management board".split())
+                       "employees management board account".split())  # ("the Quetz account confirmed")
 
 
 def _headline(words: list[Word], index: int) -> bool:
