@@ -168,6 +168,20 @@ def test_a_name_before_account_is_a_customer_named(name, keep):
     assert not result.passed, (word, result.hits)
 
 
+@settings(max_examples=60, deadline=None)
+@given(first=st.sampled_from(["Lagi", "Joy", "Tigran", "Nino", "Aminu"]),
+       form=st.sampled_from(["<{}>", "[09:14] <{}>", "@{}:", "{}>", "<@{}>"]), lower=st.booleans())
+def test_a_contacts_first_name_as_a_chat_clients_speaker_is_the_contact(first, form, lower):
+    """"<lagi> hatchery audit is on 12 May": a chat client writes its speakers' nicks this way, lower case and all;
+    a tag or a comparison is no speaker ("<b>bold</b>", "x > y")."""
+    lexicon = build_lexicon([{"id": "c1", "name": "Zzyzx Aquaculture", "people": [f"{first} Tuimavave"]}])
+    nick = first.lower() if lower else first
+    statement = form.format(nick) + " fish farms want audit exports, so build an audit export."
+    assert not check_statement(statement, lexicon).passed, statement
+    for clean in ("Use <b>bold</b> for headings in exports.", "When x > y in a cohort, flag the account."):
+        assert check_statement(clean, lexicon).passed, clean
+
+
 @settings(max_examples=40, deadline=None)
 @given(base=st.integers(100, 5000), dozen=st.sampled_from([("a dozen", 12), ("half a dozen", 6), ("two dozen", 24)]))
 def test_a_dozen_is_a_number_in_a_whole_stated_as_parts(base, dozen):

@@ -2264,6 +2264,22 @@ def _clipped_hits(words: list[Word], lexicon: Lexicon) -> list[Hit]:
     return hits
 
 
+# a chat line's speaker as chat clients write it, in any case: "<lagi>", "[09:14] <lagi>", "@lagi:", "lagi>"
+_NICK = lazy(r"(?:^|\n)\s*(?:\[[^\]\n]{1,20}\]\s*)?(?:<@?([^\W\d_]{3,20})>|@([^\W\d_]{3,20}):|([^\W\d_]{3,20})>\s)",
+             re.I)
+
+
+def _nick_hits(folded: str, lexicon: Lexicon) -> list[Hit]:
+    """A contact's first name as a chat line's speaker in a chat client's own form ("<lagi> hatchery audit is ..."),
+    lower case included: the form says it is someone's name."""
+    if "<" not in folded and "@" not in folded and ">" not in folded:
+        return []
+    nicks = {next(g for g in m.groups() if g).casefold() for m in _NICK.finditer(folded)}
+    return [Hit(term.entity, "person", term.text, nick, "a contact's first name as a chat speaker")
+            for term in lexicon.terms if term.kind == "person" for nick in nicks
+            if len(_first(term)) >= 3 and _first(term).casefold() == nick]
+
+
 def _cut_short_hits(words: list[Word], folded: str, lexicon: Lexicon) -> list[Hit]:
     """A name's first word cut short where the writer says so, by an ellipsis or a dangling hyphen ("Sandae... (the
     hospital group)", "Nyered- wallet team"): the first four letters or more of a name or alias word that English
@@ -2846,6 +2862,7 @@ def scan(statement: str, lexicon: Lexicon, _depth: int = 0) -> list[Hit]:
     hits.extend(_listed_code_hits(folded_words, folded, lexicon))
     hits.extend(_clipped_hits(folded_words, lexicon))
     hits.extend(_cut_short_hits(folded_words, folded, lexicon))
+    hits.extend(_nick_hits(folded, lexicon))
     hits.extend(_near_hits(folded_words, lexicon))
     hits.extend(_reordered_hits(folded_words, lexicon))
     hits.extend(_spelled_hits(folded, by_squash))
