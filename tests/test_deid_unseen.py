@@ -191,7 +191,8 @@ def test_a_dozen_is_a_number_in_a_whole_stated_as_parts(base, dozen):
     lexicon = build_lexicon([{"id": "c1", "name": "Zzyzx Insurance", "restricted": [f"{base + value:,} agents"]}])
     assert not check_statement(f"An insurer with {base:,} field agents plus {words} in the call centre wanted SSO.",
                                lexicon).passed
-    assert check_statement(f"An insurer with {base + 500:,} field agents plus {words} in the call centre wanted SSO.",
+    other = base * 3 + 1000  # (no half, double or sum of it near the restricted count)
+    assert check_statement(f"An insurer with {other:,} field agents plus {words} in the call centre wanted SSO.",
                            lexicon).passed
 
 
