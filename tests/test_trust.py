@@ -345,6 +345,8 @@ def histories(draw):
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(history=histories())
 @example(history=(["claim", "claim"], ["proposed", "proposed"], [(0, "forged", "superseded")]))  # found here
+@example(history=(["claim", "knowledge", "claim"], ["proposed", "eligible", "proposed"],
+                  [(1, "plain", "candidate"), (1, "edit", "candidate")]))  # found in CI, 2026-12-04
 @example(history=(["knowledge", "claim"], ["candidate", "proposed"], [(0, "forged", "quarantined")]))
 @example(history=(["knowledge", "claim"], ["eligible", "approved"], [(0, "edit", "published"), (1, "delete", "x"),
                                                                      (0, "forged", "published")]))

@@ -39,9 +39,10 @@ if TYPE_CHECKING:
 
 # 4: who decided each row, whose reviewers each line has (merges); 3: evidence lineage; 2: served content (the
 # blob a reviewer attested) and content changes made without one
-# 9: who edited an open item's words; 8: customers a reviewer counted; 7: an eligible learning edited after its
-# count is a candidate; 6: reviewed items removed without a reviewer (dropped); 5: lexicon versions kept
-FORMAT = 9
+# 10: an eligible learning edited after a hand-written status is a candidate too; 9: who edited an open item's words;
+# 8: customers a reviewer counted; 7: an eligible learning edited after its count is a candidate; 6: reviewed items
+# removed without a reviewer (dropped); 5: lexicon versions kept
+FORMAT = 10
 TOPS = ("claims", "knowledge", "entities", "episodes", POLICY_FILE)
 from vmem.model import SERVABLE  # noqa: E402 - the one family of reviewed, served statuses
 ENTRY = {"claim": ("proposed",), "knowledge": ("candidate", "quarantined")}
@@ -1023,6 +1024,15 @@ def _item_step(repo, state: State, others: list, path: str, change: Change, comm
             state.published[path] = seq
         else:
             state.published.pop(path, None)
+    elif prev == "eligible" and _edited_after_count(state, path, item, message):
+        # its words changed under a status the commit may not set ("candidate" written by hand first, the words
+        # edited after): a candidate again all the same, as when the file still says eligible
+        state.status[path] = "candidate"
+        state.served[path] = [change.oid, fingerprint(item)]
+        if new == "candidate":
+            state.unattested.pop(path, None)
+        else:
+            state.unattested[path] = [new, str(commit.id), "edited"]
     elif (state.unattested.get(path) or [None])[0] != new:
         state.unattested[path] = [new, str(commit.id)]
 
