@@ -390,6 +390,30 @@ def _step(anchor: date, word: str, sign: int) -> date:
     return day
 
 
+def calendar_word(word: str) -> bool:
+    """Whether WORD is a month's or a weekday's name (or its abbreviation of three letters or more) in one of the
+    languages dates are read in: "қаңтар", "серпня", "Αυγούστου" are ordinary words of a date, no one's name."""
+    return word.casefold() in _calendar_words()
+
+
+@functools.lru_cache(maxsize=1)
+def _calendar_words() -> frozenset[str]:
+    try:
+        from dateparser.languages.loader import default_loader
+    except ImportError:
+        return frozenset()
+    keys = ("january february march april may june july august september october november december monday tuesday "
+            "wednesday thursday friday saturday sunday").split()
+    words: set[str] = set()
+    for language in _DATEPARSER_LANGUAGES:
+        try:
+            info = default_loader.get_locale(language).info
+        except Exception:  # noqa: BLE001 - a language the installed parser lacks names nothing
+            continue
+        words.update(w.casefold() for key in keys for w in info.get(key, ()) if len(w) >= 3)
+    return frozenset(words)
+
+
 def _parse_foreign(phrase: str) -> date | None:
     """A day, month word and year in another language (dateparser, strict: all three parts)."""
     try:

@@ -184,7 +184,10 @@ def unreadable(text: str) -> list[tuple[str, str]]:
     a name the skeleton could not tie to a customer ("เพนนาคอตต์", "Кивихарью", "니오타") is still a name,
     and a learning for agents has no need of one. Spaced scripts are read word by word (native); katakana
     whole, as Japanese writes a loanword; hiragana and ideographs as runs that must split into common words.
-    A script with no word list here (Thai, Armenian, Georgian...) has no ordinary words: each of its runs is held."""
+    A script with no word list here (Thai, Armenian, Georgian...) has no ordinary words: each of its runs is held,
+    but for a month's or weekday's name the date parser knows."""
+    from vmem.gates.datewords import calendar_word
+
     out = []
     text = unicodedata.normalize("NFKC", text)
     mentioned = {m.group(1) for m in _MENTIONED.finditer(text)}
@@ -197,6 +200,6 @@ def unreadable(text: str) -> list[tuple[str, str]]:
         if script in _UNSPACED:
             if not _segments(run, languages):
                 out.append((run, script))
-        elif not languages or not native(run, script):
-            out.append((run, script))
+        elif (not languages or not native(run, script)) and not calendar_word(run):
+            out.append((run, script))  # (a month's or weekday's name is a date's word: "4 қаңтар 2026")
     return out
