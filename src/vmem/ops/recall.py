@@ -253,7 +253,8 @@ def search(index, query: str, who: Scope, include_stale: bool, k: int, embed, qv
         return {"coverage": "uncovered", "coverage_reason": None, "missing": [], "stale": [], "results": [],
                 "awaiting_review": awaiting_review(index, qv, who, product)}
     vector_rank = [index.order[r] for r in ranked]
-    lexical = [(i, s) for i, s in index.bm25(_named_in_full(query, known_customers(index)), DEPTH)
+    known = known_customers(index)
+    lexical = [(i, s) for i, s in index.bm25(_named_in_full(query, known), DEPTH)
                if i in index.rows and cosine(index.rows[i]) is not None]
     candidates = set(vector_rank) | {i for i, _ in lexical}
     cosine_of = {i: cosine(index.rows[i]) for i in candidates}
@@ -264,7 +265,7 @@ def search(index, query: str, who: Scope, include_stale: bool, k: int, embed, qv
     live_top = ranked if not include_stale else (_ranked_visible if index.light else _ranked)(
         index, qv, who, False, now)[0]
     result = _fuse(index.items, vector_rank, lexical, cosine_of, k, at=datetime.fromtimestamp(now, timezone.utc),
-                   stale_ok=include_stale, query=query, entity_names=known_customers(index), awaiting=waiting,
+                   stale_ok=include_stale, query=query, entity_names=known, awaiting=waiting,
                    stale_best=_stale_best(index, qv, who, now, live_top, product))
     # say so when the answer exists but is still unreviewed (issue 13); asked only when nothing reviewed answers
     result["awaiting_review"] = waiting if result["coverage"] == "uncovered" else None
