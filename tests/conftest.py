@@ -125,6 +125,23 @@ def seeded(tmp_path, monkeypatch, tmp_path_factory) -> Store:
     return store
 
 
+_DEMO: list[Path] = []
+
+
+def demo_store(dest: Path, tmp_path_factory) -> Path:
+    """A copy at DEST of the store `vmem demo` makes (the examples' team, claims, learnings and reviews; ~8 s to
+    make). The demo runs once per worker, the first time a test asks; a store's repository holds no path of its
+    own, so a copy is that store as a fresh clone would have it. Tests of the demo command itself run it."""
+    if not _DEMO:
+        from vmem.ops.demo import run_demo
+
+        made = tmp_path_factory.mktemp("demo-pristine") / "demo"
+        run_demo(made, lambda *args: None)
+        _DEMO.append(made / "store")
+    shutil.copytree(_DEMO[0], dest, symlinks=True)
+    return dest
+
+
 class Made:
     """State some tests share (stores, a remote and its clones), made once by the first test that asks -- in its
     isolated environment -- at fixed paths under BASE, and restored there for each test, which may change it. The

@@ -79,7 +79,7 @@ def variants(term: str) -> st.SearchStrategy[str]:
     return build()
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=130, deadline=None)
 @given(term=st.sampled_from(["Acme Health", "AcmeHealth", "ACMH", "Quillon Pay", "Priya Raman"]).flatmap(variants),
        before=st.lists(st.sampled_from(CLEAN_WORDS), max_size=8),
        after=st.lists(st.sampled_from(CLEAN_WORDS), max_size=8),
@@ -148,7 +148,7 @@ def evasions(term: str) -> st.SearchStrategy[str]:
     return build()
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=130, deadline=None)
 @given(term=st.sampled_from(["Acme Health", "AcmeHealth", "Quillon Pay", "Priya Raman"]).flatmap(evasions),
        before=st.lists(st.sampled_from(CLEAN_WORDS), max_size=6),
        after=st.lists(st.sampled_from(CLEAN_WORDS), max_size=6))

@@ -191,16 +191,16 @@ def test_import_proposes_only_the_new_statements_and_never_a_set_up_step(store, 
 def test_too_many_statements_are_refused_whole_with_the_limit_and_the_fix(store, tmp_path):
     project = tmp_path / "many"
     project.mkdir()
-    (project / "CLAUDE.md").write_text("# Rules\n\n" + "".join(f"- Rule {n} holds here.\n" for n in range(35_000)))
+    (project / "CLAUDE.md").write_text("# Rules\n\n" + "".join(f"- Rule {n} holds here.\n" for n in range(2_000)))
     before = commit_count(store)
     for extra in ([], ["--dry-run"]):
         out = _run("import", "--project", str(project), *extra, code=1)
         assert out.stdout == ""
-        assert out.stderr.splitlines()[0] == ("error: 35,000 statements would be proposed from CLAUDE.md; one "
+        assert out.stderr.splitlines()[0] == ("error: 2,000 statements would be proposed from CLAUDE.md; one "
                                               "import proposes at most 500")
-        assert "vmem import --limit 35000" in out.stderr
-    error = json.loads(_run("import", "--project", str(project), "--limit", "34999", "--json", code=1).stdout)
-    assert "at most 34,999" in error["error"] and "data" not in error
+        assert "vmem import --limit 2000" in out.stderr
+    error = json.loads(_run("import", "--project", str(project), "--limit", "1999", "--json", code=1).stdout)
+    assert "at most 1,999" in error["error"] and "data" not in error
     assert commit_count(store) == before
     assert_clean(store)
     (project / "CLAUDE.md").write_text("# Rules\n\n" + "".join(f"- Rule {n} holds in this store.\n"

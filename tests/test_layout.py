@@ -62,7 +62,7 @@ def _slow(kind: str, text: str):
         return None
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=70, deadline=None)
 @given(ITEMS)
 def test_every_file_the_writer_writes_is_read_as_the_slow_path_reads_it(generated):
     kind, item = generated
@@ -74,7 +74,7 @@ def test_every_file_the_writer_writes_is_read_as_the_slow_path_reads_it(generate
         assert _same(fast, _slow(kind, text)) and _same(fast, item)
 
 
-@settings(max_examples=250, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(ITEMS, st.data())
 def test_a_mangled_file_is_declined_or_read_exactly_as_the_slow_path_reads_it(generated, data):
     kind, item = generated
@@ -88,7 +88,7 @@ def test_a_mangled_file_is_declined_or_read_exactly_as_the_slow_path_reads_it(ge
         assert _same(fast, _slow(kind, text)), text
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=50, deadline=None)
 @given(ITEMS, st.data())
 def test_lines_moved_dropped_or_repeated_are_declined_or_read_as_the_slow_path_reads_them(generated, data):
     kind, item = generated
@@ -241,7 +241,7 @@ _RAW = st.one_of(
     st.from_regex(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z", fullmatch=True))
 
 
-@settings(max_examples=2000, deadline=None)
+@settings(max_examples=700, deadline=None)
 @given(_RAW)
 def test_a_certified_value_is_what_the_codec_the_check_and_yaml_make_of_it(raw):
     for check, name in CERTIFIED:

@@ -105,7 +105,7 @@ def test_a_tree_searched_for_one_name_answers_as_the_parsed_tree(entries, other)
         assert lite.find_entry(raw, name.encode()) == parsed.get(name.encode())
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=70, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(base=ENTRIES, updates=st.dictionaries(HOSTILE_NAMES, st.binary(min_size=20, max_size=20), min_size=1,
                                               max_size=4), shuffle=st.booleans())
 def test_a_tree_edited_in_place_is_the_tree_built_anew(store, base, updates, shuffle):
@@ -131,7 +131,7 @@ def test_a_tree_edited_in_place_is_the_tree_built_anew(store, base, updates, shu
     objects.close()
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=70, deadline=None)
 @given(ENTRIES, ENTRIES)
 def test_a_diff_of_raw_entries_finds_what_the_full_parse_finds(before, after):
     """tree_changes compares two big trees by their raw entries (sets, in C) and parses only the ones that

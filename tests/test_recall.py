@@ -171,16 +171,17 @@ def test_recall_imports_no_model_for_other_commands():
 
 
 @pytest.mark.slow
-def test_labeled_queries_on_the_demo_store(tmp_path):
+def test_labeled_queries_on_the_demo_store(tmp_path, tmp_path_factory):
     """examples/eval/recall.yaml against a fresh demo store: never stale or out of scope, relevant in the top 5."""
     from pathlib import Path
 
-    from vmem.ops.demo import run_demo
+    from conftest import demo_store
+
     from vmem.ops.eval_recall import evaluate_recall
     from vmem.store.repo import Store
 
-    report = run_demo(tmp_path / "demo", lambda step, detail="": None)
-    result = evaluate_recall(Store.open(report["store"]), Path(__file__).parents[1] / "examples/eval/recall.yaml")
+    store = demo_store(tmp_path / "demo" / "store", tmp_path_factory)
+    result = evaluate_recall(Store.open(store), Path(__file__).parents[1] / "examples/eval/recall.yaml")
     assert result["queries"] >= 150 and result["splits"]["heldout"]["ranked"] >= 40
     assert result["stale_hallucination_rate"] == 0.0, [r for r in result["rows"] if r["stale_served"]]
     heldout = result["splits"]["heldout"]

@@ -28,9 +28,10 @@ def stamp() -> str:
 
 
 @pytest.mark.slow
-def test_as_of_answers_say_what_then_awaited_review(tmp_path):
-    subprocess.run([*VMEM, "demo", str(tmp_path / "demo")], check=True, capture_output=True, timeout=300)
-    store = tmp_path / "demo" / "store"
+def test_as_of_answers_say_what_then_awaited_review(tmp_path, tmp_path_factory):
+    from conftest import demo_store
+
+    store = demo_store(tmp_path / "demo" / "store", tmp_path_factory)
     before = stamp()
     time.sleep(1.1)  # commit times have one-second resolution
     run(store, "propose", "Invoices for Zephyr-class shipments are reconciled every Tuesday by the billing bot.",

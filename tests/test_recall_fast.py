@@ -51,7 +51,7 @@ def column_sets(draw):
 
 
 @pytest.mark.slow
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(columns=column_sets(), entity=st.sampled_from([None, "acme", "globex", "ghost"]),
        audience=st.sampled_from(["all", "group:finance", "group:legal", "group:ghost"]),
        include_stale=st.booleans(), lexicon_since=st.one_of(st.none(), st.integers(0, 6)),
@@ -109,7 +109,7 @@ def test_the_question_vector_is_the_models_mean_unit_normalised():
                        atol=1e-6)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=70, deadline=None)
 @given(text=st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=40)
        | st.lists(st.sampled_from(["ARR", "renewals", "Meridale's", "[UNK]", "unaffordable", "Ünïcödé", "4-4-5",
                                    "procurement?", "zzzqqqxx", "[PAD]"]), max_size=8).map(" ".join))
@@ -149,10 +149,9 @@ def test_a_store_named_model_of_another_dtype_or_with_weights(tmp_path, dtype):
 
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory):
-    from vmem.ops.demo import run_demo
+    from conftest import demo_store
 
-    report = run_demo(tmp_path_factory.mktemp("demo") / "demo", lambda step, detail="": None)
-    return Path(report["store"])
+    return demo_store(tmp_path_factory.mktemp("demo") / "store", tmp_path_factory)
 
 
 def _questions() -> list[str]:

@@ -422,7 +422,7 @@ def test_pull_without_a_remote_degrades_to_a_warning(mixed, tmp_path):
     assert out.returncode == 0 and "warning: git pull failed" in out.stderr and "synced into" in out.stdout
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(st.lists(st.sampled_from(["--dir", "--dir=d", "d", "--store", "s", "--scope", "entity:a", "--audience",
                                  "all", "--budget", "10", "--budget=7", "-3", "--pull", "--no-pull", "--hook",
                                  "--json", "--bogus", "-x", "--budget=x"]), max_size=7))

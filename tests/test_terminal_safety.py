@@ -25,10 +25,9 @@ def run(store: Path, *args: str) -> subprocess.CompletedProcess:
 
 @pytest.fixture(scope="module")
 def store(tmp_path_factory) -> Path:
-    base = tmp_path_factory.mktemp("bidi")
-    done = subprocess.run([*VMEM, "demo", str(base / "demo")], capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr
-    return base / "demo" / "store"
+    from conftest import demo_store
+
+    return demo_store(tmp_path_factory.mktemp("bidi") / "demo" / "store", tmp_path_factory)
 
 
 @pytest.mark.slow
