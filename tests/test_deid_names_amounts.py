@@ -202,6 +202,18 @@ def test_a_short_alias_needs_an_organisation_cue(alias, clean, leak):
     assert not passes(leak.format(a=alias), lexicon)
 
 
+@settings(max_examples=60, deadline=None)
+@given(alias=st.text(alphabet="BCDFGHJKLMNPQRSTVWXZ", min_size=2, max_size=3).filter(
+    lambda a: a not in deid.COMMON_ACRONYMS),
+       verb=st.sampled_from(["froze", "broke", "forgot", "shook", "swore", "overran", "withheld", "drew", "stuck"]))
+def test_an_irregular_past_tense_after_a_short_alias_is_the_organisation_acting(alias, verb):
+    """"HHP froze all IT work" is the customer acting, as "HHP asked" is: English's irregular past tenses are a
+    closed class and all count, not only the commonest (a miss of a blind set, where "froze" was not among them)."""
+    lexicon = build_lexicon([{"id": "c1", "name": "Zzyzx Weaving Mills", "aliases": [alias]}])
+    assert not passes(f"{alias} {verb} all IT work from June to September.", lexicon)
+    assert passes(f"The {alias} protocol {verb} nothing.", lexicon)  # a word after it, not a verb: no cue
+
+
 @settings(max_examples=40, deadline=None)
 @given(word=st.sampled_from(["Harvest", "Summit", "Pioneer", "Anchor", "Orbit", "Crest"]),
        clean=st.sampled_from(["{w} season drives demand.", "After the {l}, mills slow down.",

@@ -96,13 +96,19 @@ def epoch(day: date) -> int:
     return int(datetime(day.year, day.month, day.day, 9, tzinfo=timezone.utc).timestamp())
 
 
+def julian(day: date) -> int:
+    """The Julian day number of DAY (the day that begins at noon of DAY)."""
+    return day.toordinal() + 1_721_425
+
+
 @settings(max_examples=40, deadline=None)
-@given(days, st.sampled_from(["seconds", "milliseconds", "excel", "compact"]))
+@given(days, st.sampled_from(["seconds", "milliseconds", "excel", "compact", "jdn", "jd", "mjd"]))
 def test_a_date_in_any_machine_form_is_caught(day, form):
     lex = lexicon([f"{day.isoformat()} go-live"])
     written = {"seconds": f"go_live_ts={epoch(day)}", "milliseconds": f"launch_at_ms={epoch(day) * 1000}",
                "excel": f"the renewal cell reads {(day - date(1899, 12, 30)).days} (Excel serial)",
-               "compact": f"go-live {day:%d%m%Y}"}[form]
+               "compact": f"go-live {day:%d%m%Y}", "jdn": f"go-live JDN {julian(day)}",
+               "jd": f"go-live at JD {julian(day) - 1}.5", "mjd": f"go-live MJD {(day - date(1858, 11, 17)).days}"}[form]
     assert caught(f"Per their project sheet, {written}.", lex)
 
 
@@ -113,7 +119,7 @@ def test_another_day_in_those_forms_is_not(day, shift):
     other = day + timedelta(days=shift)
     assume(other.day != day.month or other.month != day.day)  # a compact date reads both day-month orders
     assert not caught(f"go_live_ts={epoch(other)}; cell {(other - date(1899, 12, 30)).days} (Excel serial); "
-                      f"{other:%d%m%Y}.", lex)
+                      f"{other:%d%m%Y}; JDN {julian(other)}; MJD {(other - date(1858, 11, 17)).days}.", lex)
 
 
 def test_a_spreadsheet_serial_needs_a_cue_that_it_is_a_date():

@@ -170,7 +170,8 @@ def test_a_name_before_account_is_a_customer_named(name, keep):
 
 @settings(max_examples=60, deadline=None)
 @given(first=st.sampled_from(["Lagi", "Joy", "Tigran", "Nino", "Aminu"]),
-       form=st.sampled_from(["<{}>", "[09:14] <{}>", "@{}:", "{}>", "<@{}>"]), lower=st.booleans())
+       form=st.sampled_from(["<{}>", "[09:14] <{}>", "@{}:", "{}>", "<@{}>", "slack #learnings> {}:",
+                             "#ops-notes> @{}:"]), lower=st.booleans())
 def test_a_contacts_first_name_as_a_chat_clients_speaker_is_the_contact(first, form, lower):
     """"<lagi> hatchery audit is on 12 May": a chat client writes its speakers' nicks this way, lower case and all;
     a tag or a comparison is no speaker ("<b>bold</b>", "x > y")."""
@@ -178,7 +179,8 @@ def test_a_contacts_first_name_as_a_chat_clients_speaker_is_the_contact(first, f
     nick = first.lower() if lower else first
     statement = form.format(nick) + " fish farms want audit exports, so build an audit export."
     assert not check_statement(statement, lexicon).passed, statement
-    for clean in ("Use <b>bold</b> for headings in exports.", "When x > y in a cohort, flag the account."):
+    for clean in ("Use <b>bold</b> for headings in exports.", "When x > y in a cohort, flag the account.",
+                  "slack #learnings> note: fish farms want audit exports."):
         assert check_statement(clean, lexicon).passed, clean
 
 

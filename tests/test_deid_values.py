@@ -8,7 +8,7 @@ from __future__ import annotations
 from datetime import date, timedelta
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from vmem.gates.datewords import _HOLIDAYS, _easter, dates_in_words
@@ -127,14 +127,23 @@ _MONTHS_IN = {"ru": "января февраля марта апреля мая 
               "uk": "січня лютого березня квітня травня червня липня серпня вересня жовтня листопада грудня",
               "kk": "қаңтар ақпан наурыз сәуір мамыр маусым шілде тамыз қыркүйек қазан қараша желтоқсан",
               "el": "Ιανουαρίου Φεβρουαρίου Μαρτίου Απριλίου Μαΐου Ιουνίου Ιουλίου Αυγούστου Σεπτεμβρίου "
-                    "Οκτωβρίου Νοεμβρίου Δεκεμβρίου"}
+                    "Οκτωβρίου Νοεμβρίου Δεκεμβρίου",
+              # scripts that write vowels with combining signs, and Arabic's
+              "hi": "जनवरी फ़रवरी मार्च अप्रैल मई जून जुलाई अगस्त सितंबर अक्टूबर नवंबर दिसंबर",
+              "ta": "ஜனவரி பிப்ரவரி மார்ச் ஏப்ரல் மே ஜூன் ஜூலை ஆகஸ்ட் செப்டம்பர் அக்டோபர் நவம்பர் டிசம்பர்",
+              "th": "มกราคม กุมภาพันธ์ มีนาคม เมษายน พฤษภาคม มิถุนายน กรกฎาคม สิงหาคม กันยายน ตุลาคม พฤศจิกายน ธันวาคม",
+              "ar": "يناير فبراير مارس أبريل مايو يونيو يوليو أغسطس سبتمبر أكتوبر نوفمبر ديسمبر"}
 
 
 @settings(max_examples=60, deadline=None)
 @given(day=days, language=st.sampled_from(sorted(_MONTHS_IN)))
 def test_a_restricted_date_with_its_month_in_another_script_is_that_day(day, language):
     """"24 серпня 2026" is 2026-08-24: a month in a Cyrillic or Greek script is read as a month; another day is
-    another day, and its month no unreadable name (Kazakh has no word list: "қаңтар" is a month all the same)."""
+    another day, and its month no unreadable name (Kazakh has no word list: "қаңтар" is a month all the same).
+    Devanagari's, Tamil's and Thai's vowel signs are part of the month's word ("अगस्त"). Not read: a month's name
+    of two letters ("मई", "மே": May), too short to tell from any other word."""
+    assume(len(_MONTHS_IN[language].split()[day.month - 1]) >= 3 and
+           len(_MONTHS_IN[language].split()[(day + timedelta(days=3)).month - 1]) >= 3)
     month = _MONTHS_IN[language].split()[day.month - 1]
     restricted = lexicon(f"{day.isoformat()} go-live")
     assert not check_statement(f"Reports were due {day.day} {month} {day.year}; lock schemas early.",
@@ -143,6 +152,20 @@ def test_a_restricted_date_with_its_month_in_another_script_is_that_day(day, lan
     other_month = _MONTHS_IN[language].split()[other.month - 1]
     assert check_statement(f"Reports were due {other.day} {other_month} {other.year}; lock schemas early.",
                            restricted).passed, (language, other_month)
+
+
+@settings(max_examples=40, deadline=None)
+@given(day=days, language=st.sampled_from(["th", "lo"]))
+def test_a_thai_or_lao_month_with_a_buddhist_era_year_is_that_day(day, language):
+    """"9 มีนาคม 2569" is 2026-03-09: Thai and Lao calendars count years from the Buddha (543 more), and a year of
+    those centuries after a word of their scripts is one, no "B.E." written."""
+    months = {"th": _MONTHS_IN["th"], "lo": "ມັງກອນ ກຸມພາ ມີນາ ເມສາ ພຶດສະພາ ມິຖຸນາ ກໍລະກົດ ສິງຫາ ກັນຍາ ຕຸລາ ພະຈິກ ທັນວາ"}
+    month = months[language].split()[day.month - 1]
+    restricted = lexicon(f"{day.isoformat()} go-live")
+    assert not check_statement(f"The go-live was {day.day} {month} {day.year + 543}.", restricted).passed, month
+    other = day + timedelta(days=3)
+    other_month = months[language].split()[other.month - 1]
+    assert check_statement(f"The go-live was {other.day} {other_month} {other.year + 543}.", restricted).passed
 
 
 def test_a_year_first_date_with_the_years_own_word_abbreviated():

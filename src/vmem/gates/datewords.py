@@ -145,21 +145,27 @@ _WEEK_OF = lazy(r"\b(?:iso\s+|calendar\s+)?(?:week|wk|kw|kalenderwoche|semaine|s
 _DAY_OF_YEAR = lazy(r"\bday\s+(?P<n>\d{1,3})\s+(?:of|in)\s+(?P<y>\d{4})\b|\b(?P<n2>\d{1,3})(?:st|nd|rd|th)\s+day\s+"
                     r"(?:of|in)\s+(?P<y2>\d{4})\b", re.I)
 _ROMAN_MONTH = lazy(r"\b(?P<d>\d{1,2})\s?[./ -]\s?(?P<m>I{1,3}|IV|VI{0,3}|IX|XI{0,2})\s?[./ -]\s?(?P<y>\d{4})\b")
+# a letter of a month's name: a letter, or a combining sign of the scripts that write vowels with them (Devanagari to
+# Sinhala, Thai, Lao, Myanmar, Khmer; Arabic's and Hebrew's points), which Python's \w leaves out ("अगस्त")
+_LETTER = r"(?:[^\W\d_]|[\u0591-\u05c7\u0610-\u061a\u064b-\u065f\u0670\u0900-\u0dff\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff])"
 # a day, a month word and a year in any language's order: "18 de agosto de 2026", "1. März 2027", "le 18 août 2026"
 _FOREIGN = lazy(r"\b(?P<d>\d{1,2})(?:\.|º|°|er|e|o|a|st|nd|rd|th)?(?:\s+|[-/.])(?:de\s+|of\s+)?"
-                r"(?P<m>[^\W\d_]{3,12})\.?,?(?:\s+|[-/.])(?:de\s+|del\s+)?(?P<y>\d{4})\b|"
-                r"\b(?P<m2>[^\W\d_]{3,12})\.?(?:\s+|[-/.])(?P<d2>\d{1,2})(?:\.|º|st|nd|rd|th)?,?\s+(?:of\s+)?"
+                rf"(?P<m>{_LETTER}{{3,12}})\.?,?(?:\s+|[-/.])(?:de\s+|del\s+)?(?P<y>\d{{4}})\b|"
+                rf"\b(?P<m2>{_LETTER}{{3,12}})\.?(?:\s+|[-/.])(?P<d2>\d{{1,2}})(?:\.|º|st|nd|rd|th)?,?\s+(?:of\s+)?"
                 r"(?P<y2>\d{4})\b|"
                 # year first, as Hungarian, Lithuanian and East Asian writers order it: "2027. március 15.", "2026
                 # m. rugsėjo 30 d." (the year's own word abbreviated after it)
-                r"\b(?P<y3>\d{4})\.?\s+(?:[^\W\d_]{1,3}\.\s+)?(?P<m3>[^\W\d_]{3,12})\.?\s+(?P<d3>\d{1,2})\b\.?")
+                rf"\b(?P<y3>\d{{4}})\.?\s+(?:[^\W\d_]{{1,3}}\.\s+)?(?P<m3>{_LETTER}{{3,12}})\.?\s+(?P<d3>\d{{1,2}})\b\.?")
 # an ISO date with its time ("2026-08-18T09:00Z"): the day is there, whatever the hour
 _ISO_DATETIME = lazy(r"\b(?P<y>\d{4})-(?P<m>\d{2})-(?P<d>\d{2})(?=[T ]\d{2}:?\d{2})")
 _DATEPARSER_LANGUAGES = ["en", "es", "fr", "de", "it", "pt", "nl", "sv", "da", "nb", "fi", "pl", "cs", "ro", "ca",
                          "tr", "id", "hu", "hr", "sk", "sl", "et", "lv", "lt",
                          # Cyrillic and Greek scripts, and more of Europe, Asia and Africa ("24 серпня 2026")
                          "ru", "uk", "be", "bg", "sr", "mk", "kk", "el", "vi", "ms", "tl", "sw", "mn", "hy", "ka",
-                         "az", "uz", "sq", "is", "ga", "cy", "mt", "eu", "gl", "af"]
+                         "az", "uz", "sq", "is", "ga", "cy", "mt", "eu", "gl", "af",
+                         # South and Southeast Asia, the Middle East and the Horn of Africa ("17 अगस्त 2026")
+                         "hi", "bn", "mr", "ne", "gu", "pa", "ta", "te", "kn", "ml", "si", "th", "lo", "my", "km",
+                         "ar", "fa", "ur", "he", "am"]
 
 
 # words that stand between a day number and a year without being a month: no parser is asked about them
@@ -414,14 +420,42 @@ def _calendar_words() -> frozenset[str]:
     return frozenset(words)
 
 
+def _script(word: str) -> str | None:
+    """The script of WORD's first letter, as Unicode names it ("LATIN", "DEVANAGARI", "THAI")."""
+    letter = next((ch for ch in word if ch.isalpha()), None)
+    return unicodedata.name(letter, "").split(" ")[0] or None if letter else None
+
+
+@functools.lru_cache(maxsize=1)
+def _languages_by_script() -> dict[str, tuple[str, ...]]:
+    """Script -> the languages whose month names the date parser writes in it (Serbian in two): a month word is
+    tried in those alone. Every language tried costs each phrase the parser cannot read (~1 ms each)."""
+    try:
+        from dateparser.languages.loader import default_loader
+    except ImportError:
+        return {}
+    keys = "january february march april may june july august september october november december".split()
+    found: dict[str, list[str]] = {}
+    for language in _DATEPARSER_LANGUAGES:
+        try:
+            info = default_loader.get_locale(language).info
+        except Exception:  # noqa: BLE001 - a language the installed parser lacks names nothing
+            continue
+        for script in {_script(w) for key in keys for w in info.get(key, ())} - {None}:
+            found.setdefault(script, []).append(language)
+    return {script: tuple(languages) for script, languages in found.items()}
+
+
 def _parse_foreign(phrase: str) -> date | None:
-    """A day, month word and year in another language (dateparser, strict: all three parts)."""
+    """A day, month word and year in another language (dateparser, strict: all three parts), tried in the languages
+    that write months in the month word's script (all of them for a script none does)."""
     try:
         import dateparser
     except ImportError:
         return None
+    languages = _languages_by_script().get(_script(phrase)) or _DATEPARSER_LANGUAGES
     try:
-        parsed = dateparser.parse(phrase, languages=_DATEPARSER_LANGUAGES,
+        parsed = dateparser.parse(phrase, languages=list(languages),
                                   settings={"STRICT_PARSING": True, "REQUIRE_PARTS": ["day", "month", "year"]})
     except Exception as error:  # a parser fault must not open the gate: the statement is held, with the reason
         raise UnreadableDate(phrase, error) from error

@@ -1543,10 +1543,17 @@ def _headline(words: list[Word], index: int) -> bool:
     return len(letters) >= 8 and sum(ch.isupper() for ch in letters) >= 0.9 * len(letters)
 
 
+# English's irregular simple past tenses (a closed class), less those that are as often a noun or an adjective
+# after a name ("bid", "split", "spread", "ground", "lit", "wound", "bore", "dove", "lay", "smelt", "bet")
 _IRREGULAR_PAST = frozenset("became began left went came made took gave found led ran won lost met kept held sent "
                             "sold got brought built wrote spoke felt knew saw told paid set put sought thought bought "
                             "caught taught fought chose drove rose fell grew threw spent struck stood understood "
-                            "withdrew overtook undertook cut hit let shut quit".split())
+                            "withdrew overtook undertook cut hit let shut quit arose awoke beat bent bit bled blew "
+                            "broke bred burnt clung crept dealt did drew drank dwelt ate fed fled flung flew forbade "
+                            "forecast forgot forgave froze hung hid leapt lent meant mistook overcame overran "
+                            "overrode overthrew rang rode sank sang sat shook shone shot shrank slept slid slung sped "
+                            "spun spat sprang stole stuck stung stank strode strove swore swept swam swung tore trod "
+                            "woke wore wove wept wrung upheld withheld".split())
 
 
 def _verb(word: str) -> bool:
@@ -2264,9 +2271,10 @@ def _clipped_hits(words: list[Word], lexicon: Lexicon) -> list[Hit]:
     return hits
 
 
-# a chat line's speaker as chat clients write it, in any case: "<lagi>", "[09:14] <lagi>", "@lagi:", "lagi>"
-_NICK = lazy(r"(?:^|\n)\s*(?:\[[^\]\n]{1,20}\]\s*)?(?:<@?([^\W\d_]{3,20})>|@([^\W\d_]{3,20}):|([^\W\d_]{3,20})>\s)",
-             re.I)
+# a chat line's speaker as chat clients write it, in any case: "<lagi>", "[09:14] <lagi>", "@lagi:", "lagi>", and
+# after a channel's prompt, "#learnings> lagi:"
+_NICK = lazy(r"(?:^|\n)\s*(?:\[[^\]\n]{1,20}\]\s*)?(?:<@?([^\W\d_]{3,20})>|@([^\W\d_]{3,20}):|([^\W\d_]{3,20})>\s)"
+             r"|#[\w.-]{1,30}>\s*@?([^\W\d_]{3,20}):\s", re.I)
 
 
 def _nick_hits(folded: str, lexicon: Lexicon) -> list[Hit]:

@@ -68,25 +68,41 @@ _EXCEL = lazy(r"(?<![\d.,$€£¥-])([3-7]\d{4})(?:\.\d+)?(?![\d,]|\.\d)")
 _EXCEL_CUE = lazy(r"\b(?:excel|serial|spreadsheet|sheet|cell|xlsx?|csv|date|dated|day|deadline|due|renewal|"
                   r"launch|go-?live|cutover|expir\w*)\b", re.I)
 _EXCEL_EPOCH = date(1899, 12, 30)  # serial 1 is 1900-01-01 in Excel's 1900 system (its 1900-02-29 included)
+# an astronomer's day count, named: a Julian day number ("JDN 2461321", "JD 2461320.5") or a modified one ("MJD 61320")
+_JULIAN = lazy(r"\b(?:(MJD|modified julian (?:day|date)(?: number)?)|JDN?|julian (?:day|date)(?: number)?)"
+               r"[\s:=#]{0,3}(\d{5,7})(\.\d+)?(?!\d)", re.I)
+_JD_ORDINAL = 1_721_425  # JDN 1,721,426 is 1 January of year 1 (proleptic Gregorian), date ordinal 1
+_MJD_EPOCH = date(1858, 11, 17)  # MJD 0
 # day, month and year run together: 15032027 (both day-month orders, fail closed; ISO's 20270315 is read elsewhere)
 _COMPACT_DMY = lazy(r"(?<!\d)(0[1-9]|[12]\d|3[01])(0[1-9]|1[0-2])((?:19|20)\d{2})(?!\d)")
 
 
-# a Thai Buddhist-era year (B.E. 2570, พ.ศ. 2570, 2570 BE) is the Gregorian year plus 543
-_BUDDHIST_ERA = lazy(r"(?:\bB\.\s?E\.|\bBE\b|พ\.\s?ศ\.)\s?(2[45]\d\d)\b|\b(2[45]\d\d)\s?(?:B\.\s?E\.|BE\b)")
+# a Thai Buddhist-era year (B.E. 2570, พ.ศ. 2570, 2570 BE) is the Gregorian year plus 543; so is a year of those
+# centuries right after a word in Thai, Lao or Khmer script, whose calendars count from the Buddha ("9 มีนาคม 2569")
+_BUDDHIST_SCRIPT = "\u0e00-\u0eff\u1780-\u17ff"
+_BUDDHIST_ERA = lazy(r"(?:\bB\.\s?E\.|\bBE\b|พ\.\s?ศ\.)\s?(2[45]\d\d)\b|\b(2[45]\d\d)\s?(?:B\.\s?E\.|BE\b)"
+                     rf"|(?<=[{_BUDDHIST_SCRIPT}])\s(2[45]\d\d)\b")
+_IN_BUDDHIST_SCRIPT = lazy(rf"[{_BUDDHIST_SCRIPT}]")
 BUDDHIST_ERA_OFFSET = 543
 
 
 def gregorian_years(text: str) -> str:
     """TEXT with each Buddhist-era year written as its Gregorian year ("20 May B.E. 2570" -> "20 May 2027")."""
-    if "E" not in text and "ศ" not in text:
+    if "E" not in text and "ศ" not in text and not _IN_BUDDHIST_SCRIPT.search(text):
         return text
-    return _BUDDHIST_ERA.sub(lambda m: str(int(m.group(1) or m.group(2)) - BUDDHIST_ERA_OFFSET), text)
+
+    def gregorian(m: re.Match) -> str:
+        if m.group(3):
+            return f" {int(m.group(3)) - BUDDHIST_ERA_OFFSET}"
+        return str(int(m.group(1) or m.group(2)) - BUDDHIST_ERA_OFFSET)
+
+    return _BUDDHIST_ERA.sub(gregorian, text)
 
 
 def machine_dates(text: str, years: set[int]) -> dict[date, str]:
     """The days TEXT writes as a Unix timestamp (seconds, milliseconds or microseconds, UTC), a spreadsheet serial
-    day number with a cue that it is a date, or a compact day-month-year; only days in YEARS are kept."""
+    day number with a cue that it is a date, a Julian day number, or a compact day-month-year; only days in YEARS
+    are kept."""
     found: dict[date, str] = {}
     if not any(ch.isdigit() for ch in text):
         return found
@@ -104,6 +120,16 @@ def machine_dates(text: str, years: set[int]) -> dict[date, str]:
             day = _EXCEL_EPOCH + timedelta(days=int(match.group(1)))
             if day.year in years:
                 found.setdefault(day, "spreadsheet serial date")
+    for match in _JULIAN.finditer(text):
+        number = int(match.group(2))
+        late = not match.group(1) and float(match.group(3) or 0) >= 0.5  # a Julian day begins at noon
+        try:
+            day = _MJD_EPOCH + timedelta(days=number) if match.group(1) else \
+                date.fromordinal(number - _JD_ORDINAL + late)
+        except (OverflowError, ValueError):
+            continue
+        if day.year in years:
+            found.setdefault(day, "Julian day number")
     for match in _COMPACT_DMY.finditer(text):
         a, b, year = int(match.group(1)), int(match.group(2)), int(match.group(3))
         for month, day in ((b, a), (a, b)):
