@@ -16,6 +16,7 @@ from test_deid_round4 import coined_name  # random coined names, as round 4's pr
 
 from vmem.gates import deid
 from vmem.gates.deid import build_lexicon, check_statement
+from vmem.gates.values import CURRENCY_CODES
 
 coined = coined_name(3, 4)
 
@@ -49,6 +50,21 @@ def test_another_amount_in_those_forms_is_not(amount, shift):
     lex = lexicon([f"${amount:,}"])
     other = amount * 3 // 2 + shift * 1000  # beyond the 2 % a near value may differ by
     assert not caught(f"amount_cents: {other * 100}; amount: {other:_} USD.", lex)
+
+
+@settings(max_examples=40, deadline=None)
+@given(code=st.text("ABCDEFGHIJKLMNOPQRSTUVWXYZ", min_size=3, max_size=3).filter(
+    lambda c: c.casefold() not in CURRENCY_CODES), tenths=st.integers(min_value=12, max_value=990),
+       scale=st.sampled_from([("M", "million"), ("bn", "billion")]))
+def test_an_amount_in_a_currency_the_gate_has_no_name_for_is_caught(code, tenths, scale):
+    """"AZN 9.6M" is an amount, whatever the code: three capitals before a figure in a restricted value are its
+    currency, and its "M" is the figure's scale, not what it counts. Found by a blind set: "AZN 9.6M" restricted,
+    neither "closed at 9.6 million manat" nor "AZN 9.6M" itself was held."""
+    figure = f"{tenths / 10:g}"
+    lex = lexicon([f"{code} {figure}{scale[0]}"])
+    assert caught(f"The deal closed at {figure} {scale[1]} in local currency.", lex)
+    assert caught(f"The deal closed at {code} {figure}{scale[0]}.", lex)
+    assert not caught(f"The deal closed at {tenths * 3 / 10 + 7:g} {scale[1]} in local currency.", lex)
 
 
 @pytest.mark.parametrize("restricted, statement", [

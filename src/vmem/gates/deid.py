@@ -677,10 +677,16 @@ def _small_counts_pinned(numbers: list, texts: list[str], ranges: list, factors:
 _UNIT_ENDS = frozenset("per across over under via between among within".split())
 
 
+# a scale written right after the figure ("9.6M", "4.2 bn", "12 million") says how many, not of what
+_SCALE_SUFFIX = lazy(r"^(?:k|m|mm|mn|b|bn|t|tn|thousand|million|billion|trillion|lakh|crore)\b", re.I)
+# an amount in a currency the gate has no name for: its code, three capitals, right before the figure ("AZN 9.6M")
+_CODE_BEFORE = lazy(r"(?<![A-Za-z])[A-Z]{3}\s?(?=\d)")
+
+
 def _head_noun(value: str) -> frozenset[str]:
     """The noun a restricted count counts: the last word of the phrase after its number ("340 wind turbines" counts
     turbines; "wind" says which, and a statement about 340 MW of wind counts no turbines); empty when none."""
-    after = re.split(r"\d[\d,.\u00a0' ]*", fold(value), maxsplit=1)[-1]
+    after = _SCALE_SUFFIX.sub("", re.split(r"\d[\d,.\u00a0' ]*", fold(value), maxsplit=1)[-1], count=1)
     phrase = []
     for word in re.findall(r"[^\W\d_]+", after):
         if word.casefold() in _FUNCTION_WORDS or word.casefold() in _UNIT_ENDS:
@@ -947,7 +953,8 @@ def build_lexicon(entities: list[dict], episodes: list[dict] = ()) -> Lexicon:
             for quantity in quantities:
                 lexicon.quantities.append((Term(eid, "restricted", value, ""), quantity))
                 money, unit = numbers.get(quantity, (True, frozenset()))
-                if not money and not quantity.percent and not _CURRENCY.search(value) and unit:
+                if not money and not quantity.percent and not _CURRENCY.search(value) and \
+                        not _CODE_BEFORE.search(value) and unit:
                     lexicon.units[(value, quantity)] = _head_noun(value) or unit
             if not found_dates and not quantities:
                 add(eid, "restricted", value)
