@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -59,6 +60,13 @@ def pytest_collection_modifyitems(items):
 
 @pytest.fixture(autouse=True)
 def isolated(tmp_path, monkeypatch, tmp_path_factory):
+    with isolation(tmp_path, monkeypatch, tmp_path_factory):
+        yield
+
+
+@contextlib.contextmanager
+def isolation(tmp_path: Path, monkeypatch, tmp_path_factory):
+    """A home, caches and git configuration of TMP_PATH's own, and no vmem or git variable of the caller's."""
     cache = tmp_path / "cache" / "vmem"
     cache.mkdir(parents=True)
     for name in MACHINE_CACHES:
@@ -83,8 +91,10 @@ def isolated(tmp_path, monkeypatch, tmp_path_factory):
                  "CLAUDE_CONFIG_DIR", "CODEX_HOME"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.chdir(tmp_path)
-    yield
-    pygit2.settings.search_path[level] = previous
+    try:
+        yield
+    finally:
+        pygit2.settings.search_path[level] = previous
 
 
 def _identify(path: Path, who: tuple[str, str]) -> None:
@@ -131,13 +141,16 @@ _DEMO: list[Path] = []
 def demo_store(dest: Path, tmp_path_factory) -> Path:
     """A copy at DEST of the store `vmem demo` makes (the examples' team, claims, learnings and reviews; ~8 s to
     make). The demo runs once per worker, the first time a test asks; a store's repository holds no path of its
-    own, so a copy is that store as a fresh clone would have it. Tests of the demo command itself run it."""
+    own, so a copy is that store as a fresh clone would have it. Tests of the demo command itself run it. The
+    demo is made in an environment of its own, as a test would make it: a module's fixture may ask first, before
+    its first test's isolation."""
     if not _DEMO:
         from vmem.ops.demo import run_demo
 
-        made = tmp_path_factory.mktemp("demo-pristine") / "demo"
-        run_demo(made, lambda *args: None)
-        _DEMO.append(made / "store")
+        base = tmp_path_factory.mktemp("demo-pristine")
+        with pytest.MonkeyPatch.context() as monkeypatch, isolation(base, monkeypatch, tmp_path_factory):
+            run_demo(base / "demo", lambda *args: None)
+        _DEMO.append(base / "demo" / "store")
     shutil.copytree(_DEMO[0], dest, symlinks=True)
     return dest
 
