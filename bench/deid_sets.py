@@ -1,11 +1,11 @@
 """Every de-id probe set the guide reports, and the PAWS-Wiki clean sweep, in one run (docs/deid.md's tables).
 
     python bench/deid_sets.py [SET ...]   # sets: dev redteam fresh h30dev h30hold realdev realhold classes-fit
-                                          #       classes-report conll-train blind2 ... blind10 paws; default: all present
+                                          #       classes-report conll-train blind2 ... blind11 paws; default: all present
 
 The class probes' second part (tests/data/deid_classes/report.jsonl) was measured once as held out and is fit data
 since. Each blind set (tests/data/deid_blindN/) is measured once, by hand, after the rules are done; from then on
-it is fit data and runs here (blind2 to blind10); the newest blind set is never added before its one measurement. The CoNLL-2003 cases are generated outside the repository
+it is fit data and runs here (blind2 to blind11); the newest blind set is never added before its one measurement. The CoNLL-2003 cases are generated outside the repository
 (tests/data/deid_conll/make_cases.py into /work/conll/cases_train); only the train split is run. PAWS-Wiki dev
 (/work/shared/eval/external/paws_wiki_dev.tsv): its distinct sentences are clean text, screened against the dev
 lexicon and the red-team one; the sentences that fail are written to bench/out/deid-paws-*.txt with their hits.
@@ -37,7 +37,7 @@ SETS = {
     "classes-fit": (DATA / "deid_classes" / "fit.jsonl", [DATA / "deid_classes"]),
     "classes-report": (DATA / "deid_classes" / "report.jsonl", [DATA / "deid_classes"]),
     "conll-train": (CONLL / "cases.jsonl", [CONLL]),
-    **{f"blind{n}": (DATA / f"deid_blind{n}" / "report.jsonl", [DATA / f"deid_blind{n}"]) for n in (2, 3, 4, 5, 6, 7, 8, 9, 10)},
+    **{f"blind{n}": (DATA / f"deid_blind{n}" / "report.jsonl", [DATA / f"deid_blind{n}"]) for n in (2, 3, 4, 5, 6, 7, 8, 9, 10, 11)},
 }
 
 
