@@ -402,46 +402,46 @@ def calendar_word(word: str) -> bool:
     return word.casefold() in _calendar_words()
 
 
+_MONTH_KEYS = "january february march april may june july august september october november december".split()
+_WEEKDAY_KEYS = "monday tuesday wednesday thursday friday saturday sunday".split()
+
+
 @functools.lru_cache(maxsize=1)
-def _calendar_words() -> frozenset[str]:
+def _calendar_names() -> dict[str, dict[str, list[str]]]:
+    """Language -> month and weekday key -> its names, as the installed date parser writes them (empty without it)."""
     try:
         from dateparser.languages.loader import default_loader
     except ImportError:
-        return frozenset()
-    keys = ("january february march april may june july august september october november december monday tuesday "
-            "wednesday thursday friday saturday sunday").split()
-    words: set[str] = set()
+        return {}
+    names = {}
     for language in _DATEPARSER_LANGUAGES:
         try:
             info = default_loader.get_locale(language).info
         except Exception:  # noqa: BLE001 - a language the installed parser lacks names nothing
             continue
-        words.update(w.casefold() for key in keys for w in info.get(key, ()) if len(w) >= 3)
-    return frozenset(words)
+        names[language] = {key: list(info.get(key, ())) for key in _MONTH_KEYS + _WEEKDAY_KEYS}
+    return names
+
+
+@functools.lru_cache(maxsize=1)
+def _calendar_words() -> frozenset[str]:
+    return frozenset(w.casefold() for by_key in _calendar_names().values() for words in by_key.values()
+                     for w in words if len(w) >= 3)
 
 
 def _script(word: str) -> str | None:
     """The script of WORD's first letter, as Unicode names it ("LATIN", "DEVANAGARI", "THAI")."""
     letter = next((ch for ch in word if ch.isalpha()), None)
-    return unicodedata.name(letter, "").split(" ")[0] or None if letter else None
+    return (unicodedata.name(letter, "").split(" ")[0] or None) if letter else None
 
 
 @functools.lru_cache(maxsize=1)
 def _languages_by_script() -> dict[str, tuple[str, ...]]:
     """Script -> the languages whose month names the date parser writes in it (Serbian in two): a month word is
     tried in those alone. Every language tried costs each phrase the parser cannot read (~1 ms each)."""
-    try:
-        from dateparser.languages.loader import default_loader
-    except ImportError:
-        return {}
-    keys = "january february march april may june july august september october november december".split()
     found: dict[str, list[str]] = {}
-    for language in _DATEPARSER_LANGUAGES:
-        try:
-            info = default_loader.get_locale(language).info
-        except Exception:  # noqa: BLE001 - a language the installed parser lacks names nothing
-            continue
-        for script in {_script(w) for key in keys for w in info.get(key, ())} - {None}:
+    for language, by_key in _calendar_names().items():
+        for script in {_script(w) for key in _MONTH_KEYS for w in by_key[key]} - {None}:
             found.setdefault(script, []).append(language)
     return {script: tuple(languages) for script, languages in found.items()}
 

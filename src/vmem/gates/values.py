@@ -81,7 +81,7 @@ _COMPACT_DMY = lazy(r"(?<!\d)(0[1-9]|[12]\d|3[01])(0[1-9]|1[0-2])((?:19|20)\d{2}
 # centuries right after a word in Thai, Lao or Khmer script, whose calendars count from the Buddha ("9 มีนาคม 2569")
 _BUDDHIST_SCRIPT = "\u0e00-\u0eff\u1780-\u17ff"
 _BUDDHIST_ERA = lazy(r"(?:\bB\.\s?E\.|\bBE\b|พ\.\s?ศ\.)\s?(2[45]\d\d)\b|\b(2[45]\d\d)\s?(?:B\.\s?E\.|BE\b)"
-                     rf"|(?<=[{_BUDDHIST_SCRIPT}])\s(2[45]\d\d)\b")
+                     rf"|(?<=[{_BUDDHIST_SCRIPT}]\s)(2[45]\d\d)\b")
 _IN_BUDDHIST_SCRIPT = lazy(rf"[{_BUDDHIST_SCRIPT}]")
 BUDDHIST_ERA_OFFSET = 543
 
@@ -90,13 +90,7 @@ def gregorian_years(text: str) -> str:
     """TEXT with each Buddhist-era year written as its Gregorian year ("20 May B.E. 2570" -> "20 May 2027")."""
     if "E" not in text and "ศ" not in text and not _IN_BUDDHIST_SCRIPT.search(text):
         return text
-
-    def gregorian(m: re.Match) -> str:
-        if m.group(3):
-            return f" {int(m.group(3)) - BUDDHIST_ERA_OFFSET}"
-        return str(int(m.group(1) or m.group(2)) - BUDDHIST_ERA_OFFSET)
-
-    return _BUDDHIST_ERA.sub(gregorian, text)
+    return _BUDDHIST_ERA.sub(lambda m: str(int(m.group(1) or m.group(2) or m.group(3)) - BUDDHIST_ERA_OFFSET), text)
 
 
 def machine_dates(text: str, years: set[int]) -> dict[date, str]:
